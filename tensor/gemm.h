@@ -1,0 +1,31 @@
+/* gemm.h - matrix multiply kernels: C = op(A) . op(B) (+ C), op(X) = X or X^T.
+ *
+ * Matrices are row-major; ld* is the row stride of the matrix *as stored*. With trans_a,
+ * A is stored K x M and used as its transpose; with trans_b, B is stored N x K.
+ *
+ * gemm() is the fast path (packed panels, cache blocking, OpenMP over output tiles).
+ * gemm_reference() is the three-loop definition, kept for tests.
+ * Both give each output element to one thread, summed in a fixed order, so results are
+ * bit-identical for any number of threads.
+ */
+#ifndef TENSOR_GEMM_H
+#define TENSOR_GEMM_H
+
+#include "tensor.h"
+
+typedef struct GemmShape {
+    int M, N, K;
+    int lda, ldb, ldc;
+    bool trans_a, trans_b;
+    bool accumulate;          /* C += op(A) op(B) instead of C = ... */
+    int batch;                /* number of independent products (>= 1) */
+    size_t stride_a, stride_b, stride_c; /* distance between consecutive batch items */
+} GemmShape;
+
+/* A GemmShape for one product of row-major matrices with natural strides. */
+GemmShape gemm_shape(int M, int N, int K, bool trans_a, bool trans_b, bool accumulate);
+
+void gemm(const GemmShape *s, const real *A, const real *B, real *C);
+void gemm_reference(const GemmShape *s, const real *A, const real *B, real *C);
+
+#endif

@@ -1,0 +1,42 @@
+/* op_dropout.c - inverted dropout with a counter-based mask.
+ *
+ * keep_i ~ Bernoulli(1 - p), out_i = x_i keep_i / (1 - p): dividing by the keep rate keeps
+ * E[out] = x, so evaluation needs no rescaling. The mask is never stored: keep_i is a pure
+ * function of (key, i), recomputed in the backward pass, identical for any thread count.
+ */
+#include "ops.h"
+#include "rng.h"
+
+#include <assert.h>
+
+#define PARALLEL_MIN 32768
+
+static inline bool keep(uint64_t key, size_t i, real p) { return rng_uniform_at(key, i) >= p; }
+
+static void dropout_backward(Tape *tp, TapeEntry *e)
+{
+    Tensor *x = e->in[0];
+    real p = e->f[0], inv = 1 / (1 - p), *dx = tensor_grad(tp->arena, x);
+    const real *g = e->out->grad;
+    /* d out_i / d x_i = keep_i / (1 - p) */
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+    for (size_t i = 0; i < x->size; i++)
+        if (keep(e->key, i, p)) dx[i] += g[i] * inv;
+}
+
+Tensor *op_dropout(Tape *tp, Tensor *x, real p)
+{
+    assert(p >= 0 && p < 1);
+    if (p == 0 || !tp->training) return x;
+    uint64_t key = rng_mix(tp->dropout_key + ++tp->dropout_calls); /* one key per call per step */
+    Tensor *out = tensor_new(tp->arena, x->ndim, x->shape, "dropout");
+    real inv = 1 / (1 - p);
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+    for (size_t i = 0; i < x->size; i++) out->data[i] = keep(key, i, p) ? x->data[i] * inv : 0;
+    TapeEntry *e = tape_push(tp, dropout_backward, "dropout", out, x, NULL, NULL);
+    if (e) {
+        e->f[0] = p;
+        e->key = key;
+    }
+    return out;
+}

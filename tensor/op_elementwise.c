@@ -1,0 +1,160 @@
+/* op_elementwise.c - add (with bias broadcast), scale, per-head scale and GELU.
+ *
+ * Parallel loops split the *output* between threads; a gradient that sums over rows (a bias)
+ * is split by column, each column summed by one thread in row order: the result does not
+ * depend on the number of threads.
+ */
+#include "ops.h"
+
+#include <assert.h>
+#include <math.h>
+#include <omp.h>
+
+/* Below this many elements, a parallel region costs more than it saves. */
+#define PARALLEL_MIN 32768
+
+/* ------------------------------------------------------------------ add */
+
+/* dst[j] += sum over r of g[r * n + j]: each block of columns summed in row order. */
+static void sum_rows_into(const real *g, size_t rows, int n, real *dst)
+{
+    enum { COLS = 64 };
+    int blocks = (n + COLS - 1) / COLS;
+#pragma omp parallel for schedule(static) if (rows * (size_t)n >= PARALLEL_MIN)
+    for (int blk = 0; blk < blocks; blk++) {
+        int j0 = blk * COLS, j1 = j0 + COLS < n ? j0 + COLS : n;
+        real acc[COLS] = {0};
+        for (size_t r = 0; r < rows; r++) {
+            const real *row = g + r * (size_t)n;
+            for (int j = j0; j < j1; j++) acc[j - j0] += row[j];
+        }
+        for (int j = j0; j < j1; j++) dst[j] += acc[j - j0];
+    }
+}
+
+static void add_backward(Tape *tp, TapeEntry *e)
+{
+    Tensor *a = e->in[0], *b = e->in[1];
+    const real *g = e->out->grad;
+    if (a->requires_grad) { /* d(a + b)/da = 1 */
+        real *da = tensor_grad(tp->arena, a);
+#pragma omp parallel for schedule(static) if (a->size >= PARALLEL_MIN)
+        for (size_t i = 0; i < a->size; i++) da[i] += g[i];
+    }
+    if (b->requires_grad) { /* b was added to every row: its gradient is the sum over rows */
+        real *db = tensor_grad(tp->arena, b);
+        sum_rows_into(g, a->size / b->size, (int)b->size, db);
+    }
+}
+
+Tensor *op_add(Tape *tp, Tensor *a, Tensor *b)
+{
+    /* b's shape must be a's trailing dims */
+    assert(b->ndim <= a->ndim);
+    for (int d = 1; d <= b->ndim; d++) assert(b->shape[b->ndim - d] == a->shape[a->ndim - d]);
+    Tensor *out = tensor_new(tp->arena, a->ndim, a->shape, "add");
+    size_t n = b->size, rows = a->size / n;
+#pragma omp parallel for schedule(static) if (a->size >= PARALLEL_MIN)
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < n; j++) out->data[r * n + j] = a->data[r * n + j] + b->data[j];
+    tape_push(tp, add_backward, "add", out, a, b, NULL);
+    return out;
+}
+
+/* ------------------------------------------------------------------ scale */
+
+static void scale_backward(Tape *tp, TapeEntry *e)
+{
+    Tensor *x = e->in[0];
+    real s = e->f[0], *dx = tensor_grad(tp->arena, x);
+    const real *g = e->out->grad;
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+    for (size_t i = 0; i < x->size; i++) dx[i] += s * g[i]; /* d(s x)/dx = s */
+}
+
+Tensor *op_scale(Tape *tp, Tensor *x, real s)
+{
+    Tensor *out = tensor_new(tp->arena, x->ndim, x->shape, "scale");
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+    for (size_t i = 0; i < x->size; i++) out->data[i] = s * x->data[i];
+    TapeEntry *e = tape_push(tp, scale_backward, "scale", out, x, NULL, NULL);
+    if (e) e->f[0] = s;
+    return out;
+}
+
+/* ------------------------------------------------------------------ per-head scale */
+
+static void scale_heads_backward(Tape *tp, TapeEntry *e)
+{
+    Tensor *x = e->in[0], *s = e->in[1];
+    int B = x->shape[0], H = x->shape[1];
+    size_t n = x->size / ((size_t)B * H); /* elements per (batch, head) matrix */
+    const real *g = e->out->grad;
+    if (x->requires_grad) { /* dx = s[h] g */
+        real *dx = tensor_grad(tp->arena, x);
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+        for (int bh = 0; bh < B * H; bh++)
+            for (size_t i = 0; i < n; i++) dx[bh * n + i] += s->data[bh % H] * g[bh * n + i];
+    }
+    if (s->requires_grad) { /* ds[h] = sum over its elements of g * x, batch items in order */
+        real *ds = tensor_grad(tp->arena, s);
+        double *part = arena_alloc(tp->arena, (size_t)B * H * sizeof(double));
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+        for (int bh = 0; bh < B * H; bh++) {
+            double acc = 0;
+            for (size_t i = 0; i < n; i++) acc += (double)g[bh * n + i] * x->data[bh * n + i];
+            part[bh] = acc;
+        }
+        for (int h = 0; h < H; h++) {
+            double acc = 0;
+            for (int b = 0; b < B; b++) acc += part[b * H + h];
+            ds[h] += (real)acc;
+        }
+    }
+}
+
+Tensor *op_scale_heads(Tape *tp, Tensor *x, Tensor *s)
+{
+    assert(x->ndim == 4 && s->size == (size_t)x->shape[1]);
+    Tensor *out = tensor_new(tp->arena, x->ndim, x->shape, "scale_heads");
+    int B = x->shape[0], H = x->shape[1];
+    size_t n = x->size / ((size_t)B * H);
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+    for (int bh = 0; bh < B * H; bh++)
+        for (size_t i = 0; i < n; i++) out->data[bh * n + i] = s->data[bh % H] * x->data[bh * n + i];
+    tape_push(tp, scale_heads_backward, "scale_heads", out, x, s, NULL);
+    return out;
+}
+
+/* ------------------------------------------------------------------ GELU */
+
+#define GELU_C 0.7978845608028654 /* sqrt(2 / pi) */
+
+static void gelu_backward(Tape *tp, TapeEntry *e)
+{
+    Tensor *x = e->in[0];
+    real *dx = tensor_grad(tp->arena, x);
+    const real *g = e->out->grad;
+    /* y = x/2 (1 + tanh u), u = c (x + 0.044715 x^3):
+     * dy/dx = (1 + tanh u)/2 + x/2 (1 - tanh^2 u) c (1 + 3 * 0.044715 x^2) */
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN / 8)
+    for (size_t i = 0; i < x->size; i++) {
+        real v = x->data[i];
+        real t = real_tanh((real)GELU_C * (v + (real)0.044715 * v * v * v));
+        real d = (real)0.5 * (1 + t) +
+                 (real)0.5 * v * (1 - t * t) * (real)GELU_C * (1 + (real)(3 * 0.044715) * v * v);
+        dx[i] += g[i] * d;
+    }
+}
+
+Tensor *op_gelu(Tape *tp, Tensor *x)
+{
+    Tensor *out = tensor_new(tp->arena, x->ndim, x->shape, "gelu");
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN / 8)
+    for (size_t i = 0; i < x->size; i++) {
+        real v = x->data[i];
+        out->data[i] = (real)0.5 * v * (1 + real_tanh((real)GELU_C * (v + (real)0.044715 * v * v * v)));
+    }
+    tape_push(tp, gelu_backward, "gelu", out, x, NULL, NULL);
+    return out;
+}

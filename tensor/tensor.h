@@ -1,0 +1,134 @@
+/* tensor.h - the autograd engine's data types: the scalar, the tensor, the arena and the tape.
+ *
+ * Everything in tensor/ is generic: nothing here knows about transformers.
+ *
+ *   real      the scalar type: float, or double when built with -DREAL_DOUBLE
+ *             (the gradient-check tests use double so finite differences are clean).
+ *   Arena     a bump allocator: memory is taken once and handed out by moving a pointer;
+ *             arena_reset() gives it all back at the end of a training step.
+ *   Tensor    up to 4 dimensions, row-major, `data` and `grad` (NULL until a gradient arrives).
+ *   Tape      the list of ops run in the forward pass; tape_backward() replays it in reverse.
+ */
+#ifndef TENSOR_TENSOR_H
+#define TENSOR_TENSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <math.h>
+
+#ifdef REAL_DOUBLE
+typedef double real;
+static inline real real_exp(real x) { return exp(x); }
+static inline real real_log(real x) { return log(x); }
+static inline real real_tanh(real x) { return tanh(x); }
+static inline real real_sqrt(real x) { return sqrt(x); }
+#else
+typedef float real;
+static inline real real_exp(real x) { return expf(x); }
+static inline real real_log(real x) { return logf(x); }
+static inline real real_tanh(real x) { return tanhf(x); }
+static inline real real_sqrt(real x) { return sqrtf(x); }
+#endif
+
+/* ---------------------------------------------------------------- memory */
+
+/* Every heap allocation of the project goes through mem_alloc/mem_free so that a test can
+ * count them: after the first training step the count must stop moving. Main thread only. */
+void *mem_alloc(size_t bytes);   /* 64-byte aligned, zeroed; aborts with a message when out of memory */
+void mem_free(void *p);
+uint64_t mem_alloc_count(void);  /* number of mem_alloc calls so far */
+
+/* Overflow-safe size arithmetic: false when a*b (or a+b) does not fit in size_t. */
+bool size_mul(size_t a, size_t b, size_t *out);
+bool size_add(size_t a, size_t b, size_t *out);
+
+typedef struct ArenaBlock ArenaBlock;
+
+typedef struct Arena {
+    char *base;           /* the main block */
+    size_t cap;           /* its size in bytes */
+    size_t used;          /* bytes handed out from it since the last reset */
+    size_t wanted;        /* bytes requested since the last reset (main block + overflow) */
+    size_t peak;          /* largest `wanted` seen: what one step needs */
+    ArenaBlock *overflow; /* blocks taken when the main block was full (first step only) */
+} Arena;
+
+void arena_init(Arena *a, size_t cap);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t bytes);   /* 64-byte aligned, uninitialised */
+void *arena_calloc(Arena *a, size_t bytes);  /* 64-byte aligned, zeroed */
+/* Give everything back. If the step overflowed the main block, the main block is replaced by
+ * one big enough for the whole step, so from the next step on nothing is allocated. */
+void arena_reset(Arena *a);
+
+/* ---------------------------------------------------------------- tensor */
+
+#define TENSOR_MAX_DIMS 4
+
+typedef struct Tensor {
+    int ndim;
+    int shape[TENSOR_MAX_DIMS];
+    size_t size;         /* product of the shape */
+    real *data;
+    real *grad;          /* d(loss)/d(data), same layout; NULL until needed */
+    bool requires_grad;  /* a gradient must flow to this tensor */
+    const char *name;    /* for error messages: "h.0.attn.wq", "matmul", ... */
+} Tensor;
+
+/* A tensor whose data lives in the arena (uninitialised). shape has ndim entries, each >= 1. */
+Tensor *tensor_new(Arena *a, int ndim, const int *shape, const char *name);
+Tensor *tensor_new2(Arena *a, int d0, int d1, const char *name);
+Tensor *tensor_new3(Arena *a, int d0, int d1, int d2, const char *name);
+Tensor *tensor_new4(Arena *a, int d0, int d1, int d2, int d3, const char *name);
+/* The gradient buffer, allocated (zeroed) from `a` on first use. */
+real *tensor_grad(Arena *a, Tensor *t);
+/* Rows = product of all dims but the last; cols = the last dim. */
+size_t tensor_rows(const Tensor *t);
+int tensor_cols(const Tensor *t);
+bool tensor_same_shape(const Tensor *a, const Tensor *b);
+
+/* ---------------------------------------------------------------- tape */
+
+typedef struct Tape Tape;
+typedef struct TapeEntry TapeEntry;
+typedef void (*BackwardFn)(Tape *tp, TapeEntry *e);
+
+/* One recorded op: the backward function, the tensors it connects and what it saved. */
+struct TapeEntry {
+    BackwardFn backward;
+    const char *op;           /* "matmul", "softmax", ... */
+    Tensor *out;
+    Tensor *in[3];
+    void *saved;              /* op-specific values kept from the forward pass (arena memory) */
+    const void *aux;          /* op-specific read-only input (token ids, targets, masks) */
+    real f[2];                /* scalar arguments (scale factor, dropout rate, ...) */
+    int i[4];                 /* integer arguments (transpose flags, permutation, ...) */
+    uint64_t key;             /* random key (dropout) */
+};
+
+struct Tape {
+    Arena *arena;             /* activations and their gradients; reset every step */
+    TapeEntry *entries;
+    int n, cap;
+    bool grad_enabled;        /* false: ops record nothing (evaluation) */
+    bool training;            /* false: dropout is the identity */
+    uint64_t dropout_key;     /* set per step; each dropout call derives its own key from it */
+    uint32_t dropout_calls;
+};
+
+void tape_init(Tape *tp, Arena *arena);
+void tape_free(Tape *tp);
+/* Record an op if grad is enabled and an input needs a gradient; sets out->requires_grad.
+ * Returns the entry to fill with saved values, or NULL when nothing is recorded. */
+TapeEntry *tape_push(Tape *tp, BackwardFn fn, const char *op, Tensor *out,
+                     Tensor *in0, Tensor *in1, Tensor *in2);
+/* d(loss)/d(loss) = 1, then every entry's backward in reverse order. loss must have size 1. */
+void tape_backward(Tape *tp, Tensor *loss);
+/* The same from any output: its gradient is seeded with `seed_grad` (out->size values). */
+void tape_backward_from(Tape *tp, Tensor *out, const real *seed_grad);
+/* Forget the ops and free the activations (the arena), keeping the memory for the next step. */
+void tape_reset(Tape *tp);
+
+#endif

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# run.sh - runs every test program of one build and prints the closing line "N passed, N failed".
+#
+#   tests/run.sh BUILD32 BUILD64      e.g. tests/run.sh build/f32 build/f64
+#
+# Each C test program prints its own "N passed, N failed" line; this script adds them up,
+# together with the source checks below, and exits non-zero when anything failed.
+set -u
+b32=${1:?usage: tests/run.sh BUILD32 BUILD64}
+b64=${2:?usage: tests/run.sh BUILD32 BUILD64}
+cd "$(dirname "$0")/.." || exit 2
+
+passed=0
+failed=0
+
+# run_program NAME COMMAND...: run a test program, add its counts
+run_program() {
+    local name=$1 out rc line p f
+    shift
+    echo "== $name"
+    out=$("$@" 2>&1)
+    rc=$?
+    echo "$out" | grep -v '^ok ' | grep -v ' passed, .* failed$'
+    line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "FAIL  $name: exited with status $rc before its closing line"
+        failed=$((failed + 1))
+        return
+    fi
+    p=${line%% passed*}
+    f=${line#*, }
+    f=${f%% failed*}
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "FAIL  $name: exit status $rc"
+        failed=$((failed + 1))
+    fi
+    echo "   $p passed, $f failed"
+}
+
+# check NAME COMMAND...: a one-line check that passes when the command succeeds
+check() {
+    local name=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        echo "FAIL  $name"
+        failed=$((failed + 1))
+    fi
+}
+
+for t in "$b64"/tests/test_*; do
+    [ -x "$t" ] && run_program "$(basename "$t") (double)" "$t"
+done
+for t in "$b32"/tests/test_*; do
+    [ -x "$t" ] && run_program "$(basename "$t") (float)" "$t"
+done
+
+echo "== source checks"
+# Every heap allocation goes through mem_alloc (tensor/arena.c), so the allocation counter
+# that the no-malloc-in-a-step test reads sees all of them.
+no_raw_malloc() {
+    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r tensor model data 2>/dev/null \
+        | grep -v '^tensor/arena.c:'
+}
+check "no malloc/free outside tensor/arena.c" no_raw_malloc
+# -ffast-math and -ffinite-math-only would let the compiler delete the NaN checks.
+no_fast_math() { ! sed 's/#.*//' Makefile | grep -nE -- '-f(fast-math|finite-math-only)'; }
+check "no -ffast-math in the Makefile" no_fast_math
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

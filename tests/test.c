@@ -1,0 +1,51 @@
+/* test.c - the runner behind test.h. */
+#include "test.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int g_failures; /* failed checks in the running test */
+
+bool test_check(bool ok, const char *file, int line, const char *fmt, ...)
+{
+    if (ok) return true;
+    if (g_failures < 10) { /* the first few are enough to debug */
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stdout, "    %s:%d: ", file, line);
+        vfprintf(stdout, fmt, ap);
+        fprintf(stdout, "\n");
+        va_end(ap);
+    }
+    g_failures++;
+    return false;
+}
+
+static bool selected(int argc, char **argv, const char *name)
+{
+    if (argc <= 1) return true;
+    for (int i = 1; i < argc; i++)
+        if (strstr(name, argv[i])) return true;
+    return false;
+}
+
+int test_main(int argc, char **argv, const TestCase *tests, int n)
+{
+    int passed = 0, failed = 0;
+    for (int i = 0; i < n; i++) {
+        if (!selected(argc, argv, tests[i].name)) continue;
+        g_failures = 0;
+        tests[i].fn();
+        if (g_failures == 0) {
+            passed++;
+            printf("ok    %s\n", tests[i].name);
+        } else {
+            failed++;
+            printf("FAIL  %s (%d failed checks)\n", tests[i].name, g_failures);
+        }
+        fflush(stdout);
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

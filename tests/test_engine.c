@@ -1,0 +1,444 @@
+/* test_engine.c - the tape, the arena, numerics, kernels and the RNG, in float32. */
+#include "test.h"
+
+#include "../tensor/gemm.h"
+#include "../tensor/ops.h"
+#include "../tensor/rng.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+static Arena g_params, g_acts;
+static Tape g_tape;
+
+static void setup(void)
+{
+    tape_free(&g_tape);
+    arena_free(&g_acts);
+    arena_free(&g_params);
+    arena_init(&g_params, 1 << 20);
+    arena_init(&g_acts, 1 << 12); /* small: tests overflow it, as a first step does */
+    tape_init(&g_tape, &g_acts);
+}
+
+static Tensor *param(int ndim, const int *shape, double lo, double hi, uint64_t seed)
+{
+    Tensor *t = tensor_new(&g_params, ndim, shape, "param");
+    Rng r = rng_stream(seed, 1);
+    for (size_t i = 0; i < t->size; i++) t->data[i] = (real)(lo + (hi - lo) * rng_uniform(&r));
+    t->requires_grad = true;
+    tensor_grad(&g_params, t);
+    return t;
+}
+
+static Tensor *param2(int a, int b, uint64_t seed)
+{
+    int s[2] = {a, b};
+    return param(2, s, -1, 1, seed);
+}
+
+static bool all_finite(const real *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i])) return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------ tape */
+
+static void test_tape_accumulates_when_a_tensor_is_reused(void)
+{
+    setup();
+    Tensor *x = param2(3, 4, 1);
+    /* y = 2x + 3x + x*x^T-free: x feeds three ops; dy/dx = 2 + 3 = 5 per element */
+    Tensor *y = op_add(&g_tape, op_scale(&g_tape, x, 2), op_scale(&g_tape, x, 3));
+    real seed[12];
+    for (int i = 0; i < 12; i++) seed[i] = 1;
+    tape_backward_from(&g_tape, y, seed);
+    for (int i = 0; i < 12; i++) CHECK(x->grad[i] == 5, "dx[%d] = %g, want 5", i, x->grad[i]);
+    /* x + x through one op: both inputs are the same tensor */
+    memset(x->grad, 0, 12 * sizeof(real));
+    tape_reset(&g_tape);
+    Tensor *z = op_add(&g_tape, x, x);
+    tape_backward_from(&g_tape, z, seed);
+    for (int i = 0; i < 12; i++) CHECK(x->grad[i] == 2, "d(x+x)/dx[%d] = %g, want 2", i, x->grad[i]);
+}
+
+/* A small network using most ops; returns the loss. */
+static Tensor *small_net(Tape *tp, Tensor *w1, Tensor *b1, Tensor *g, Tensor *bb, Tensor *table,
+                         const int *ids, const int *targets)
+{
+    Tensor *e = op_embedding(tp, table, ids, 2, 6);          /* [2, 6, 8] */
+    Tensor *h = op_layernorm(tp, e, g, bb, (real)1e-5);
+    h = op_gelu(tp, op_add(tp, op_matmul(tp, h, w1, false, false), b1)); /* [2, 6, 8] */
+    h = op_dropout(tp, h, (real)0.1);
+    int s4[4] = {2, 6, 2, 4}, perm[4] = {0, 2, 1, 3};
+    Tensor *q = op_permute(tp, op_reshape(tp, h, 4, s4), 4, perm);        /* [2, 2, 6, 4] */
+    Tensor *p = op_softmax(tp, op_scale(tp, op_matmul(tp, q, q, false, true), (real)0.5), true);
+    Tensor *o = op_matmul(tp, p, q, false, false);
+    int s3[3] = {2, 6, 8};
+    o = op_reshape(tp, op_permute(tp, o, 4, perm), 3, s3);
+    Tensor *logits = op_matmul(tp, o, table, false, true);                /* tied: [2, 6, 10] */
+    return op_cross_entropy(tp, logits, targets, NULL);
+}
+
+static void test_tape_reset_and_no_allocation_after_first_step(void)
+{
+    setup();
+    int s1[1] = {8};
+    Tensor *w1 = param2(8, 8, 1), *b1 = param(1, s1, -1, 1, 2), *g = param(1, s1, 1, 1, 3),
+           *bb = param(1, s1, 0, 0, 4), *table = param2(10, 8, 5);
+    Tensor *ps[5] = {w1, b1, g, bb, table};
+    int ids[12], targets[12];
+    for (int i = 0; i < 12; i++) {
+        ids[i] = (3 * i + 1) % 10;
+        targets[i] = (7 * i + 2) % 10;
+    }
+    real first_loss = 0, first_grad = 0;
+    uint64_t allocs_after_first = 0;
+    int entries_first = 0;
+    for (int step = 0; step < 5; step++) {
+        for (int k = 0; k < 5; k++) memset(ps[k]->grad, 0, ps[k]->size * sizeof(real));
+        g_tape.dropout_key = 99; /* same mask every step: the steps must match exactly */
+        Tensor *loss = small_net(&g_tape, w1, b1, g, bb, table, ids, targets);
+        tape_backward(&g_tape, loss);
+        if (step == 0) {
+            first_loss = loss->data[0];
+            first_grad = w1->grad[5];
+            entries_first = g_tape.n;
+        } else {
+            CHECK(loss->data[0] == first_loss, "step %d: loss %g != %g after reset", step, loss->data[0], first_loss);
+            CHECK(w1->grad[5] == first_grad, "step %d: grad %g != %g (stale gradient?)", step, w1->grad[5], first_grad);
+            CHECK(g_tape.n == entries_first, "step %d: %d tape entries, first step had %d", step, g_tape.n, entries_first);
+        }
+        tape_reset(&g_tape);
+        CHECK(g_tape.n == 0 && g_acts.used == 0, "reset left %d entries, %zu bytes", g_tape.n, g_acts.used);
+        if (step == 0) allocs_after_first = mem_alloc_count();
+    }
+    CHECK(g_acts.peak > (1 << 12), "the test should overflow the initial arena (peak %zu)", g_acts.peak);
+    CHECK(mem_alloc_count() == allocs_after_first, "%llu allocations after the first step",
+          (unsigned long long)(mem_alloc_count() - allocs_after_first));
+}
+
+static void test_grad_disabled_records_nothing(void)
+{
+    setup();
+    Tensor *x = param2(4, 5, 1);
+    g_tape.grad_enabled = false;
+    Tensor *y = op_softmax(&g_tape, op_scale(&g_tape, x, 2), false);
+    CHECK(g_tape.n == 0 && !y->requires_grad, "eval mode recorded %d ops", g_tape.n);
+    g_tape.grad_enabled = true;
+}
+
+/* ------------------------------------------------------------------ numerics */
+
+static void test_softmax_huge_logits_and_exact_mask(void)
+{
+    setup();
+    int s[3] = {2, 4, 4};
+    Tensor *x = param(3, s, -1e4, 1e4, 1);
+    Tensor *p = op_softmax(&g_tape, x, true);
+    CHECK(all_finite(p->data, p->size), "softmax of 1e4-sized logits is not finite");
+    for (int row = 0; row < 8; row++) {
+        int r = row % 4;
+        double sum = 0;
+        for (int j = 0; j < 4; j++) {
+            sum += p->data[row * 4 + j];
+            if (j > r) CHECK(p->data[row * 4 + j] == 0, "masked p[%d][%d] = %g, want exactly 0", row, j, p->data[row * 4 + j]);
+        }
+        CHECK(fabs(sum - 1) < 1e-6, "row %d sums to %.9g", row, sum);
+    }
+    real seed[32];
+    for (int i = 0; i < 32; i++) seed[i] = (real)(i % 5) - 2;
+    tape_backward_from(&g_tape, p, seed);
+    CHECK(all_finite(x->grad, x->size), "softmax gradient not finite");
+}
+
+static void test_cross_entropy_huge_logits(void)
+{
+    setup();
+    Tensor *z = param2(3, 2, 1);
+    real v[6] = {1e4f, -1e4f, -1e4f, 1e4f, 3e4f, 3e4f};
+    memcpy(z->data, v, sizeof v);
+    int t[3] = {1, 1, 0};
+    Tensor *loss = op_cross_entropy(&g_tape, z, t, NULL);
+    /* row 0: lse = 1e4, loss 2e4; row 1: loss ~ 0; row 2: loss log 2 */
+    double want = (2e4 + 0 + log(2.0)) / 3;
+    CHECK(isfinite(loss->data[0]) && fabs(loss->data[0] - want) < 1e-2, "loss %g, want %g", loss->data[0], want);
+    tape_backward(&g_tape, loss);
+    CHECK(all_finite(z->grad, 6), "cross-entropy gradient not finite");
+    CHECK(fabs(z->grad[0] - 1.0 / 3) < 1e-6 && fabs(z->grad[1] + 1.0 / 3) < 1e-6,
+          "row 0 gradient (%g, %g), want (1/3, -1/3)", z->grad[0], z->grad[1]);
+}
+
+static void test_cross_entropy_uniform_is_log_v_and_mask_counts(void)
+{
+    setup();
+    Tensor *z = param2(4, 7, 1);
+    memset(z->data, 0, z->size * sizeof(real));
+    z->data[0] = 50; /* row 0 is masked out: must not count */
+    int t[4] = {3, 0, 6, 2};
+    unsigned char mask[4] = {0, 1, 1, 1};
+    Tensor *loss = op_cross_entropy(&g_tape, z, t, mask);
+    CHECK(fabs(loss->data[0] - log(7.0)) < 1e-6, "uniform logits: loss %g, want log 7 = %g", loss->data[0], log(7.0));
+    unsigned char none[4] = {0};
+    Tensor *zero = op_cross_entropy(&g_tape, z, t, none);
+    CHECK(zero->data[0] == 0, "no position selected: loss %g, want 0", zero->data[0]);
+}
+
+static void test_layernorm_normalises(void)
+{
+    setup();
+    int s1[1] = {33};
+    Tensor *x = param2(5, 33, 1), *g = param(1, s1, 1, 1, 2), *b = param(1, s1, 0, 0, 3);
+    for (size_t i = 0; i < x->size; i++) x->data[i] = x->data[i] * 100 + 1000; /* big offset */
+    Tensor *y = op_layernorm(&g_tape, x, g, b, (real)1e-5);
+    for (int r = 0; r < 5; r++) {
+        double m = 0, v = 0;
+        for (int j = 0; j < 33; j++) m += y->data[r * 33 + j];
+        m /= 33;
+        for (int j = 0; j < 33; j++) v += (y->data[r * 33 + j] - m) * (y->data[r * 33 + j] - m);
+        v /= 33;
+        CHECK(fabs(m) < 1e-4 && fabs(v - 1) < 1e-3, "row %d: mean %g var %g", r, m, v);
+    }
+}
+
+static void test_gelu_values(void)
+{
+    setup();
+    Tensor *x = param2(1, 5, 1);
+    real v[5] = {-3, -1, 0, 1, 3};
+    memcpy(x->data, v, sizeof v);
+    Tensor *y = op_gelu(&g_tape, x);
+    for (int i = 0; i < 5; i++) {
+        double u = 0.7978845608028654 * (v[i] + 0.044715 * v[i] * v[i] * v[i]);
+        double want = 0.5 * v[i] * (1 + tanh(u));
+        CHECK(fabs(y->data[i] - want) < 1e-6, "gelu(%g) = %g, want %g", v[i], y->data[i], want);
+    }
+}
+
+/* ------------------------------------------------------------------ shape ops */
+
+static void test_permute_moves_values_and_reshape_is_a_view(void)
+{
+    setup();
+    int s[4] = {2, 3, 4, 5}, perm[4] = {0, 2, 1, 3};
+    Tensor *x = param(4, s, 0, 1, 1);
+    for (size_t i = 0; i < x->size; i++) x->data[i] = (real)i;
+    Tensor *y = op_permute(&g_tape, x, 4, perm);
+    CHECK(y->shape[0] == 2 && y->shape[1] == 4 && y->shape[2] == 3 && y->shape[3] == 5, "permuted shape");
+    bool ok = true;
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 4; b++)
+            for (int c = 0; c < 3; c++)
+                for (int d = 0; d < 5; d++)
+                    ok &= y->data[((a * 4 + b) * 3 + c) * 5 + d] == x->data[((a * 3 + c) * 4 + b) * 5 + d];
+    CHECK(ok, "permute put values in the wrong place");
+    Tensor *back = op_permute(&g_tape, y, 4, perm); /* this permutation is its own inverse */
+    CHECK(memcmp(back->data, x->data, x->size * sizeof(real)) == 0, "permuting twice is not the identity");
+    int r[2] = {6, 20};
+    Tensor *v = op_reshape(&g_tape, x, 2, r);
+    CHECK(v->data == x->data && v->grad == x->grad && v->size == x->size, "reshape copied instead of viewing");
+}
+
+/* ------------------------------------------------------------------ dropout */
+
+static void test_dropout_identity_rate_and_determinism(void)
+{
+    setup();
+    int s[2] = {100, 100};
+    Tensor *x = param(2, s, 1, 1, 1);
+    CHECK(op_dropout(&g_tape, x, 0) == x, "p = 0 must be the identity");
+    g_tape.training = false;
+    CHECK(op_dropout(&g_tape, x, (real)0.5) == x, "eval mode must be the identity");
+    g_tape.training = true;
+    g_tape.dropout_key = 5;
+    Tensor *y = op_dropout(&g_tape, x, (real)0.25);
+    size_t kept = 0;
+    double sum = 0;
+    for (size_t i = 0; i < y->size; i++) {
+        kept += y->data[i] != 0;
+        sum += y->data[i];
+        if (y->data[i] != 0) CHECK(fabsf(y->data[i] - 1 / 0.75f) < 1e-6f, "kept value %g, want 1/(1-p)", y->data[i]);
+    }
+    /* 10000 Bernoulli(0.75) draws: std of the count is sqrt(n p (1-p)) = 43; allow 5 sigma */
+    CHECK(fabs((double)kept - 7500) < 5 * 43.3, "kept %zu of 10000 at p = 0.25", kept);
+    CHECK(fabs(sum / 10000 - 1) < 5 * 43.3 / 7500, "mean %g, inverted dropout should keep it near 1", sum / 10000);
+    Tensor *y2 = op_dropout(&g_tape, x, (real)0.25); /* second call in the step: a new mask */
+    /* keep copies: the reset below gives the arena's memory back */
+    static real first[10000], second[10000];
+    memcpy(first, y->data, sizeof first);
+    memcpy(second, y2->data, sizeof second);
+    tape_reset(&g_tape);
+    g_tape.dropout_key = 5;
+    Tensor *y3 = op_dropout(&g_tape, x, (real)0.25); /* same key, first call: the same mask */
+    CHECK(memcmp(first, y3->data, sizeof first) == 0, "same key gave another mask");
+    CHECK(memcmp(first, second, sizeof first) != 0, "two calls in one step share a mask");
+}
+
+/* ------------------------------------------------------------------ gemm */
+
+static void fill(real *x, size_t n, uint64_t seed)
+{
+    Rng r = rng_stream(seed, 3);
+    for (size_t i = 0; i < n; i++) x[i] = (real)(2 * rng_uniform(&r) - 1);
+}
+
+static void test_gemm_fast_matches_reference(void)
+{
+    /* Tolerance: both sum K products of numbers in [-1, 1] in float32, in different orders
+     * (the fast kernel sums 256-long slices with fma). The error of either is below
+     * K * 2^-24 * sum|a_k b_k| <= K^2 * 6e-8 in the worst case; in practice ~sqrt(K) * 6e-8 * |C|.
+     * We allow 1e-5 * K, far below the O(1) error of any indexing bug. */
+    int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {64, 32, 256}, {65, 33, 257}, {100, 300, 70}, {129, 257, 600}};
+    for (int s = 0; s < 6; s++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++)
+                for (int acc = 0; acc < 2; acc++) {
+                    int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+                    GemmShape g = gemm_shape(M, N, K, ta, tb, acc);
+                    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+                    real *A = mem_alloc(na * sizeof(real)), *B = mem_alloc(nb * sizeof(real));
+                    real *C1 = mem_alloc(nc * sizeof(real)), *C2 = mem_alloc(nc * sizeof(real));
+                    fill(A, na, 1);
+                    fill(B, nb, 2);
+                    fill(C1, nc, 3);
+                    memcpy(C2, C1, nc * sizeof(real));
+                    gemm(&g, A, B, C1);
+                    gemm_reference(&g, A, B, C2);
+                    double worst = 0;
+                    for (size_t i = 0; i < nc; i++) worst = fmax(worst, fabs((double)C1[i] - C2[i]));
+                    CHECK(worst <= 1e-5 * K, "%dx%dx%d ta=%d tb=%d acc=%d: max diff %g", M, N, K, ta, tb, acc, worst);
+                    mem_free(A);
+                    mem_free(B);
+                    mem_free(C1);
+                    mem_free(C2);
+                }
+}
+
+static void test_gemm_batched_matches_loop(void)
+{
+    int batch = 6, M = 17, N = 9, K = 23;
+    GemmShape g = gemm_shape(M, N, K, false, true, false);
+    g.batch = batch;
+    g.stride_a = (size_t)M * K;
+    g.stride_b = (size_t)N * K;
+    g.stride_c = (size_t)M * N;
+    real *A = mem_alloc(g.stride_a * batch * sizeof(real)), *B = mem_alloc(g.stride_b * batch * sizeof(real));
+    real *C1 = mem_alloc(g.stride_c * batch * sizeof(real)), *C2 = mem_alloc(g.stride_c * batch * sizeof(real));
+    fill(A, g.stride_a * batch, 4);
+    fill(B, g.stride_b * batch, 5);
+    gemm(&g, A, B, C1);
+    GemmShape one = gemm_shape(M, N, K, false, true, false);
+    for (int b = 0; b < batch; b++) gemm(&one, A + b * g.stride_a, B + b * g.stride_b, C2 + b * g.stride_c);
+    CHECK(memcmp(C1, C2, g.stride_c * batch * sizeof(real)) == 0, "batched gemm differs from one-by-one");
+    mem_free(A);
+    mem_free(B);
+    mem_free(C1);
+    mem_free(C2);
+}
+
+/* ------------------------------------------------------------------ determinism */
+
+/* Loss and a gradient checksum of small_net at a given thread count. */
+static void run_net(int threads, real *loss_out, real *grads_out, size_t n_grads)
+{
+    omp_set_num_threads(threads);
+    setup();
+    int s1[1] = {8};
+    Tensor *w1 = param2(8, 8, 1), *b1 = param(1, s1, -1, 1, 2), *g = param(1, s1, 1, 1, 3),
+           *bb = param(1, s1, 0, 0, 4), *table = param2(10, 8, 5);
+    int ids[12], targets[12];
+    for (int i = 0; i < 12; i++) {
+        ids[i] = (5 * i + 3) % 10;
+        targets[i] = (3 * i + 1) % 10;
+    }
+    g_tape.dropout_key = 1234;
+    Tensor *loss = small_net(&g_tape, w1, b1, g, bb, table, ids, targets);
+    tape_backward(&g_tape, loss);
+    *loss_out = loss->data[0];
+    memcpy(grads_out, w1->grad, 64 * sizeof(real));
+    memcpy(grads_out + 64, table->grad, (n_grads - 64) * sizeof(real));
+}
+
+static void test_same_bits_for_any_thread_count(void)
+{
+    real l1, l2, g1[144], g2[144];
+    run_net(1, &l1, g1, 144);
+    run_net(2, &l2, g2, 144);
+    CHECK(memcmp(&l1, &l2, sizeof l1) == 0, "loss differs: %.9g vs %.9g", l1, l2);
+    CHECK(memcmp(g1, g2, sizeof g1) == 0, "gradients differ between 1 and 2 threads");
+    /* and a gemm large enough to be split between threads */
+    int M = 300, N = 200, K = 300;
+    GemmShape s = gemm_shape(M, N, K, true, false, false);
+    real *A = mem_alloc((size_t)M * K * sizeof(real)), *B = mem_alloc((size_t)K * N * sizeof(real));
+    real *C1 = mem_alloc((size_t)M * N * sizeof(real)), *C2 = mem_alloc((size_t)M * N * sizeof(real));
+    fill(A, (size_t)M * K, 8);
+    fill(B, (size_t)K * N, 9);
+    omp_set_num_threads(1);
+    gemm(&s, A, B, C1);
+    omp_set_num_threads(2);
+    gemm(&s, A, B, C2);
+    CHECK(memcmp(C1, C2, (size_t)M * N * sizeof(real)) == 0, "gemm differs between 1 and 2 threads");
+    mem_free(A);
+    mem_free(B);
+    mem_free(C1);
+    mem_free(C2);
+}
+
+/* ------------------------------------------------------------------ rng */
+
+static void test_rng_reference_values_and_statistics(void)
+{
+    /* SplitMix64 started at state 0 is published with first output 0xe220a8397b1dcdaf. */
+    Rng r = {0};
+    CHECK(rng_next(&r) == 0xe220a8397b1dcdafull, "SplitMix64 reference value");
+    Rng a = rng_stream(7, 1), b = rng_stream(7, 1), c = rng_stream(7, 2);
+    uint64_t xa = rng_next(&a), xb = rng_next(&b), xc = rng_next(&c);
+    CHECK(xa == xb && xa != xc, "streams: same seed and stream must agree, other streams differ");
+    /* rng_below(10): chi-square over 100000 draws, 9 degrees of freedom; 99.9% quantile 27.9 */
+    int counts[10] = {0};
+    Rng d = rng_stream(1, 0);
+    for (int i = 0; i < 100000; i++) counts[rng_below(&d, 10)]++;
+    double chi = 0;
+    for (int k = 0; k < 10; k++) chi += (counts[k] - 1e4) * (counts[k] - 1e4) / 1e4;
+    CHECK(chi < 27.9, "rng_below chi-square %g", chi);
+    /* normal: mean within 5 standard errors (1/sqrt(n)), variance within 5 * sqrt(2/n) */
+    double m = 0, v = 0;
+    int n = 100000;
+    for (int i = 0; i < n; i++) {
+        double z = rng_normal(&d);
+        m += z;
+        v += z * z;
+    }
+    m /= n;
+    v = v / n - m * m;
+    CHECK(fabs(m) < 5 / sqrt(n) && fabs(v - 1) < 5 * sqrt(2.0 / n), "normal mean %g var %g", m, v);
+}
+
+int main(int argc, char **argv)
+{
+    static const TestCase tests[] = {
+        {"tape: gradients add up when a tensor is reused", test_tape_accumulates_when_a_tensor_is_reused},
+        {"tape: reset between steps, no allocation after the first", test_tape_reset_and_no_allocation_after_first_step},
+        {"tape: nothing recorded with grad disabled", test_grad_disabled_records_nothing},
+        {"numerics: softmax of 1e4 logits, exact zeros under the mask", test_softmax_huge_logits_and_exact_mask},
+        {"numerics: cross-entropy of 1e4 logits", test_cross_entropy_huge_logits},
+        {"numerics: cross-entropy = log V when uniform; mask counts", test_cross_entropy_uniform_is_log_v_and_mask_counts},
+        {"numerics: layernorm output has mean 0, variance 1", test_layernorm_normalises},
+        {"numerics: gelu values", test_gelu_values},
+        {"shape: permute moves values, reshape is a view", test_permute_moves_values_and_reshape_is_a_view},
+        {"dropout: identity, keep rate, deterministic masks", test_dropout_identity_rate_and_determinism},
+        {"gemm: fast kernel matches the reference", test_gemm_fast_matches_reference},
+        {"gemm: batched equals one by one", test_gemm_batched_matches_loop},
+        {"determinism: same bits with 1 and 2 threads", test_same_bits_for_any_thread_count},
+        {"rng: reference value and statistics", test_rng_reference_values_and_statistics},
+    };
+    int rc = test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+    tape_free(&g_tape);
+    arena_free(&g_acts);
+    arena_free(&g_params);
+    return rc;
+}

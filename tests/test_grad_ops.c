@@ -1,0 +1,405 @@
+/* test_grad_ops.c - a finite-difference gradient check for every op of the engine,
+ * and for a small composite (one-head causal attention followed by cross-entropy).
+ *
+ * Built with -DREAL_DOUBLE (see gradcheck.h for why, and for the tolerance).
+ * Shapes are deliberately odd (non-square, not multiples of 8, and larger than the gemm's
+ * register and cache blocks) so that edge handling is exercised too.
+ */
+#include "gradcheck.h"
+#include "test.h"
+
+#include "../tensor/ops.h"
+#include "../tensor/rng.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* --------------------------------------------------------------- fixture */
+
+static Arena g_inputs; /* inputs and their gradients: outlive the tape's resets */
+static Arena g_acts;
+static Tape g_tape;
+
+static void setup(void)
+{
+    arena_free(&g_inputs);
+    arena_init(&g_inputs, 1 << 20);
+    tape_free(&g_tape);
+    arena_free(&g_acts);
+    arena_init(&g_acts, 1 << 20);
+    tape_init(&g_tape, &g_acts);
+}
+
+static Tensor *input(int ndim, const int *shape, double lo, double hi, uint64_t seed)
+{
+    Tensor *t = tensor_new(&g_inputs, ndim, shape, "input");
+    fill_uniform(t, lo, hi, seed);
+    t->requires_grad = true;
+    tensor_grad(&g_inputs, t);
+    return t;
+}
+
+static Tensor *input2(int a, int b, uint64_t seed)
+{
+    int s[2] = {a, b};
+    return input(2, s, -1, 1, seed);
+}
+
+static void expect_gradients(const char *what, GradcheckBuild build, void *ctx, Tensor **in, int n,
+                             int max_per_input)
+{
+    GradcheckResult r = gradcheck(&g_tape, build, ctx, in, n, max_per_input, 1234);
+    CHECK(r.checked > 0, "%s: nothing checked", what);
+    CHECK(r.bad == 0,
+          "%s: %d of %d elements off; worst input %d [%ld]: analytic %.10g vs numeric %.10g (%.1fx tol)",
+          what, r.bad, r.checked, r.worst_input, r.worst_index, r.analytic, r.numeric, r.worst);
+}
+
+/* --------------------------------------------------------------- matmul */
+
+typedef struct MatmulCase {
+    bool ta, tb;
+} MatmulCase;
+
+static Tensor *build_matmul(Tape *tp, Tensor **in, void *ctx)
+{
+    MatmulCase *c = ctx;
+    return op_matmul(tp, in[0], in[1], c->ta, c->tb);
+}
+
+static void test_matmul_2d_all_transposes(void)
+{
+    /* (M, K, N): tiny, odd, and one past the kernel's 8 x 32 register block and 256-deep K slice */
+    int sizes[][3] = {{1, 1, 1}, {5, 7, 3}, {13, 11, 37}, {9, 260, 33}};
+    for (int s = 0; s < 4; s++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                setup();
+                int M = sizes[s][0], K = sizes[s][1], N = sizes[s][2];
+                Tensor *in[2] = {ta ? input2(K, M, 1) : input2(M, K, 1), tb ? input2(N, K, 2) : input2(K, N, 2)};
+                MatmulCase c = {ta, tb};
+                char what[64];
+                snprintf(what, sizeof what, "matmul %dx%dx%d ta=%d tb=%d", M, K, N, ta, tb);
+                expect_gradients(what, build_matmul, &c, in, 2, 150);
+            }
+}
+
+static void test_matmul_batched(void)
+{
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            setup();
+            int B = 2, H = 3, M = 5, K = 7, N = 4;
+            int sa[4] = {B, H, ta ? K : M, ta ? M : K}, sb[4] = {B, H, tb ? N : K, tb ? K : N};
+            Tensor *in[2] = {input(4, sa, -1, 1, 3), input(4, sb, -1, 1, 4)};
+            MatmulCase c = {ta, tb};
+            expect_gradients("batched matmul", build_matmul, &c, in, 2, 200);
+        }
+}
+
+static void test_matmul_shared_weight(void)
+{
+    for (int tb = 0; tb < 2; tb++) {
+        setup();
+        int sa[3] = {3, 5, 7};
+        Tensor *in[2] = {input(3, sa, -1, 1, 5), tb ? input2(6, 7, 6) : input2(7, 6, 6)};
+        MatmulCase c = {false, tb};
+        expect_gradients("matmul with a shared 2-D weight", build_matmul, &c, in, 2, 200);
+    }
+}
+
+/* --------------------------------------------------------------- add, scale */
+
+static Tensor *build_add(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    return op_add(tp, in[0], in[1]);
+}
+
+static void test_add_same_shape_and_broadcast(void)
+{
+    int sa[3] = {2, 3, 5};
+    setup();
+    Tensor *same[2] = {input(3, sa, -1, 1, 1), input(3, sa, -1, 1, 2)};
+    expect_gradients("add same shape", build_add, NULL, same, 2, 100);
+    setup();
+    int sb[1] = {5};
+    Tensor *bias[2] = {input(3, sa, -1, 1, 3), input(1, sb, -1, 1, 4)};
+    expect_gradients("add bias [5]", build_add, NULL, bias, 2, 100);
+    setup();
+    int sc[2] = {3, 5};
+    Tensor *trail[2] = {input(3, sa, -1, 1, 5), input(2, sc, -1, 1, 6)};
+    expect_gradients("add trailing [3,5]", build_add, NULL, trail, 2, 100);
+    setup(); /* wide enough for the column-blocked bias reduction to use several blocks */
+    int sd[2] = {9, 150}, se[1] = {150};
+    Tensor *wide[2] = {input(2, sd, -1, 1, 7), input(1, se, -1, 1, 8)};
+    expect_gradients("add bias [150]", build_add, NULL, wide, 2, 300);
+}
+
+static Tensor *build_scale(Tape *tp, Tensor **in, void *ctx)
+{
+    return op_scale(tp, in[0], *(real *)ctx);
+}
+
+static void test_scale(void)
+{
+    setup();
+    int s[2] = {4, 6};
+    Tensor *in[1] = {input(2, s, -2, 2, 1)};
+    real factor = (real)-0.37;
+    expect_gradients("scale", build_scale, &factor, in, 1, 100);
+}
+
+static Tensor *build_scale_heads(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    return op_scale_heads(tp, in[0], in[1]);
+}
+
+static void test_scale_heads(void)
+{
+    setup();
+    int sx[4] = {2, 3, 4, 5}, ss[1] = {3};
+    Tensor *in[2] = {input(4, sx, -1, 1, 1), input(1, ss, 0.1, 1, 2)};
+    expect_gradients("scale_heads", build_scale_heads, NULL, in, 2, 200);
+}
+
+/* --------------------------------------------------------------- softmax */
+
+static Tensor *build_softmax(Tape *tp, Tensor **in, void *ctx)
+{
+    return op_softmax(tp, in[0], *(bool *)ctx);
+}
+
+static void test_softmax(void)
+{
+    bool plain = false, causal = true;
+    setup();
+    int s1[2] = {4, 7};
+    Tensor *a[1] = {input(2, s1, -3, 3, 1)};
+    expect_gradients("softmax", build_softmax, &plain, a, 1, 100);
+    setup();
+    int s2[4] = {2, 2, 5, 5};
+    Tensor *b[1] = {input(4, s2, -3, 3, 2)};
+    expect_gradients("causal softmax [2,2,5,5]", build_softmax, &causal, b, 1, 200);
+    setup(); /* fewer rows than columns: row r sees columns <= r + 2 */
+    int s3[3] = {2, 3, 5};
+    Tensor *c[1] = {input(3, s3, -3, 3, 3)};
+    expect_gradients("causal softmax [2,3,5]", build_softmax, &causal, c, 1, 100);
+}
+
+/* --------------------------------------------------------------- layernorm, gelu */
+
+static Tensor *build_layernorm(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    return op_layernorm(tp, in[0], in[1], in[2], (real)1e-5);
+}
+
+static void test_layernorm(void)
+{
+    int shapes[][3] = {{4, 7, 0}, {2, 3, 70}};
+    for (int k = 0; k < 2; k++) {
+        setup();
+        int nd = shapes[k][2] ? 3 : 2, C = shapes[k][nd - 1];
+        int sg[1] = {C};
+        Tensor *in[3] = {input(nd, shapes[k], -2, 2, 1), input(1, sg, 0.5, 1.5, 2), input(1, sg, -1, 1, 3)};
+        expect_gradients("layernorm", build_layernorm, NULL, in, 3, 150);
+    }
+}
+
+static Tensor *build_gelu(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    return op_gelu(tp, in[0]);
+}
+
+static void test_gelu(void)
+{
+    setup();
+    int s[2] = {5, 9};
+    Tensor *in[1] = {input(2, s, -4, 4, 1)};
+    expect_gradients("gelu", build_gelu, NULL, in, 1, 100);
+}
+
+/* --------------------------------------------------------------- embedding, dropout */
+
+static Tensor *build_embedding(Tape *tp, Tensor **in, void *ctx)
+{
+    return op_embedding(tp, in[0], ctx, 2, 5);
+}
+
+static void test_embedding(void)
+{
+    setup();
+    int ids[10] = {3, 0, 3, 5, 1, 3, 5, 0, 2, 4}; /* repeats: their gradients must add up */
+    int s[2] = {6, 4};
+    Tensor *in[1] = {input(2, s, -1, 1, 1)};
+    expect_gradients("embedding", build_embedding, ids, in, 1, 100);
+}
+
+static Tensor *build_dropout(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    tp->training = true;
+    tp->dropout_key = 42; /* the same mask on every rebuild */
+    return op_dropout(tp, in[0], (real)0.3);
+}
+
+static void test_dropout(void)
+{
+    setup();
+    int s[2] = {6, 11};
+    Tensor *in[1] = {input(2, s, -1, 1, 1)};
+    expect_gradients("dropout p=0.3", build_dropout, NULL, in, 1, 100);
+}
+
+/* --------------------------------------------------------------- cross-entropy */
+
+typedef struct CeCase {
+    const int *targets;
+    const unsigned char *mask;
+} CeCase;
+
+static Tensor *build_cross_entropy(Tape *tp, Tensor **in, void *ctx)
+{
+    CeCase *c = ctx;
+    return op_cross_entropy(tp, in[0], c->targets, c->mask);
+}
+
+static void test_cross_entropy(void)
+{
+    int targets[6] = {0, 6, 2, 2, 5, 1};
+    unsigned char mask[6] = {1, 0, 1, 1, 0, 1};
+    int s[3] = {2, 3, 7};
+    setup();
+    Tensor *in[1] = {input(3, s, -3, 3, 1)};
+    CeCase all = {targets, NULL}, some = {targets, mask};
+    expect_gradients("cross-entropy", build_cross_entropy, &all, in, 1, 100);
+    expect_gradients("cross-entropy with mask", build_cross_entropy, &some, in, 1, 100);
+}
+
+/* --------------------------------------------------------------- reshape, permute */
+
+static Tensor *build_reshape_permute(Tape *tp, Tensor **in, void *ctx)
+{
+    const int *perm = ctx;
+    int s[4] = {2, 5, 3, 4}; /* [B, T, H*dk] -> [B, T, H, dk] -> permute */
+    Tensor *v = op_reshape(tp, in[0], 4, s);
+    return op_permute(tp, v, 4, perm);
+}
+
+static void test_reshape_and_permute(void)
+{
+    int perms[][4] = {{0, 2, 1, 3}, {3, 1, 0, 2}, {0, 1, 2, 3}};
+    for (int k = 0; k < 3; k++) {
+        setup();
+        int s[3] = {2, 5, 12};
+        Tensor *in[1] = {input(3, s, -1, 1, 1)};
+        expect_gradients("reshape + permute", build_reshape_permute, perms[k], in, 1, 120);
+    }
+}
+
+/* --------------------------------------------------------------- composite */
+
+typedef struct AttnCase {
+    const int *targets;
+    const unsigned char *mask;
+    int B, T, C, H;
+} AttnCase;
+
+/* LN -> q, k, v -> split heads -> s q k^T -> causal softmax -> dropout -> P v -> merge heads
+ * -> output projection -> cross-entropy. Inputs: x, gain, bias, Wq, Wk, Wv, Wo, bq. */
+static Tensor *build_attention(Tape *tp, Tensor **in, void *ctx)
+{
+    AttnCase *c = ctx;
+    int B = c->B, T = c->T, C = c->C, H = c->H, dk = C / H;
+    tp->training = true;
+    tp->dropout_key = 7;
+    Tensor *a = op_layernorm(tp, in[0], in[1], in[2], (real)1e-5);
+    Tensor *q = op_add(tp, op_matmul(tp, a, in[3], false, false), in[7]);
+    Tensor *k = op_matmul(tp, a, in[4], false, false);
+    Tensor *v = op_matmul(tp, a, in[5], false, false);
+    int split[4] = {B, T, H, dk}, perm[4] = {0, 2, 1, 3}, merged[3] = {B, T, C};
+    q = op_permute(tp, op_reshape(tp, q, 4, split), 4, perm);
+    k = op_permute(tp, op_reshape(tp, k, 4, split), 4, perm);
+    v = op_permute(tp, op_reshape(tp, v, 4, split), 4, perm);
+    Tensor *S = op_scale(tp, op_matmul(tp, q, k, false, true), (real)(1 / sqrt((double)dk)));
+    Tensor *P = op_dropout(tp, op_softmax(tp, S, true), (real)0.2);
+    Tensor *o = op_matmul(tp, P, v, false, false);
+    o = op_reshape(tp, op_permute(tp, o, 4, perm), 3, merged);
+    Tensor *logits = op_matmul(tp, o, in[6], false, false);
+    return op_cross_entropy(tp, logits, c->targets, c->mask);
+}
+
+static void test_attention_composite(void)
+{
+    setup();
+    enum { B = 2, T = 5, C = 6, H = 2, V = 7 };
+    int targets[B * T], sx[3] = {B, T, C}, sc[1] = {C};
+    unsigned char mask[B * T];
+    Rng r = rng_stream(5, 0);
+    for (int i = 0; i < B * T; i++) {
+        targets[i] = (int)rng_below(&r, V);
+        mask[i] = i % 3 != 0;
+    }
+    Tensor *in[8] = {input(3, sx, -1, 1, 1), input(1, sc, 0.5, 1.5, 2), input(1, sc, -.5, .5, 3),
+                     input2(C, C, 4), input2(C, C, 5), input2(C, C, 6), input2(C, V, 7),
+                     input(1, sc, -.5, .5, 8)};
+    AttnCase c = {targets, mask, B, T, C, H};
+    expect_gradients("attention + cross-entropy", build_attention, &c, in, 8, 100);
+}
+
+/* --------------------------------------------------------------- the check can fail */
+
+/* An op with a deliberately wrong backward (off by 1%): the checker must reject it. */
+static void wrong_scale_backward(Tape *tp, TapeEntry *e)
+{
+    real *dx = tensor_grad(tp->arena, e->in[0]);
+    for (size_t i = 0; i < e->in[0]->size; i++) dx[i] += (real)1.01 * e->f[0] * e->out->grad[i];
+}
+
+static Tensor *build_wrong(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    Tensor *x = in[0], *out = tensor_new(tp->arena, x->ndim, x->shape, "wrong");
+    for (size_t i = 0; i < x->size; i++) out->data[i] = 2 * x->data[i];
+    TapeEntry *e = tape_push(tp, wrong_scale_backward, "wrong", out, x, NULL, NULL);
+    if (e) e->f[0] = 2;
+    return out;
+}
+
+static void test_gradcheck_rejects_a_wrong_backward(void)
+{
+    setup();
+    int s[2] = {3, 4};
+    Tensor *in[1] = {input(2, s, -1, 1, 1)};
+    GradcheckResult r = gradcheck(&g_tape, build_wrong, NULL, in, 1, 100, 1);
+    CHECK(r.checked == 12 && r.bad == 12, "a 1%% error went unnoticed: %d of %d flagged", r.bad, r.checked);
+}
+
+int main(int argc, char **argv)
+{
+    static const TestCase tests[] = {
+        {"grad: matmul 2-D, all transposes", test_matmul_2d_all_transposes},
+        {"grad: matmul batched", test_matmul_batched},
+        {"grad: matmul shared weight", test_matmul_shared_weight},
+        {"grad: add and bias broadcast", test_add_same_shape_and_broadcast},
+        {"grad: scale", test_scale},
+        {"grad: scale_heads", test_scale_heads},
+        {"grad: softmax (plain, causal)", test_softmax},
+        {"grad: layernorm", test_layernorm},
+        {"grad: gelu", test_gelu},
+        {"grad: embedding", test_embedding},
+        {"grad: dropout", test_dropout},
+        {"grad: cross-entropy", test_cross_entropy},
+        {"grad: reshape and permute", test_reshape_and_permute},
+        {"grad: attention composite", test_attention_composite},
+        {"grad: the checker rejects a wrong backward", test_gradcheck_rejects_a_wrong_backward},
+    };
+    int rc = test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+    tape_free(&g_tape);
+    arena_free(&g_acts);
+    arena_free(&g_inputs);
+    return rc;
+}
