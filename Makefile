@@ -20,20 +20,30 @@ endif
 # Never -ffast-math or -ffinite-math-only: they let the compiler delete isnan/isinf checks.
 BASE    := -std=c11 $(WARN) -fopenmp -ffp-contract=off -MMD -MP $(ARCH)
 OPT     := -O3
-SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+SAN     := -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDLIBS  := -lm
 
 ENGINE  := $(wildcard tensor/*.c)
+MODEL   := $(wildcard model/*.c)
+DATA    := $(wildcard data/*.c)
+CLI     := $(wildcard cli/*.c)
 TESTLIB := tests/test.c tests/gradcheck.c
+APP     := $(ENGINE) $(MODEL) $(DATA) $(CLI)
 
 # Test programs: those built in double precision and those in float.
-TESTS64 := test_grad_ops
-TESTS32 := test_engine
+TESTS64 := test_grad_ops test_grad_model
+TESTS32 := test_engine test_model test_data test_io
 
 objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 
 .PHONY: all test asan clean
-all: $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
+all: train $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
+
+# ---------------------------------------------------------------- programs
+train: $(call objs,f32,train.c $(APP))
+	$(CC) $(BASE) $(OPT) $^ -o $@ $(LDLIBS)
+build/asan32/train: $(call objs,asan32,train.c $(APP))
+	$(CC) $(BASE) $(SAN) $^ -o $@ $(LDLIBS)
 
 # ---------------------------------------------------------------- compile rules per variant
 build/f32/%.o: %.c
@@ -51,7 +61,7 @@ build/asan64/%.o: %.c
 
 # ---------------------------------------------------------------- test programs
 define test_program
-build/$(1)/tests/$(2): $(call objs,$(1),tests/$(2).c $(TESTLIB) $(ENGINE))
+build/$(1)/tests/$(2): $(call objs,$(1),tests/$(2).c $(TESTLIB) $(APP))
 	$$(CC) $$(BASE) $(3) $$^ -o $$@ $$(LDLIBS)
 endef
 $(foreach t,$(TESTS32),$(eval $(call test_program,f32,$(t),$(OPT))))
@@ -59,11 +69,11 @@ $(foreach t,$(TESTS64),$(eval $(call test_program,f64,$(t),$(OPT))))
 $(foreach t,$(TESTS32),$(eval $(call test_program,asan32,$(t),$(SAN))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,asan64,$(t),$(SAN))))
 
-test: $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
-	tests/run.sh build/f32 build/f64
+test: train $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
+	tests/run.sh build/f32 build/f64 ./train
 
-asan: $(addprefix build/asan32/tests/,$(TESTS32)) $(addprefix build/asan64/tests/,$(TESTS64))
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build/asan32 build/asan64
+asan: build/asan32/train $(addprefix build/asan32/tests/,$(TESTS32)) $(addprefix build/asan64/tests/,$(TESTS64))
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build/asan32 build/asan64 build/asan32/train
 
 clean:
 	rm -rf build

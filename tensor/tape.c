@@ -50,6 +50,7 @@ TapeEntry *tape_push(Tape *tp, BackwardFn fn, const char *op, Tensor *out,
     e->in[0] = in0;
     e->in[1] = in1;
     e->in[2] = in2;
+    if (tp->scope) out->name = tp->scope;
     return e;
 }
 
@@ -77,4 +78,30 @@ void tape_reset(Tape *tp)
     tp->n = 0;
     tp->dropout_calls = 0;
     arena_reset(tp->arena);
+}
+
+int tape_first_nonfinite_output(const Tape *tp, size_t *element)
+{
+    for (int k = 0; k < tp->n; k++) {
+        const Tensor *t = tp->entries[k].out;
+        size_t i = find_nonfinite(t->data, t->size);
+        if (i != SIZE_MAX) {
+            *element = i;
+            return k;
+        }
+    }
+    return -1;
+}
+
+int tape_first_nonfinite_grad(const Tape *tp, size_t *element)
+{
+    for (int k = tp->n - 1; k >= 0; k--) {
+        const Tensor *t = tp->entries[k].out;
+        size_t i = t->grad ? find_nonfinite(t->grad, t->size) : SIZE_MAX;
+        if (i != SIZE_MAX) {
+            *element = i;
+            return k;
+        }
+    }
+    return -1;
 }

@@ -56,3 +56,17 @@ bool tensor_same_shape(const Tensor *a, const Tensor *b)
         if (a->shape[d] != b->shape[d]) return false;
     return true;
 }
+
+size_t find_nonfinite(const real *x, size_t n)
+{
+    /* Fast pass: x * 0 is 0 for finite x and NaN for NaN or +-inf, so the sum is NaN exactly
+     * when some element is not finite. (This is why -ffast-math is banned: it may assume
+     * no NaN exists and delete the test.) */
+    real probe = 0;
+#pragma omp simd reduction(+ : probe)
+    for (size_t i = 0; i < n; i++) probe += x[i] * 0;
+    if (probe == 0) return SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i])) return i;
+    return SIZE_MAX;
+}

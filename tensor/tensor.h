@@ -88,6 +88,8 @@ real *tensor_grad(Arena *a, Tensor *t);
 size_t tensor_rows(const Tensor *t);
 int tensor_cols(const Tensor *t);
 bool tensor_same_shape(const Tensor *a, const Tensor *b);
+/* Index of the first NaN or infinity in x[0..n), or SIZE_MAX when all are finite. */
+size_t find_nonfinite(const real *x, size_t n);
 
 /* ---------------------------------------------------------------- tape */
 
@@ -116,6 +118,7 @@ struct Tape {
     bool training;            /* false: dropout is the identity */
     uint64_t dropout_key;     /* set per step; each dropout call derives its own key from it */
     uint32_t dropout_calls;
+    const char *scope;        /* when set, recorded outputs are named after it ("layer 0 queries") */
 };
 
 void tape_init(Tape *tp, Arena *arena);
@@ -130,5 +133,9 @@ void tape_backward(Tape *tp, Tensor *loss);
 void tape_backward_from(Tape *tp, Tensor *out, const real *seed_grad);
 /* Forget the ops and free the activations (the arena), keeping the memory for the next step. */
 void tape_reset(Tape *tp);
+/* NaN forensics: the first entry (in forward order) whose output holds a NaN or Inf, and the
+ * first (in backward order) whose output gradient does; -1 when there is none. */
+int tape_first_nonfinite_output(const Tape *tp, size_t *element);
+int tape_first_nonfinite_grad(const Tape *tp, size_t *element);
 
 #endif

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # run.sh - runs every test program of one build and prints the closing line "N passed, N failed".
 #
-#   tests/run.sh BUILD32 BUILD64      e.g. tests/run.sh build/f32 build/f64
+#   tests/run.sh BUILD32 BUILD64 TRAIN      e.g. tests/run.sh build/f32 build/f64 ./train
 #
 # Each C test program prints its own "N passed, N failed" line; this script adds them up,
 # together with the source checks below, and exits non-zero when anything failed.
 set -u
-b32=${1:?usage: tests/run.sh BUILD32 BUILD64}
-b64=${2:?usage: tests/run.sh BUILD32 BUILD64}
+b32=${1:?usage: tests/run.sh BUILD32 BUILD64 TRAIN}
+b64=${2:?usage: tests/run.sh BUILD32 BUILD64 TRAIN}
+train=${3:?usage: tests/run.sh BUILD32 BUILD64 TRAIN}
 cd "$(dirname "$0")/.." || exit 2
 
 passed=0
 failed=0
+TEST_TMPDIR=$(mktemp -d)
+export TEST_TMPDIR
+trap 'rm -rf "$TEST_TMPDIR"' EXIT
 
 # run_program NAME COMMAND...: run a test program, add its counts
 run_program() {
@@ -57,6 +61,8 @@ done
 for t in "$b32"/tests/test_*; do
     [ -x "$t" ] && run_program "$(basename "$t") (float)" "$t"
 done
+
+run_program "e2e.sh ($train)" tests/e2e.sh "$train"
 
 echo "== source checks"
 # Every heap allocation goes through mem_alloc (tensor/arena.c), so the allocation counter

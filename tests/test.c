@@ -2,6 +2,7 @@
 #include "test.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,4 +49,24 @@ int test_main(int argc, char **argv, const TestCase *tests, int n)
     }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
+}
+
+const char *test_path(const char *name)
+{
+    static char path[4096];
+    const char *dir = getenv("TEST_TMPDIR");
+    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "/tmp", name);
+    return path;
+}
+
+const char *test_write_file(const char *name, const void *data, size_t len)
+{
+    const char *path = test_path(name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len) {
+        fprintf(stdout, "    cannot write %s\n", path);
+        exit(1);
+    }
+    fclose(f);
+    return path;
 }

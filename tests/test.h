@@ -8,6 +8,7 @@
 #define TESTS_TEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct TestCase {
     const char *name;
@@ -20,5 +21,11 @@ bool test_check(bool ok, const char *file, int line, const char *fmt, ...)
 #define CHECK(ok, ...) test_check((ok), __FILE__, __LINE__, __VA_ARGS__)
 
 int test_main(int argc, char **argv, const TestCase *tests, int n);
+
+/* A path for a scratch file: $TEST_TMPDIR/name (tests/run.sh makes and removes the folder),
+ * or /tmp/name. Returns a static buffer. */
+const char *test_path(const char *name);
+/* Writes len bytes to a scratch file and returns its path (static buffer). */
+const char *test_write_file(const char *name, const void *data, size_t len);
 
 #endif

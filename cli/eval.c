@@ -1,0 +1,147 @@
+/* eval.c - teacher-forced validation loss, and greedy decoding for exact-match accuracy. */
+#include "eval.h"
+
+#include "../tensor/tensor.h"
+
+#include <math.h>
+#include <string.h>
+
+void evaluator_init(Evaluator *e, int B, int T)
+{
+    batch_alloc(&e->batch, B, T);
+    e->decode = mem_alloc((size_t)B * (T + 1) * sizeof(int)); /* + 1: the final EOS */
+    e->length = mem_alloc((size_t)B * sizeof(int));
+    e->done = mem_alloc((size_t)B);
+}
+
+void evaluator_free(Evaluator *e)
+{
+    batch_free(&e->batch);
+    mem_free(e->decode);
+    mem_free(e->length);
+    mem_free(e->done);
+}
+
+/* Greedy decoding of the examples in e->batch: rows [0, rows). Afterwards row r of e->decode
+ * (stride T + 1) holds BOS source SEP and the generated tokens; e->length[r] is its length.
+ * The model reads at most T positions, and the token predicted at position T - 1 is the
+ * (T + 1)-th of the row, so a row ends at EOS or at length T + 1. */
+static void greedy_decode(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int rows)
+{
+    Batch *b = &e->batch;
+    int B = b->B, T = b->T, V = m->cfg.vocab, stride = T + 1;
+    for (int r = 0; r < B; r++) {
+        const Example *ex = &b->examples[r];
+        int *row = e->decode + (size_t)r * stride;
+        row[0] = TOK_BOS;
+        memcpy(row + 1, ex->src, (size_t)ex->src_len * sizeof(int));
+        row[ex->src_len + 1] = TOK_SEP;
+        e->length[r] = ex->src_len + 2;
+        e->done[r] = r >= rows;
+    }
+    for (int k = 0; k <= d->max_tgt; k++) {
+        int L = 0; /* the longest unfinished row decides the forward's length */
+        for (int r = 0; r < B; r++)
+            if (!e->done[r] && e->length[r] > L) L = e->length[r];
+        if (L == 0) break;
+        int *tokens = arena_alloc(tp->arena, (size_t)B * L * sizeof(int));
+        for (int r = 0; r < B; r++)
+            for (int t = 0; t < L; t++) tokens[r * L + t] = t < e->length[r] ? e->decode[(size_t)r * stride + t] : TOK_PAD;
+        Tensor *logits = gpt_forward(m, tp, tokens, B, L);
+        for (int r = 0; r < B; r++) {
+            if (e->done[r]) continue;
+            const real *z = logits->data + ((size_t)r * L + e->length[r] - 1) * V;
+            int best = 0;
+            for (int v = 1; v < V; v++)
+                if (z[v] > z[best]) best = v;
+            e->decode[(size_t)r * stride + e->length[r]++] = best;
+            if (best == TOK_EOS || e->length[r] > T) e->done[r] = 1;
+        }
+        tape_reset(tp);
+    }
+}
+
+/* Whether row r decoded to exactly target + EOS. */
+static bool exact_match(const Evaluator *e, int r)
+{
+    const Example *ex = &e->batch.examples[r];
+    const int *gen = e->decode + (size_t)r * (e->batch.T + 1) + ex->src_len + 2;
+    int n = e->length[r] - (ex->src_len + 2);
+    if (n != ex->tgt_len + 1 || gen[ex->tgt_len] != TOK_EOS) return false;
+    return memcmp(gen, ex->tgt, (size_t)ex->tgt_len * sizeof(int)) == 0;
+}
+
+EvalResult evaluate(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int max_examples)
+{
+    EvalResult res = {0};
+    bool grad = tp->grad_enabled, training = tp->training;
+    tp->grad_enabled = false;
+    tp->training = false;
+    tape_reset(tp);
+    int total = max_examples < d->val.n ? max_examples : d->val.n, correct = 0;
+    double loss_sum = 0, loss_count = 0;
+    Batch *b = &e->batch;
+    for (int first = 0; first < total; first += b->B) {
+        int rows = dataset_val_batch(d, first, b);
+        if (rows > total - first) rows = total - first;
+        /* teacher-forced loss, position by position, so each example weighs by its length */
+        Tensor *logits = gpt_forward(m, tp, b->tokens, b->B, b->T);
+        int V = m->cfg.vocab;
+        for (int r = 0; r < rows; r++) {
+            double ex_sum = 0;
+            int ex_count = 0;
+            for (int t = 0; t < b->T; t++) {
+                size_t i = (size_t)r * b->T + t;
+                if (!b->loss_mask[i]) continue;
+                const real *z = logits->data + i * V;
+                double mx = z[0], s = 0;
+                for (int v = 1; v < V; v++) mx = z[v] > mx ? z[v] : mx;
+                for (int v = 0; v < V; v++) s += exp(z[v] - mx);
+                ex_sum += mx + log(s) - z[b->targets[i]];
+                ex_count++;
+            }
+            if (!isfinite(ex_sum)) {
+                res.nonfinite++;
+                continue;
+            }
+            loss_sum += ex_sum;
+            loss_count += ex_count;
+        }
+        tape_reset(tp);
+        greedy_decode(e, m, tp, d, rows);
+        for (int r = 0; r < rows; r++) correct += exact_match(e, r);
+    }
+    res.examples = total;
+    res.loss = loss_count > 0 ? loss_sum / loss_count : NAN;
+    res.accuracy = total > 0 ? (double)correct / total : 0;
+    tp->grad_enabled = grad;
+    tp->training = training;
+    return res;
+}
+
+void print_examples(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int n, FILE *out)
+{
+    if (n > d->val.n) n = d->val.n;
+    if (n > e->batch.B) n = e->batch.B;
+    if (n <= 0) return;
+    bool grad = tp->grad_enabled, training = tp->training;
+    tp->grad_enabled = false;
+    tp->training = false;
+    tape_reset(tp);
+    dataset_val_batch(d, 0, &e->batch);
+    greedy_decode(e, m, tp, d, n);
+    char src[1024], want[1024], got[1024];
+    for (int r = 0; r < n; r++) {
+        const Example *ex = &e->batch.examples[r];
+        vocab_format(&d->vocab, ex->src, ex->src_len, src, sizeof src);
+        vocab_format(&d->vocab, ex->tgt, ex->tgt_len, want, sizeof want);
+        int start = ex->src_len + 2, len = e->length[r] - start;
+        const int *gen = e->decode + (size_t)r * (e->batch.T + 1) + start;
+        if (len > 0 && gen[len - 1] == TOK_EOS) len--; /* EOS is implied */
+        vocab_format(&d->vocab, gen, len, got, sizeof got);
+        fprintf(out, "  %-7s source: %s\n          expected: %s\n          decoded:  %s\n",
+                exact_match(e, r) ? "[ok]" : "[wrong]", src, want, got);
+    }
+    tp->grad_enabled = grad;
+    tp->training = training;
+}

@@ -1,0 +1,358 @@
+/* options.c - the option table and its parsers. Every user error is one line naming the
+ * flag (or the file and line) and what is wrong with it. */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
+
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum OptKind { KIND_INT, KIND_REAL, KIND_TEXT, KIND_SEED, KIND_BOOL } OptKind;
+
+typedef struct OptSpec {
+    const char *name;
+    OptKind kind;
+    OptGroup group;
+    size_t offset;
+    const char *def;
+    double min, max;       /* for numbers */
+    const char *choices;   /* for text: "a|b|c", or NULL for free text */
+    const char *help;
+} OptSpec;
+
+#define OFF(field) offsetof(Options, field)
+
+static const OptSpec g_specs[] = {
+    /* task and data */
+    {"task", KIND_TEXT, GROUP_DATA, OFF(task), "copy", 0, 0, "copy|reverse|translate|tsv", "toy task (tsv: set by --data)"},
+    {"data", KIND_TEXT, GROUP_DATA, OFF(data), "", 0, 0, NULL, "parallel corpus, one source<TAB>target pair per line"},
+    {"symbols", KIND_INT, GROUP_DATA, OFF(symbols), "10", 1, 1000, NULL, "copy/reverse: alphabet size"},
+    {"min-len", KIND_INT, GROUP_DATA, OFF(min_len), "3", 1, 64, NULL, "copy/reverse: shortest source"},
+    {"max-len", KIND_INT, GROUP_DATA, OFF(max_len), "8", 1, 64, NULL, "copy/reverse: longest source"},
+    {"val-size", KIND_INT, GROUP_DATA, OFF(val_size), "512", 1, 1000000, NULL, "synthetic tasks: held-out examples"},
+    /* model */
+    {"layers", KIND_INT, GROUP_MODEL, OFF(layers), "2", 1, 24, NULL, "decoder blocks"},
+    {"dmodel", KIND_INT, GROUP_MODEL, OFF(dmodel), "64", 1, 16384, NULL, "model width C"},
+    {"heads", KIND_INT, GROUP_MODEL, OFF(heads), "4", 1, 1024, NULL, "attention heads H"},
+    {"dk", KIND_INT, GROUP_MODEL, OFF(dk), "0", 0, 16384, NULL, "head size (0: dmodel / heads)"},
+    {"context", KIND_INT, GROUP_MODEL, OFF(context), "0", 0, 16384, NULL, "positions (0: what the task needs)"},
+    {"scale", KIND_TEXT, GROUP_MODEL, OFF(scale), "sqrt", 0, 0, NULL, "score multiplier: 1, sqrt (1/sqrt dk), dk (1/dk), learned, or c (1/c)"},
+    {"init-gain", KIND_REAL, GROUP_MODEL, OFF(init_gain), "1", 1e-6, 1e3, NULL, "multiplies every Xavier bound"},
+    {"attn-dropout", KIND_REAL, GROUP_TRAIN, OFF(attn_dropout), "0", 0, 0.999, NULL, "dropout on attention weights"},
+    {"dropout", KIND_REAL, GROUP_TRAIN, OFF(dropout), "0", 0, 0.999, NULL, "dropout on embeddings and residual branches"},
+    /* optimisation */
+    {"optim", KIND_TEXT, GROUP_TRAIN, OFF(optim), "adamw", 0, 0, "adamw|sgd", "optimizer"},
+    {"batch", KIND_INT, GROUP_TRAIN, OFF(batch), "32", 1, 65536, NULL, "sequences per step"},
+    {"steps", KIND_INT, GROUP_TRAIN, OFF(steps), "600", 0, 100000000, NULL, "training steps (the schedule's length)"},
+    {"lr", KIND_REAL, GROUP_TRAIN, OFF(lr), "3e-3", 0, 1e6, NULL, "peak learning rate"},
+    {"warmup", KIND_INT, GROUP_TRAIN, OFF(warmup), "50", 0, 100000000, NULL, "linear warmup steps"},
+    {"min-lr", KIND_REAL, GROUP_TRAIN, OFF(min_lr), "3e-4", 0, 1e6, NULL, "learning rate at the end of the cosine"},
+    {"weight-decay", KIND_REAL, GROUP_TRAIN, OFF(weight_decay), "0.01", 0, 1e3, NULL, "decoupled weight decay (matrices only)"},
+    {"clip", KIND_REAL, GROUP_TRAIN, OFF(clip), "1", 0, 1e12, NULL, "max global gradient norm (0: off)"},
+    {"beta1", KIND_REAL, GROUP_TRAIN, OFF(beta1), "0.9", 0, 0.999999, NULL, "Adam first-moment decay"},
+    {"beta2", KIND_REAL, GROUP_TRAIN, OFF(beta2), "0.98", 0, 0.999999, NULL, "Adam second-moment decay"},
+    {"eps", KIND_REAL, GROUP_TRAIN, OFF(eps), "1e-8", 1e-30, 1, NULL, "Adam denominator guard"},
+    {"seed", KIND_SEED, GROUP_TRAIN, OFF(seed), "1", 0, 0, NULL, "seeds init, data and dropout"},
+    {"loss-threshold", KIND_REAL, GROUP_TRAIN, OFF(loss_threshold), "0.1", 0, 1e9, NULL, "summary: first step whose mean loss is below"},
+    /* the run */
+    {"threads", KIND_INT, GROUP_RUN, OFF(threads), "0", 0, 1024, NULL, "OpenMP threads (0: all cores)"},
+    {"log", KIND_TEXT, GROUP_RUN, OFF(log), "", 0, 0, NULL, "CSV file for the metrics"},
+    {"log-every", KIND_INT, GROUP_RUN, OFF(log_every), "50", 1, 100000000, NULL, "steps between log lines"},
+    {"eval-every", KIND_INT, GROUP_RUN, OFF(eval_every), "200", 0, 100000000, NULL, "steps between evaluations (0: at the end only)"},
+    {"eval-examples", KIND_INT, GROUP_RUN, OFF(eval_examples), "256", 1, 1000000, NULL, "held-out examples per evaluation"},
+    {"examples", KIND_INT, GROUP_RUN, OFF(examples), "3", 0, 1000, NULL, "decoded examples printed at the end"},
+    {"save", KIND_TEXT, GROUP_RUN, OFF(save), "", 0, 0, NULL, "write a checkpoint here (safetensors)"},
+    {"save-every", KIND_INT, GROUP_RUN, OFF(save_every), "0", 0, 100000000, NULL, "also save every N steps (0: only at the end)"},
+    {"load", KIND_TEXT, GROUP_RUN, OFF(load), "", 0, 0, NULL, "resume from this checkpoint"},
+    {"stop-at", KIND_INT, GROUP_RUN, OFF(stop_at), "0", 0, 100000000, NULL, "stop after this step (0: --steps); the schedule still spans --steps"},
+    {"dump-state", KIND_TEXT, GROUP_RUN, OFF(dump_state), "", 0, 0, NULL, "write everything about the first step here"},
+    {"nan", KIND_TEXT, GROUP_RUN, OFF(nan), "stop", 0, 0, "stop|continue", "on a NaN/Inf: stop (exit 3) or count and skip the update"},
+    {"inject-nan", KIND_TEXT, GROUP_RUN, OFF(inject_nan), "", 0, 0, NULL, "testing: STEP:PARAM puts an Inf into a parameter"},
+    {"quiet", KIND_BOOL, GROUP_RUN, OFF(quiet), "0", 0, 1, NULL, "only the summary line"},
+};
+
+enum { N_SPECS = (int)(sizeof g_specs / sizeof g_specs[0]) };
+
+static bool fail(char *err, size_t err_len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+int options_count(void) { return N_SPECS; }
+const char *options_name(int i) { return g_specs[i].name; }
+OptGroup options_group(int i) { return g_specs[i].group; }
+
+int options_index(const char *name)
+{
+    for (int i = 0; i < N_SPECS; i++)
+        if (!strcmp(g_specs[i].name, name)) return i;
+    return -1;
+}
+
+static bool in_choices(const char *choices, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *p = choices; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && !strncmp(p, v, n)) return true;
+        if (!bar) break;
+        p = bar + 1;
+    }
+    return false;
+}
+
+/* The scale setting: 1, sqrt, dk, learned, or a positive number c (s = 1/c). */
+static bool valid_scale(const char *v)
+{
+    if (!strcmp(v, "sqrt") || !strcmp(v, "dk") || !strcmp(v, "learned")) return true;
+    char *end;
+    errno = 0;
+    double c = strtod(v, &end);
+    return *v && !*end && errno == 0 && isfinite(c) && c > 0;
+}
+
+bool options_set(Options *o, const char *name, const char *value, const char *where, char *err, size_t err_len)
+{
+    int i = options_index(name);
+    if (i < 0) return fail(err, err_len, "%s: unknown option \"%s\" (see --help)", where, name);
+    const OptSpec *s = &g_specs[i];
+    char *field = (char *)o + s->offset;
+    char *end;
+    switch (s->kind) {
+    case KIND_INT: {
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (!*value || *end || errno == ERANGE)
+            return fail(err, err_len, "%s=%s: not an integer", where, value);
+        if (v < s->min || v > s->max)
+            return fail(err, err_len, "%s=%s: must be between %.0f and %.0f", where, value, s->min, s->max);
+        *(int *)field = (int)v;
+        return true;
+    }
+    case KIND_BOOL: {
+        if (!strcmp(value, "1") || !strcmp(value, "true") || !strcmp(value, "yes")) *(bool *)field = true;
+        else if (!strcmp(value, "0") || !strcmp(value, "false") || !strcmp(value, "no")) *(bool *)field = false;
+        else return fail(err, err_len, "%s=%s: expected 0 or 1", where, value);
+        return true;
+    }
+    case KIND_REAL: {
+        errno = 0;
+        double v = strtod(value, &end);
+        if (!*value || *end || errno == ERANGE || !isfinite(v))
+            return fail(err, err_len, "%s=%s: not a finite number", where, value);
+        if (v < s->min || v > s->max)
+            return fail(err, err_len, "%s=%s: must be between %g and %g", where, value, s->min, s->max);
+        *(double *)field = v;
+        return true;
+    }
+    case KIND_SEED: {
+        errno = 0;
+        unsigned long long v = strtoull(value, &end, 10);
+        if (!*value || *end || errno == ERANGE || value[0] == '-' || value[0] == '+' || value[0] == ' ')
+            return fail(err, err_len, "%s=%s: not a non-negative integer", where, value);
+        *(uint64_t *)field = v;
+        return true;
+    }
+    case KIND_TEXT:
+        if (strlen(value) >= OPT_TEXT_LEN)
+            return fail(err, err_len, "%s: value longer than %d characters", where, OPT_TEXT_LEN - 1);
+        if (s->choices && !in_choices(s->choices, value))
+            return fail(err, err_len, "%s=%s: must be one of %s", where, value, s->choices);
+        if (!strcmp(name, "scale") && !valid_scale(value))
+            return fail(err, err_len, "%s=%s: must be 1, sqrt, dk, learned or a positive number", where, value);
+        memcpy(field, value, strlen(value) + 1);
+        return true;
+    }
+    return false;
+}
+
+void options_defaults(Options *o)
+{
+    memset(o, 0, sizeof *o);
+    char err[256];
+    for (int i = 0; i < N_SPECS; i++) {
+        bool ok = options_set(o, g_specs[i].name, g_specs[i].def, "default", err, sizeof err);
+        (void)ok;
+    }
+}
+
+const char *options_format(const Options *o, int i)
+{
+    static char buf[OPT_TEXT_LEN + 32];
+    const OptSpec *s = &g_specs[i];
+    const char *field = (const char *)o + s->offset;
+    switch (s->kind) {
+    case KIND_INT: snprintf(buf, sizeof buf, "%d", *(const int *)field); break;
+    case KIND_BOOL: snprintf(buf, sizeof buf, "%d", *(const bool *)field ? 1 : 0); break;
+    case KIND_REAL: snprintf(buf, sizeof buf, "%.17g", *(const double *)field); break;
+    case KIND_SEED: snprintf(buf, sizeof buf, "%llu", (unsigned long long)*(const uint64_t *)field); break;
+    case KIND_TEXT: snprintf(buf, sizeof buf, "%s", field); break;
+    }
+    return buf;
+}
+
+/* Trims spaces and tabs at both ends, in place. */
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) s[--n] = 0;
+    return s;
+}
+
+bool options_read_config(Options *o, const char *path, bool *set, char *err, size_t err_len)
+{
+    enum { MAX_CONFIG = 1 << 20 };
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(err, err_len, "--config=%s: %s", path, strerror(errno));
+    static char text[MAX_CONFIG + 1];
+    size_t size = fread(text, 1, MAX_CONFIG + 1, f);
+    bool read_error = ferror(f);
+    fclose(f);
+    if (read_error) return fail(err, err_len, "--config=%s: read error", path);
+    if (size > MAX_CONFIG) return fail(err, err_len, "--config=%s: larger than 1 MiB", path);
+    text[size] = 0;
+    char where[OPT_TEXT_LEN + 64];
+    int lineno = 0;
+    for (size_t pos = 0; pos < size;) {
+        char *line = text + pos, *nl = memchr(line, '\n', size - pos);
+        size_t n = nl ? (size_t)(nl - line) : size - pos;
+        pos += n + (nl != NULL);
+        line[n] = 0;
+        lineno++;
+        snprintf(where, sizeof where, "%.*s:%d", OPT_TEXT_LEN, path, lineno);
+        if (strlen(line) != n) return fail(err, err_len, "%s: contains a NUL byte", where);
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        char *s = trim(line);
+        if (!*s) continue;
+        char *eq = strchr(s, '=');
+        if (!eq) return fail(err, err_len, "%s: expected \"key = value\"", where);
+        *eq = 0;
+        char *key = trim(s), *value = trim(eq + 1);
+        if (!*key) return fail(err, err_len, "%s: missing key before '='", where);
+        if (!*value) return fail(err, err_len, "%s: missing value for \"%.64s\"", where, key);
+        if (!strcmp(key, "config")) return fail(err, err_len, "%s: a config file cannot include another", where);
+        char key_where[OPT_TEXT_LEN + 160];
+        snprintf(key_where, sizeof key_where, "%s: %.64s", where, key);
+        if (!options_set(o, key, value, key_where, err, err_len)) return false;
+        if (set) set[options_index(key)] = true;
+    }
+    return true;
+}
+
+bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help, char *err, size_t err_len)
+{
+    *help = false;
+    /* first the config file, so that flags override it wherever they appear */
+    const char *config = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            *help = true;
+            return true;
+        }
+        if (!strncmp(argv[i], "--config=", 9)) {
+            if (config) return fail(err, err_len, "--config given twice");
+            config = argv[i] + 9;
+            if (!*config) return fail(err, err_len, "--config=: missing file name");
+        }
+    }
+    if (config && !options_read_config(o, config, set, err, err_len)) return false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strncmp(a, "--config=", 9)) continue;
+        if (strncmp(a, "--", 2) != 0)
+            return fail(err, err_len, "unexpected argument \"%s\" (options look like --name=value)", a);
+        const char *eq = strchr(a, '=');
+        char name[64];
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (len == 0 || len >= sizeof name) return fail(err, err_len, "%s: unknown option (see --help)", a);
+        memcpy(name, a + 2, len);
+        name[len] = 0;
+        int idx = options_index(name);
+        if (idx < 0) return fail(err, err_len, "--%s: unknown option (see --help)", name);
+        if (!eq) {
+            if (g_specs[idx].kind != KIND_BOOL) return fail(err, err_len, "--%s: missing value (use --%s=VALUE)", name, name);
+            eq = "=1";
+        }
+        char where[80];
+        snprintf(where, sizeof where, "--%s", name);
+        if (!options_set(o, name, eq + 1, where, err, err_len)) return false;
+        set[idx] = true;
+    }
+    return true;
+}
+
+/* Bytes a run needs, roughly: parameters with gradients and Adam moments, plus activations. */
+static double estimated_bytes(const Options *o, int dk)
+{
+    double C = o->dmodel, HD = (double)o->heads * dk, L = o->layers, T = o->context > 0 ? o->context : 256;
+    double V = 100000; /* an upper bound on any vocabulary we build */
+    double params = V * C + T * C + L * (4 * C * HD + 8 * C * C + 10 * C) + C * V;
+    double B = o->batch;
+    double acts = B * T * (L * (24 * C + 8 * HD + 4 * (double)o->heads * T) + 3 * V);
+    return 4 * (4 * params + 2 * acts);
+}
+
+bool options_validate(const Options *o, char *err, size_t err_len)
+{
+    bool tsv = o->data[0] != 0;
+    if (tsv && strcmp(o->task, "copy") && strcmp(o->task, "tsv"))
+        return fail(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data, o->task);
+    if (!tsv && !strcmp(o->task, "tsv")) return fail(err, err_len, "--task=tsv needs --data=FILE");
+    if (o->min_len > o->max_len)
+        return fail(err, err_len, "--min-len=%d is larger than --max-len=%d", o->min_len, o->max_len);
+    int dk = o->dk;
+    if (dk == 0) {
+        if (o->dmodel % o->heads)
+            return fail(err, err_len, "--heads=%d does not divide --dmodel=%d (set --dk to choose the head size)", o->heads, o->dmodel);
+        dk = o->dmodel / o->heads;
+    }
+    if ((double)o->heads * dk > 65536)
+        return fail(err, err_len, "--heads=%d x --dk=%d is larger than 65536", o->heads, dk);
+    if (o->min_lr > o->lr) return fail(err, err_len, "--min-lr=%g is larger than --lr=%g", o->min_lr, o->lr);
+    if (o->stop_at > o->steps) return fail(err, err_len, "--stop-at=%d is past --steps=%d", o->stop_at, o->steps);
+    if (o->inject_nan[0]) {
+        char *colon = strchr(o->inject_nan, ':'), *end;
+        long step = strtol(o->inject_nan, &end, 10);
+        if (!colon || end != colon || step < 0 || !colon[1])
+            return fail(err, err_len, "--inject-nan=%s: expected STEP:PARAM, e.g. 3:h.0.attn.wq", o->inject_nan);
+    }
+    double need = estimated_bytes(o, dk);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * page : 64.0 * (1ull << 30);
+    if (need > have)
+        return fail(err, err_len, "this model needs about %.1f GiB (params, gradients, Adam state, activations) "
+                    "but the machine has %.1f GiB: reduce --batch, --context, --dmodel or --layers",
+                    need / (1ull << 30), have / (1ull << 30));
+    return true;
+}
+
+void options_print_help(const char *program)
+{
+    printf("usage: %s [--config=FILE] [--name=value ...]\n\n"
+           "Trains a small GPT-style transformer on a toy task and logs what attention does.\n"
+           "A config file holds \"name = value\" lines with the same names; flags override it.\n\n", program);
+    const char *titles[] = {"task and data", "model", "training", "this run"};
+    for (int g = 0; g < 4; g++) {
+        printf("%s:\n", titles[g]);
+        for (int i = 0; i < N_SPECS; i++) {
+            if ((int)g_specs[i].group != g) continue;
+            char left[64];
+            snprintf(left, sizeof left, "  --%s=%s", g_specs[i].name, *g_specs[i].def ? g_specs[i].def : "\"\"");
+            printf("%-30s %s\n", left, g_specs[i].help);
+        }
+        printf("\n");
+    }
+    printf("exit status: 0 done, 2 bad input (flags, config, data, checkpoint), 3 non-finite value (--nan=stop)\n");
+}

@@ -1,0 +1,68 @@
+/* options.h - every setting of ./train, from defaults, a config file, flags or a checkpoint.
+ *
+ * One table (options.c) lists each option once: its name (the same as a flag and as a config
+ * key), type, default, range and help. Defaults, --help, config files, command-line flags and
+ * the config stored in checkpoints all go through it.
+ */
+#ifndef CLI_OPTIONS_H
+#define CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define OPT_TEXT_LEN 1024
+
+typedef struct Options {
+    /* task and data */
+    char task[OPT_TEXT_LEN];
+    char data[OPT_TEXT_LEN];
+    int symbols, min_len, max_len, val_size;
+    /* model */
+    int layers, dmodel, heads, dk, context;
+    char scale[OPT_TEXT_LEN];
+    double init_gain, attn_dropout, dropout;
+    /* optimisation */
+    char optim[OPT_TEXT_LEN];
+    int batch, steps, warmup;
+    double lr, min_lr, weight_decay, clip, beta1, beta2, eps;
+    /* the run */
+    uint64_t seed;
+    int threads, log_every, eval_every, eval_examples, examples, save_every, stop_at;
+    double loss_threshold;
+    char log[OPT_TEXT_LEN], save[OPT_TEXT_LEN], load[OPT_TEXT_LEN], dump_state[OPT_TEXT_LEN];
+    char nan[OPT_TEXT_LEN];
+    char inject_nan[OPT_TEXT_LEN];
+    bool quiet;
+} Options;
+
+typedef enum OptGroup {
+    GROUP_DATA,   /* defines the vocabulary: must match a loaded checkpoint */
+    GROUP_MODEL,  /* defines the parameters' shapes: must match a loaded checkpoint */
+    GROUP_TRAIN,  /* stored in checkpoints; may be changed when resuming */
+    GROUP_RUN,    /* this run only (files, threads): never stored */
+} OptGroup;
+
+/* Fills every option with its default. */
+void options_defaults(Options *o);
+/* Sets one option from text. `where` names the source for messages ("--lr", "a.cfg:3").
+ * Returns false with a one-line message in err. */
+bool options_set(Options *o, const char *name, const char *value, const char *where, char *err, size_t err_len);
+/* Reads `key = value` lines (# starts a comment). */
+bool options_read_config(Options *o, const char *path, bool *set, char *err, size_t err_len);
+/* Parses argv: --config=FILE first, then every --name=value over it. `set[i]` records which
+ * options were given explicitly (by the file or a flag). *help is set for --help. */
+bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help, char *err, size_t err_len);
+/* Checks that the options make sense together (sizes, divisibility, ranges, memory). */
+bool options_validate(const Options *o, char *err, size_t err_len);
+void options_print_help(const char *program);
+
+/* Iteration over the table, for checkpoints and logs. */
+int options_count(void);
+const char *options_name(int i);
+OptGroup options_group(int i);
+int options_index(const char *name); /* -1 when unknown */
+/* The value of option i as text (in a static buffer; read it before the next call). */
+const char *options_format(const Options *o, int i);
+
+#endif

@@ -1,0 +1,231 @@
+/* corpus_tsv.c - a user's parallel corpus: one "source<TAB>target" pair per line, words
+ * separated by spaces. The vocabulary is every word seen (source and target share it).
+ *
+ * Rules (each violation is an error naming the file and line):
+ *   - valid UTF-8 without NUL bytes, at most TSV_MAX_LINE bytes per line, exactly one tab,
+ *     no empty side;
+ *   - BOS + source + SEP + target must fit in --context.
+ * Blank lines are skipped; identical pairs are kept once (the number dropped is reported).
+ * About 10% of the distinct sources go to validation, chosen by a hash of the source so
+ * that a source never appears in both sets and the split does not depend on line order.
+ */
+#include "data.h"
+
+#include "../tensor/rng.h"
+#include "../tensor/tensor.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TSV_MAX_LINE = 65536, TSV_MAX_WORDS = 4096, TSV_MAX_FILE = 1 << 30 };
+
+/* True when s[0..n) is well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
+static bool utf8_valid(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        int extra;
+        unsigned min;
+        if (c < 0x80) { i++; continue; }
+        else if ((c & 0xe0) == 0xc0) { extra = 1; min = 0x80; c &= 0x1f; }
+        else if ((c & 0xf0) == 0xe0) { extra = 2; min = 0x800; c &= 0x0f; }
+        else if ((c & 0xf8) == 0xf0) { extra = 3; min = 0x10000; c &= 0x07; }
+        else return false;
+        if (i + (size_t)extra >= n) return false; /* truncated sequence */
+        for (int k = 1; k <= extra; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) return false;
+            c = (c << 6) | (s[i + k] & 0x3f);
+        }
+        if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return false;
+        i += (size_t)extra + 1;
+    }
+    return true;
+}
+
+/* Splits s[0..n) at spaces into vocabulary ids; returns the number of words (-1: too many). */
+static int words(Vocab *v, const char *s, size_t n, int *ids)
+{
+    int count = 0;
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+        size_t start = i;
+        while (i < n && s[i] != ' ' && s[i] != '\t') i++;
+        if (i > start) {
+            if (count == TSV_MAX_WORDS) return -1;
+            ids[count++] = vocab_add(v, s + start, i - start);
+        }
+    }
+    return count;
+}
+
+typedef struct PairKey {
+    uint64_t pair, source; /* hashes of (source, target) and of the source */
+    int index;
+} PairKey;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const PairKey *x = a, *y = b;
+    if (x->pair != y->pair) return x->pair < y->pair ? -1 : 1;
+    return x->index - y->index;
+}
+
+static uint64_t hash_ids(uint64_t h, const int *t, int n)
+{
+    h = rng_mix(h + (uint64_t)n);
+    for (int i = 0; i < n; i++) h = rng_mix(h ^ (uint64_t)(uint32_t)t[i]);
+    return h;
+}
+
+/* Reads the whole file (at most TSV_MAX_FILE bytes) into a NUL-terminated buffer. */
+static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_len, "cannot open --data=%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = mem_alloc(cap + 1);
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) break;
+        if (cap >= TSV_MAX_FILE) {
+            snprintf(err, err_len, "--data=%s is larger than %d MiB", path, TSV_MAX_FILE >> 20);
+            mem_free(buf);
+            fclose(f);
+            return NULL;
+        }
+        char *bigger = mem_alloc(2 * cap + 1);
+        memcpy(bigger, buf, n);
+        mem_free(buf);
+        buf = bigger;
+        cap *= 2;
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        snprintf(err, err_len, "cannot read --data=%s", path);
+        mem_free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+bool tsv_load(Dataset *d, char *err, size_t err_len)
+{
+    const char *path = d->cfg.path;
+    size_t size;
+    char *text = read_file(path, &size, err, err_len);
+    if (!text) return false;
+    int *src = mem_alloc(TSV_MAX_WORDS * sizeof(int)), *tgt = mem_alloc(TSV_MAX_WORDS * sizeof(int));
+    ExampleList all = {0};
+    PairKey *keys = NULL;
+    unsigned char *keep = NULL;
+    bool ok = false;
+    long lineno = 0;
+    for (size_t pos = 0; pos < size;) {
+        char *line = text + pos;
+        char *nl = memchr(line, '\n', size - pos);
+        size_t n = nl ? (size_t)(nl - line) : size - pos;
+        pos += n + (nl != NULL);
+        lineno++;
+        if (n > TSV_MAX_LINE) {
+            snprintf(err, err_len, "%s:%ld: line longer than %d bytes", path, lineno, TSV_MAX_LINE);
+            goto done;
+        }
+        if (n > 0 && line[n - 1] == '\r') n--; /* Windows line ends */
+        if (memchr(line, 0, n)) {
+            snprintf(err, err_len, "%s:%ld: contains a NUL byte", path, lineno);
+            goto done;
+        }
+        size_t blank = 0;
+        while (blank < n && (line[blank] == ' ' || line[blank] == '\t')) blank++;
+        if (blank == n) continue; /* blank line */
+        if (!utf8_valid((const unsigned char *)line, n)) {
+            snprintf(err, err_len, "%s:%ld: not valid UTF-8", path, lineno);
+            goto done;
+        }
+        char *tab = memchr(line, '\t', n);
+        if (!tab) {
+            snprintf(err, err_len, "%s:%ld: no tab between source and target", path, lineno);
+            goto done;
+        }
+        if (memchr(tab + 1, '\t', n - (size_t)(tab + 1 - line))) {
+            snprintf(err, err_len, "%s:%ld: more than one tab (expected source<TAB>target)", path, lineno);
+            goto done;
+        }
+        int ns = words(&d->vocab, line, (size_t)(tab - line), src);
+        int nt = words(&d->vocab, tab + 1, n - (size_t)(tab + 1 - line), tgt);
+        if (ns < 0 || nt < 0) {
+            snprintf(err, err_len, "%s:%ld: more than %d words on one side", path, lineno, TSV_MAX_WORDS);
+            goto done;
+        }
+        if (ns == 0 || nt == 0) {
+            snprintf(err, err_len, "%s:%ld: empty %s", path, lineno, ns == 0 ? "source" : "target");
+            goto done;
+        }
+        if (ns + nt + 2 > d->cfg.context) {
+            snprintf(err, err_len, "%s:%ld: %d + %d words need %d positions with BOS and SEP, but --context=%d",
+                     path, lineno, ns, nt, ns + nt + 2, d->cfg.context);
+            goto done;
+        }
+        example_list_push(&all, src, ns, tgt, nt);
+    }
+    if (all.n < 2) {
+        snprintf(err, err_len, "--data=%s: %s (need at least 2 sentence pairs)", path,
+                 all.n ? "only one sentence pair" : "no sentence pairs");
+        goto done;
+    }
+
+    /* Distinct pairs, in file order; then the split by source hash. */
+    keys = mem_alloc((size_t)all.n * sizeof *keys);
+    for (int i = 0; i < all.n; i++) {
+        Example e = example_list_get(&all, i);
+        keys[i].source = hash_ids(1, e.src, e.src_len);
+        keys[i].pair = hash_ids(keys[i].source, e.tgt, e.tgt_len);
+        keys[i].index = i;
+    }
+    qsort(keys, (size_t)all.n, sizeof *keys, cmp_pair);
+    keep = mem_alloc((size_t)all.n);
+    uint64_t *source = mem_alloc((size_t)all.n * sizeof(uint64_t));
+    for (int i = 0; i < all.n; i++) {
+        bool dup = i > 0 && keys[i].pair == keys[i - 1].pair;
+        keep[keys[i].index] = !dup;
+        source[keys[i].index] = keys[i].source;
+        d->skipped += dup;
+    }
+    bool any_val = false;
+    for (int i = 0; i < all.n; i++) any_val |= keep[i] && rng_mix(source[i]) % 10 == 0;
+    for (int i = 0; i < all.n; i++) {
+        if (!keep[i]) continue;
+        Example e = example_list_get(&all, i);
+        /* if no source fell in the validation bucket, the first line's source goes there */
+        bool val = any_val ? rng_mix(source[i]) % 10 == 0 : source[i] == source[0];
+        example_list_push(val ? &d->val : &d->train, e.src, e.src_len, e.tgt, e.tgt_len);
+        if (e.src_len > d->max_src) d->max_src = e.src_len;
+        if (e.tgt_len > d->max_tgt) d->max_tgt = e.tgt_len;
+        if (e.src_len + e.tgt_len > d->max_pair) d->max_pair = e.src_len + e.tgt_len;
+    }
+    mem_free(source);
+    if (d->train.n == 0) {
+        snprintf(err, err_len, "--data=%s: every pair has the same source; nothing is left to train on", path);
+        goto done;
+    }
+    ok = true;
+done:
+    example_list_free(&all);
+    mem_free(keys);
+    mem_free(keep);
+    mem_free(src);
+    mem_free(tgt);
+    mem_free(text);
+    return ok;
+}

@@ -1,0 +1,277 @@
+/* dataset.c - validation sets, training batches as a function of (seed, step), and the
+ * layout of examples in a batch. */
+#include "data.h"
+
+#include "../tensor/rng.h"
+#include "../tensor/tensor.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* RNG streams of the data (see rng.h): one for the validation set, one for training. */
+enum { STREAM_VAL = 11, STREAM_TRAIN = 12 };
+
+/* ---------------------------------------------------------------- example lists */
+
+void example_list_free(ExampleList *l)
+{
+    mem_free(l->src_off);
+    mem_free(l->src_len);
+    mem_free(l->tgt_off);
+    mem_free(l->tgt_len);
+    mem_free(l->pool);
+    memset(l, 0, sizeof *l);
+}
+
+static void *grow(void *old, size_t used_bytes, size_t new_bytes)
+{
+    void *p = mem_alloc(new_bytes);
+    if (used_bytes) memcpy(p, old, used_bytes);
+    mem_free(old);
+    return p;
+}
+
+void example_list_push(ExampleList *l, const int *src, int src_len, const int *tgt, int tgt_len)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 256;
+        size_t used = (size_t)l->n * sizeof(int), bytes = (size_t)cap * sizeof(int);
+        l->src_off = grow(l->src_off, used, bytes);
+        l->src_len = grow(l->src_len, used, bytes);
+        l->tgt_off = grow(l->tgt_off, used, bytes);
+        l->tgt_len = grow(l->tgt_len, used, bytes);
+        l->cap = cap;
+    }
+    size_t need = l->pool_len + (size_t)src_len + (size_t)tgt_len;
+    if (need > l->pool_cap) {
+        size_t cap = l->pool_cap ? 2 * l->pool_cap : 4096;
+        while (cap < need) cap *= 2;
+        l->pool = grow(l->pool, l->pool_len * sizeof(int), cap * sizeof(int));
+        l->pool_cap = cap;
+    }
+    l->src_off[l->n] = (int)l->pool_len;
+    l->src_len[l->n] = src_len;
+    memcpy(l->pool + l->pool_len, src, (size_t)src_len * sizeof(int));
+    l->pool_len += (size_t)src_len;
+    l->tgt_off[l->n] = (int)l->pool_len;
+    l->tgt_len[l->n] = tgt_len;
+    memcpy(l->pool + l->pool_len, tgt, (size_t)tgt_len * sizeof(int));
+    l->pool_len += (size_t)tgt_len;
+    l->n++;
+}
+
+Example example_list_get(const ExampleList *l, int i)
+{
+    assert(i >= 0 && i < l->n);
+    Example e = {l->src_len[i], l->tgt_len[i], l->pool + l->src_off[i], l->pool + l->tgt_off[i]};
+    return e;
+}
+
+/* ---------------------------------------------------------------- hashing sources */
+
+static uint64_t hash_tokens(const int *t, int n)
+{
+    uint64_t h = rng_mix((uint64_t)n + 0x51ed270b27e5a1c3ull);
+    for (int i = 0; i < n; i++) h = rng_mix(h ^ (uint64_t)(uint32_t)t[i]);
+    return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool in_val(const Dataset *d, uint64_t h)
+{
+    h |= 1; /* as stored by build_val_set */
+    return d->val.n && bsearch(&h, d->val_hashes, (size_t)d->val.n, sizeof h, cmp_u64) != NULL;
+}
+
+/* ---------------------------------------------------------------- synthetic tasks */
+
+static void sample_synthetic(const Dataset *d, Rng *r, int *src, int *src_len, int *tgt, int *tgt_len)
+{
+    const DataConfig *c = &d->cfg;
+    if (c->task == TASK_TRANSLATE)
+        translate_sample(r, src, src_len, tgt, tgt_len);
+    else
+        copy_sample(r, c->symbols, c->min_len, c->max_len, c->task == TASK_REVERSE, src, src_len, tgt, tgt_len);
+}
+
+/* How many different sources the task can produce (to refuse impossible validation sizes). */
+static double distinct_sources(const DataConfig *c)
+{
+    if (c->task == TASK_TRANSLATE) return 2e8;
+    double n = 0;
+    for (int len = c->min_len; len <= c->max_len; len++) n += pow(c->symbols, len);
+    return n;
+}
+
+static bool build_val_set(Dataset *d, char *err, size_t err_len)
+{
+    const DataConfig *c = &d->cfg;
+    double space = distinct_sources(c);
+    if (c->val_size > space / 2) {
+        snprintf(err, err_len, "--val-size=%d is more than half of the %.0f distinct sources this task has; "
+                 "lower it or lengthen the sequences", c->val_size, space);
+        return false;
+    }
+    Rng r = rng_stream(c->seed, STREAM_VAL);
+    int src[64], tgt[64], sl, tl;
+    /* an open-addressing set of the hashes taken so far (0 marks an empty slot) */
+    size_t cap = 64;
+    while (cap < 2 * (size_t)c->val_size) cap *= 2;
+    uint64_t *set = mem_alloc(cap * sizeof(uint64_t));
+    d->val_hashes = mem_alloc((size_t)(c->val_size + 1) * sizeof(uint64_t));
+    while (d->val.n < c->val_size) {
+        sample_synthetic(d, &r, src, &sl, tgt, &tl);
+        uint64_t h = hash_tokens(src, sl) | 1; /* never 0 */
+        size_t i = h & (cap - 1);
+        while (set[i] && set[i] != h) i = (i + 1) & (cap - 1);
+        if (set[i]) continue; /* a duplicate source */
+        set[i] = h;
+        d->val_hashes[d->val.n] = h;
+        example_list_push(&d->val, src, sl, tgt, tl);
+    }
+    mem_free(set);
+    qsort(d->val_hashes, (size_t)d->val.n, sizeof(uint64_t), cmp_u64);
+    return true;
+}
+
+bool dataset_open(Dataset *d, const DataConfig *cfg, char *err, size_t err_len)
+{
+    memset(d, 0, sizeof *d);
+    d->cfg = *cfg;
+    vocab_init(&d->vocab);
+    switch (cfg->task) {
+    case TASK_COPY:
+    case TASK_REVERSE:
+        assert(cfg->symbols >= 1 && cfg->min_len >= 1 && cfg->max_len >= cfg->min_len && cfg->max_len <= 64);
+        for (int i = 0; i < cfg->symbols; i++) {
+            char w[16];
+            int n = cfg->symbols <= 26 ? snprintf(w, sizeof w, "%c", 'A' + i) : snprintf(w, sizeof w, "s%d", i);
+            vocab_add(&d->vocab, w, (size_t)n);
+        }
+        d->max_src = d->max_tgt = cfg->max_len;
+        d->max_pair = 2 * cfg->max_len;
+        break;
+    case TASK_TRANSLATE:
+        translate_vocab(&d->vocab);
+        d->max_src = d->max_tgt = TRANSLATE_MAX_WORDS;
+        d->max_pair = 2 * TRANSLATE_MAX_WORDS;
+        break;
+    case TASK_TSV:
+        return tsv_load(d, err, err_len);
+    }
+    if (dataset_max_input(d) > cfg->context) {
+        snprintf(err, err_len, "--context=%d is too short: this task needs %d positions (BOS + source + SEP + target)",
+                 cfg->context, dataset_max_input(d));
+        return false;
+    }
+    return build_val_set(d, err, err_len);
+}
+
+void dataset_free(Dataset *d)
+{
+    vocab_free(&d->vocab);
+    example_list_free(&d->val);
+    example_list_free(&d->train);
+    mem_free(d->val_hashes);
+    memset(d, 0, sizeof *d);
+}
+
+int dataset_max_input(const Dataset *d) { return d->max_pair + 2; }
+
+/* ---------------------------------------------------------------- batches */
+
+void batch_alloc(Batch *b, int B, int T)
+{
+    memset(b, 0, sizeof *b);
+    b->B = B;
+    b->T = T;
+    size_t n = (size_t)B * T;
+    b->tokens = mem_alloc(n * sizeof(int));
+    b->targets = mem_alloc(n * sizeof(int));
+    b->loss_mask = mem_alloc(n);
+    b->valid = mem_alloc(n);
+    b->examples = mem_alloc((size_t)B * sizeof(Example));
+    b->scratch = mem_alloc(n * sizeof(int));
+}
+
+void batch_free(Batch *b)
+{
+    mem_free(b->tokens);
+    mem_free(b->targets);
+    mem_free(b->loss_mask);
+    mem_free(b->valid);
+    mem_free(b->examples);
+    mem_free(b->scratch);
+    memset(b, 0, sizeof *b);
+}
+
+void batch_set_row(Batch *b, int row, const Example *ex)
+{
+    int T = b->T, n = ex->src_len, m = ex->tgt_len;
+    assert(n + m + 2 <= T);
+    int *tok = b->tokens + (size_t)row * T, *tgt = b->targets + (size_t)row * T;
+    unsigned char *mask = b->loss_mask + (size_t)row * T, *valid = b->valid + (size_t)row * T;
+    /* the full sequence: BOS src SEP tgt EOS, length n + m + 3 */
+    int seq_len = n + m + 3;
+    for (int t = 0; t < T; t++) {
+        int here, next;
+        /* token at sequence position p */
+        for (int k = 0; k < 2; k++) {
+            int p = t + k, v;
+            if (p == 0) v = TOK_BOS;
+            else if (p <= n) v = ex->src[p - 1];
+            else if (p == n + 1) v = TOK_SEP;
+            else if (p <= n + m + 1) v = ex->tgt[p - n - 2];
+            else if (p == n + m + 2) v = TOK_EOS;
+            else v = TOK_PAD;
+            if (k == 0) here = v;
+            else next = v;
+        }
+        valid[t] = t < seq_len - 1;                 /* positions 0 .. n+m+1 are real inputs */
+        tok[t] = valid[t] ? here : TOK_PAD;         /* the final EOS is a target, never an input */
+        tgt[t] = next;
+        mask[t] = t >= n + 1 && t <= n + m + 1;     /* predicting target tokens and EOS */
+    }
+    b->examples[row] = *ex;
+}
+
+void dataset_train_batch(const Dataset *d, int step, Batch *b)
+{
+    Rng r = rng_stream(rng_key(d->cfg.seed, STREAM_TRAIN), (uint64_t)step);
+    int *room = b->scratch; /* each row's source and target, kept for b->examples */
+    for (int row = 0; row < b->B; row++) {
+        Example ex;
+        if (d->cfg.task == TASK_TSV) {
+            ex = example_list_get(&d->train, (int)rng_below(&r, (uint32_t)d->train.n));
+        } else {
+            int *src = room + (size_t)row * b->T, *tgt = src + d->max_src, sl, tl;
+            do sample_synthetic(d, &r, src, &sl, tgt, &tl);
+            while (in_val(d, hash_tokens(src, sl)));
+            ex = (Example){sl, tl, src, tgt};
+        }
+        batch_set_row(b, row, &ex);
+    }
+}
+
+int dataset_val_batch(const Dataset *d, int first, Batch *b)
+{
+    int rows = d->val.n - first < b->B ? d->val.n - first : b->B;
+    assert(rows >= 1);
+    for (int row = 0; row < b->B; row++) {
+        Example ex = example_list_get(&d->val, first + (row < rows ? row : rows - 1));
+        batch_set_row(b, row, &ex);
+        if (row >= rows) { /* filler: counts for nothing */
+            memset(b->loss_mask + (size_t)row * b->T, 0, (size_t)b->T);
+            memset(b->valid + (size_t)row * b->T, 0, (size_t)b->T);
+        }
+    }
+    return rows;
+}

@@ -1,0 +1,162 @@
+/* gpt.c - the decoder's parameters, their initialisation and the forward pass. */
+#include "gpt.h"
+
+#include "../tensor/rng.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ parameters */
+
+/* A parameter tensor whose values and gradient live in the model's flat buffers. */
+static Tensor *add_param(Gpt *m, int ndim, int d0, int d1, const char *fmt, int layer)
+{
+    assert(m->n_params < GPT_MAX_PARAMS);
+    Tensor *t = arena_calloc(&m->arena, sizeof *t);
+    t->ndim = ndim;
+    t->shape[0] = d0;
+    t->shape[1] = ndim == 2 ? d1 : 1;
+    t->shape[2] = t->shape[3] = 1;
+    t->size = (size_t)t->shape[0] * t->shape[1];
+    t->requires_grad = true;
+    char *name = arena_alloc(&m->arena, 32);
+    snprintf(name, 32, fmt, layer);
+    t->name = name;
+    /* data and grad are set once all sizes are known (see gpt_create) */
+    m->params[m->n_params++] = t;
+    m->n_values += t->size;
+    return t;
+}
+
+void gpt_create(Gpt *m, const GptConfig *cfg)
+{
+    memset(m, 0, sizeof *m);
+    m->cfg = *cfg;
+    int V = cfg->vocab, C = cfg->dmodel, HD = cfg->heads * cfg->dk, F = 4 * cfg->dmodel;
+    assert(cfg->layers >= 1 && cfg->layers <= GPT_MAX_LAYERS);
+    arena_init(&m->arena, 4096 + (size_t)cfg->layers * 20 * (sizeof(Tensor) + 128));
+    m->layer = arena_calloc(&m->arena, (size_t)cfg->layers * sizeof(GptLayer));
+
+    m->wte = add_param(m, 2, V, C, "wte", 0);
+    m->wpe = add_param(m, 2, cfg->context, C, "wpe", 0);
+    for (int l = 0; l < cfg->layers; l++) {
+        GptLayer *ly = &m->layer[l];
+        ly->ln1_g = add_param(m, 1, C, 0, "h.%d.ln1.g", l);
+        ly->ln1_b = add_param(m, 1, C, 0, "h.%d.ln1.b", l);
+        ly->wq = add_param(m, 2, C, HD, "h.%d.attn.wq", l);
+        ly->bq = add_param(m, 1, HD, 0, "h.%d.attn.bq", l);
+        ly->wk = add_param(m, 2, C, HD, "h.%d.attn.wk", l);
+        ly->bk = add_param(m, 1, HD, 0, "h.%d.attn.bk", l);
+        ly->wv = add_param(m, 2, C, HD, "h.%d.attn.wv", l);
+        ly->bv = add_param(m, 1, HD, 0, "h.%d.attn.bv", l);
+        ly->wo = add_param(m, 2, HD, C, "h.%d.attn.wo", l);
+        ly->bo = add_param(m, 1, C, 0, "h.%d.attn.bo", l);
+        if (cfg->scale_mode == SCALE_LEARNED) ly->scale = add_param(m, 1, cfg->heads, 0, "h.%d.attn.scale", l);
+        ly->ln2_g = add_param(m, 1, C, 0, "h.%d.ln2.g", l);
+        ly->ln2_b = add_param(m, 1, C, 0, "h.%d.ln2.b", l);
+        ly->w1 = add_param(m, 2, C, F, "h.%d.mlp.w1", l);
+        ly->b1 = add_param(m, 1, F, 0, "h.%d.mlp.b1", l);
+        ly->w2 = add_param(m, 2, F, C, "h.%d.mlp.w2", l);
+        ly->b2 = add_param(m, 1, C, 0, "h.%d.mlp.b2", l);
+        static const char *const parts[LABEL_COUNT] = {
+            "layernorm 1", "queries", "keys", "values", "attention scores", "attention weights",
+            "attention output", "layernorm 2", "mlp hidden", "mlp output", "residual stream"};
+        for (int k = 0; k < LABEL_COUNT; k++) snprintf(ly->label[k], sizeof ly->label[k], "layer %d %s", l, parts[k]);
+    }
+    m->lnf_g = add_param(m, 1, C, 0, "lnf.g", 0);
+    m->lnf_b = add_param(m, 1, C, 0, "lnf.b", 0);
+    m->lm_head = add_param(m, 2, C, V, "lm_head", 0);
+
+    /* One buffer for all values and one for all gradients: the optimizer, the gradient norm
+     * and the checkpoint code can treat the whole model as one vector. */
+    m->values = mem_alloc(m->n_values * sizeof(real));
+    m->grads = mem_alloc(m->n_values * sizeof(real));
+    size_t off = 0;
+    for (int i = 0; i < m->n_params; i++) {
+        m->params[i]->data = m->values + off;
+        m->params[i]->grad = m->grads + off;
+        off += m->params[i]->size;
+    }
+}
+
+void gpt_free(Gpt *m)
+{
+    mem_free(m->values);
+    mem_free(m->grads);
+    arena_free(&m->arena);
+    memset(m, 0, sizeof *m);
+}
+
+Tensor *gpt_param(const Gpt *m, const char *name)
+{
+    for (int i = 0; i < m->n_params; i++)
+        if (strcmp(m->params[i]->name, name) == 0) return m->params[i];
+    return NULL;
+}
+
+static bool is_embedding(const Tensor *p) { return !strcmp(p->name, "wte") || !strcmp(p->name, "wpe"); }
+
+bool gpt_param_decays(const Tensor *p) { return p->ndim == 2; }
+
+void gpt_init(Gpt *m, uint64_t seed)
+{
+    Rng r = rng_stream(seed, 1); /* stream 1: initialisation */
+    for (int i = 0; i < m->n_params; i++) {
+        Tensor *p = m->params[i];
+        const char *suffix = strrchr(p->name, '.');
+        if (is_embedding(p)) {
+            for (size_t j = 0; j < p->size; j++) p->data[j] = (real)(0.02 * rng_normal(&r));
+        } else if (p->ndim == 2) {
+            /* Xavier/Glorot: U(-b, b) has variance b^2/3 = 2/(fan_in + fan_out), which keeps
+             * the variance of activations and of gradients roughly constant across layers. */
+            double fan_in = p->shape[0], fan_out = p->shape[1];
+            double bound = m->cfg.init_gain * sqrt(6.0 / (fan_in + fan_out));
+            for (size_t j = 0; j < p->size; j++) p->data[j] = (real)(bound * (2 * rng_uniform(&r) - 1));
+        } else if (suffix && !strcmp(suffix, ".g")) {
+            for (size_t j = 0; j < p->size; j++) p->data[j] = 1;
+        } else if (suffix && !strcmp(suffix, ".scale")) {
+            for (size_t j = 0; j < p->size; j++) p->data[j] = (real)(1 / sqrt((double)m->cfg.dk));
+        } else {
+            for (size_t j = 0; j < p->size; j++) p->data[j] = 0; /* biases */
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ forward */
+
+Tensor *gpt_forward(Gpt *m, Tape *tp, const int *tokens, int B, int T)
+{
+    const GptConfig *c = &m->cfg;
+    assert(T >= 1 && T <= c->context);
+    int *pos = arena_alloc(tp->arena, (size_t)B * T * sizeof(int));
+    for (int i = 0; i < B * T; i++) pos[i] = i % T;
+
+    /* tp->scope names the tensors each part records, for NaN reports */
+    tp->scope = "embeddings";
+    Tensor *x = op_add(tp, op_embedding(tp, m->wte, tokens, B, T), op_embedding(tp, m->wpe, pos, B, T));
+    x = op_dropout(tp, x, (real)c->dropout);
+    for (int l = 0; l < c->layers; l++) {
+        GptLayer *ly = &m->layer[l];
+        tp->scope = ly->label[LABEL_LN1];
+        Tensor *a = op_layernorm(tp, x, ly->ln1_g, ly->ln1_b, (real)1e-5);
+        Tensor *att = attention_forward(tp, ly, c, a);
+        tp->scope = ly->label[LABEL_RESIDUAL];
+        x = op_add(tp, x, op_dropout(tp, att, (real)c->dropout));
+        tp->scope = ly->label[LABEL_LN2];
+        Tensor *h = op_layernorm(tp, x, ly->ln2_g, ly->ln2_b, (real)1e-5);
+        tp->scope = ly->label[LABEL_MLP_HIDDEN];
+        h = op_gelu(tp, op_add(tp, op_matmul(tp, h, ly->w1, false, false), ly->b1));
+        tp->scope = ly->label[LABEL_MLP_OUT];
+        h = op_add(tp, op_matmul(tp, h, ly->w2, false, false), ly->b2);
+        tp->scope = ly->label[LABEL_RESIDUAL];
+        x = op_add(tp, x, op_dropout(tp, h, (real)c->dropout));
+    }
+    tp->scope = "final layernorm";
+    Tensor *f = op_layernorm(tp, x, m->lnf_g, m->lnf_b, (real)1e-5);
+    tp->scope = "logits";
+    Tensor *logits = op_matmul(tp, f, m->lm_head, false, false);
+    tp->scope = NULL;
+    return logits;
+}

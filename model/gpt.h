@@ -1,0 +1,97 @@
+/* gpt.h - a GPT-style decoder (pre-LayerNorm) built from the engine's ops.
+ *
+ *   x = wte[tok] + wpe[pos]
+ *   per layer:  a = LN1(x);  q, k, v = a Wq + bq, a Wk + bk, a Wv + bv       (C -> H*dk each)
+ *               per head: S = s q k^T, causal mask, P = softmax(S), P = dropout(P), o = P v
+ *               x = x + concat(o) Wo + bo;   x = x + GELU(LN2(x) W1 + b1) W2 + b2   (hidden 4C)
+ *   logits = LNf(x) Wlm                                                      (C -> V, no bias)
+ *
+ * Weight matrices are stored [fan_in, fan_out] and used as x W (x is a row vector).
+ * The model knows nothing of files or the command line.
+ */
+#ifndef MODEL_GPT_H
+#define MODEL_GPT_H
+
+#include "../tensor/ops.h"
+
+/* How the attention scores q.k are scaled before the softmax: S = s * q.k */
+typedef enum ScaleMode {
+    SCALE_ONE,     /* s = 1 */
+    SCALE_SQRT,    /* s = 1 / sqrt(dk): Var(s q.k) = 1 when q, k have unit-variance entries */
+    SCALE_DK,      /* s = 1 / dk */
+    SCALE_CONST,   /* s = 1 / c for a given constant c */
+    SCALE_LEARNED, /* s = a learnable number per head, initialised at 1 / sqrt(dk) */
+} ScaleMode;
+
+typedef struct GptConfig {
+    int vocab;         /* V */
+    int context;       /* longest sequence: rows of the position table */
+    int layers;        /* L */
+    int dmodel;        /* C */
+    int heads;         /* H */
+    int dk;            /* head size (q, k, v per head); often C / H, but free */
+    ScaleMode scale_mode;
+    double scale_const;   /* c for SCALE_CONST */
+    double attn_dropout;  /* on the attention weights P */
+    double dropout;       /* on the embeddings and on each residual branch */
+    double init_gain;     /* multiplies every Xavier bound */
+} GptConfig;
+
+/* The multiplier s for a fixed scale mode (not SCALE_LEARNED). */
+double attention_scale(ScaleMode mode, double scale_const, int dk);
+
+/* The parts of a layer whose tensors are named (see gpt_create). */
+enum {
+    LABEL_LN1, LABEL_QUERIES, LABEL_KEYS, LABEL_VALUES, LABEL_SCORES, LABEL_WEIGHTS, LABEL_ATTN_OUT,
+    LABEL_LN2, LABEL_MLP_HIDDEN, LABEL_MLP_OUT, LABEL_RESIDUAL, LABEL_COUNT
+};
+
+typedef struct GptLayer {
+    Tensor *ln1_g, *ln1_b;
+    Tensor *wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo;
+    Tensor *scale;             /* [H], only with SCALE_LEARNED */
+    Tensor *ln2_g, *ln2_b;
+    Tensor *w1, *b1, *w2, *b2;
+    char label[LABEL_COUNT][40]; /* "layer 2 attention scores": names for error messages */
+    /* What the last forward pass saw, for the metrics (valid until the tape is reset). */
+    Tensor *scores;            /* S = s q k^T, [B, H, T, T], before the mask */
+    Tensor *probs;             /* P = softmax(S), before dropout */
+} GptLayer;
+
+#define GPT_MAX_PARAMS 512
+
+typedef struct Gpt {
+    GptConfig cfg;
+    Tensor *wte, *wpe;         /* token [V, C] and position [context, C] embeddings */
+    GptLayer *layer;           /* [layers] */
+    Tensor *lnf_g, *lnf_b, *lm_head;
+    /* Every parameter, in a fixed order (names like "h.0.attn.wq"), and one flat buffer
+     * holding all their values, and one for all their gradients, in that order. */
+    Tensor *params[GPT_MAX_PARAMS];
+    int n_params;
+    size_t n_values;
+    real *values, *grads;
+    Arena arena;               /* the parameters' own memory */
+} Gpt;
+
+/* Largest number of layers (bounded by GPT_MAX_PARAMS). */
+#define GPT_MAX_LAYERS 24
+
+/* Allocates the parameters (uninitialised); cfg must be valid. */
+void gpt_create(Gpt *m, const GptConfig *cfg);
+void gpt_free(Gpt *m);
+/* Xavier/Glorot uniform for weight matrices, N(0, 0.02) for embeddings, 0 for biases,
+ * 1 for LN gains, 1/sqrt(dk) for learned scales; from the given RNG seed. */
+void gpt_init(Gpt *m, uint64_t seed);
+Tensor *gpt_param(const Gpt *m, const char *name); /* NULL when there is no such parameter */
+/* True for parameters that get weight decay: the 2-D weight matrices and embeddings. */
+bool gpt_param_decays(const Tensor *p);
+
+/* Records the forward pass for tokens [B, T] (T <= context) on the tape; returns logits
+ * [B, T, V]. The tape's `training` flag switches dropout on or off. */
+Tensor *gpt_forward(Gpt *m, Tape *tp, const int *tokens, int B, int T);
+
+/* The attention sub-block of one layer: a [B, T, C] -> [B, T, C]. */
+Tensor *attention_forward(Tape *tp, GptLayer *ly, const GptConfig *cfg, Tensor *a);
+
+#endif

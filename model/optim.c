@@ -1,0 +1,107 @@
+/* optim.c - AdamW (Loshchilov & Hutter) and plain SGD.
+ *
+ * Adam keeps running averages of the gradient (m) and of its square (v):
+ *     m = b1 m + (1 - b1) g,   v = b2 v + (1 - b2) g^2,   mhat = m / (1 - b1^t),  vhat = v / (1 - b2^t)
+ *     p -= lr * (mhat / (sqrt(vhat) + eps) + wd * p)
+ * Each step is roughly lr in size whatever the gradient's scale; the decay term is "decoupled":
+ * it shrinks p directly instead of being added to g (where Adam would rescale it).
+ */
+#include "optim.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { NORM_CHUNK = 4096 };
+
+void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const bool *decay, int n_params)
+{
+    memset(o, 0, sizeof *o);
+    o->cfg = *cfg;
+    o->params = params;
+    o->decay = decay;
+    o->n_params = n_params;
+    o->n_partial = 0;
+    for (int i = 0; i < n_params; i++) {
+        o->n_values += params[i]->size;
+        o->n_partial += (params[i]->size + NORM_CHUNK - 1) / NORM_CHUNK;
+    }
+    o->m = mem_alloc(o->n_values * sizeof(real)); /* zeroed */
+    o->v = mem_alloc(o->n_values * sizeof(real));
+    o->partial = mem_alloc(o->n_partial * sizeof(double));
+}
+
+void optim_free(Optimizer *o)
+{
+    mem_free(o->m);
+    mem_free(o->v);
+    mem_free(o->partial);
+    memset(o, 0, sizeof *o);
+}
+
+double optim_lr(const OptimConfig *c, int step)
+{
+    if (step < c->warmup) return c->lr * (step + 1) / c->warmup;
+    int span = c->steps - c->warmup;
+    if (span <= 0) return c->lr;
+    double progress = (double)(step - c->warmup) / span;
+    if (progress > 1) progress = 1;
+    return c->min_lr + 0.5 * (c->lr - c->min_lr) * (1 + cos(3.141592653589793 * progress));
+}
+
+double optim_grad_norm(Optimizer *o)
+{
+    /* Chunks of fixed size, each summed by one thread; the partial sums added in order. */
+    size_t k = 0;
+    for (int i = 0; i < o->n_params; i++) {
+        const Tensor *p = o->params[i];
+        long chunks = (long)((p->size + NORM_CHUNK - 1) / NORM_CHUNK);
+        double *part = o->partial + k;
+#pragma omp parallel for schedule(static) if (chunks > 8)
+        for (long c = 0; c < chunks; c++) {
+            size_t j0 = (size_t)c * NORM_CHUNK, j1 = j0 + NORM_CHUNK < p->size ? j0 + NORM_CHUNK : p->size;
+            double s = 0;
+            for (size_t j = j0; j < j1; j++) s += (double)p->grad[j] * p->grad[j];
+            part[c] = s;
+        }
+        k += (size_t)chunks;
+    }
+    double total = 0;
+    for (size_t c = 0; c < k; c++) total += o->partial[c];
+    return sqrt(total);
+}
+
+void optim_scale_grads(Optimizer *o, double f)
+{
+    for (int i = 0; i < o->n_params; i++) {
+        Tensor *p = o->params[i];
+#pragma omp parallel for schedule(static) if (p->size > 65536)
+        for (size_t j = 0; j < p->size; j++) p->grad[j] = (real)(p->grad[j] * f);
+    }
+}
+
+void optim_step(Optimizer *o, int step, double lr)
+{
+    const OptimConfig *c = &o->cfg;
+    double bc1 = 1 - pow(c->beta1, step + 1), bc2 = 1 - pow(c->beta2, step + 1);
+    size_t off = 0;
+    for (int i = 0; i < o->n_params; i++) {
+        Tensor *p = o->params[i];
+        real *m = o->m + off, *v = o->v + off;
+        double wd = o->decay[i] ? c->weight_decay : 0;
+        off += p->size;
+        if (c->kind == OPTIM_SGD) { /* p -= lr (g + wd p) */
+#pragma omp parallel for schedule(static) if (p->size > 65536)
+            for (size_t j = 0; j < p->size; j++) p->data[j] -= (real)(lr * (p->grad[j] + wd * p->data[j]));
+            continue;
+        }
+        real b1 = (real)c->beta1, b2 = (real)c->beta2;
+#pragma omp parallel for schedule(static) if (p->size > 65536)
+        for (size_t j = 0; j < p->size; j++) {
+            real g = p->grad[j];
+            m[j] = b1 * m[j] + (1 - b1) * g;
+            v[j] = b2 * v[j] + (1 - b2) * g * g;
+            double update = (m[j] / bc1) / (sqrt(v[j] / bc2) + c->eps) + wd * p->data[j];
+            p->data[j] -= (real)(lr * update);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/* safetensors.h - reading and writing the safetensors format.
+ *
+ *   [8 bytes: header length N, little-endian u64] [N bytes: JSON header] [tensor data]
+ *   header = {"__metadata__": {"key": "value", ...},
+ *             "name": {"dtype": "F32", "shape": [rows, cols], "data_offsets": [begin, end]}, ...}
+ * Offsets are relative to the start of the data; values are little-endian. Any numpy or
+ * safetensors user can open these files. The reader checks everything it is given (sizes,
+ * offsets against the file's length, the JSON's shape) and never reads out of bounds.
+ */
+#ifndef TENSOR_SAFETENSORS_H
+#define TENSOR_SAFETENSORS_H
+
+#include "tensor.h"
+
+#include <stdio.h>
+
+typedef enum StDtype { ST_F32, ST_I32, ST_U8 } StDtype;
+
+#define ST_MAX_DIMS 8
+#define ST_MAX_NAME 256
+
+typedef struct StTensor {
+    char name[ST_MAX_NAME];
+    StDtype dtype;
+    int ndim;
+    int64_t shape[ST_MAX_DIMS];
+    uint64_t begin, end;       /* byte range within the data section */
+    size_t count;              /* number of elements */
+} StTensor;
+
+typedef struct StMeta {
+    char *key, *value;
+} StMeta;
+
+/* ---------------------------------------------------------------- reading */
+
+typedef struct StFile {
+    FILE *f;
+    uint64_t data_start, data_size;
+    StTensor *tensors;
+    int n_tensors;
+    StMeta *meta;
+    int n_meta;
+} StFile;
+
+/* Opens and validates the header. On failure returns false with a one-line message. */
+bool st_open(StFile *sf, const char *path, char *err, size_t err_len);
+/* The same from bytes in memory (used by the fuzz tests): data is not copied. */
+bool st_parse_header(StFile *sf, const char *json, size_t len, uint64_t data_size, char *err, size_t err_len);
+void st_close(StFile *sf);
+const StTensor *st_find(const StFile *sf, const char *name);
+const char *st_meta(const StFile *sf, const char *key); /* NULL when absent */
+/* Reads a tensor's values (F32 -> real, or I32/U8 as stored into int/unsigned char). */
+bool st_read_real(StFile *sf, const StTensor *t, real *dst, char *err, size_t err_len);
+bool st_read_i32(StFile *sf, const StTensor *t, int32_t *dst, char *err, size_t err_len);
+bool st_read_u8(StFile *sf, const StTensor *t, unsigned char *dst, char *err, size_t err_len);
+/* CRC-32 (the zlib/PNG polynomial) of the whole data section. */
+bool st_data_crc32(StFile *sf, uint32_t *crc, char *err, size_t err_len);
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct StEntry {
+    char name[ST_MAX_NAME];
+    StDtype dtype;
+    int ndim;
+    int64_t shape[ST_MAX_DIMS];
+    const void *data;          /* real* for F32 (converted on write), int32_t*, unsigned char* */
+    size_t count;
+} StEntry;
+
+typedef struct StWriter {
+    StEntry *entries;
+    int n, cap;
+    StMeta *meta;
+    int n_meta, cap_meta;
+} StWriter;
+
+void st_writer_init(StWriter *w);
+void st_writer_free(StWriter *w);
+void st_add(StWriter *w, const char *name, StDtype dtype, const void *data, int ndim, const int64_t *shape);
+void st_add_tensor(StWriter *w, const char *name, const Tensor *t); /* F32 from a tensor's data */
+void st_add_meta(StWriter *w, const char *key, const char *value);
+/* Writes atomically: a temporary file in the same directory, flushed to disk (fsync), then
+ * renamed over `path`. A crash leaves either the old file or the new one, never a mix.
+ * Adds the metadata entry "checksum" = "crc32:xxxxxxxx" of the data section. */
+bool st_write(const StWriter *w, const char *path, char *err, size_t err_len);
+
+uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n);
+
+#endif

@@ -1,0 +1,228 @@
+/* test_data.c - the toy tasks, batch layout, train/validation separation, the TSV loader. */
+#include "test.h"
+
+#include "../data/data.h"
+#include "../tensor/rng.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *word(const Dataset *d, int id) { return d->vocab.words[id]; }
+
+static Dataset open_task(TaskKind task, int context)
+{
+    Dataset d;
+    char err[512];
+    DataConfig c = {.task = task, .symbols = 10, .min_len = 2, .max_len = 7, .val_size = 300, .context = context, .seed = 4};
+    bool ok = dataset_open(&d, &c, err, sizeof err);
+    CHECK(ok, "dataset_open: %s", err);
+    return d;
+}
+
+static void test_copy_and_reverse_examples(void)
+{
+    for (int k = 0; k < 2; k++) {
+        Dataset d = open_task(k ? TASK_REVERSE : TASK_COPY, 16);
+        CHECK(d.vocab.size == TOK_FIRST_WORD + 10, "vocabulary: 4 special tokens + 10 symbols");
+        for (int i = 0; i < d.val.n; i++) {
+            Example e = example_list_get(&d.val, i);
+            CHECK(e.src_len >= 2 && e.src_len <= 7 && e.tgt_len == e.src_len, "length %d", e.src_len);
+            for (int j = 0; j < e.src_len; j++) {
+                CHECK(e.src[j] >= TOK_FIRST_WORD && e.src[j] < TOK_FIRST_WORD + 10, "symbol out of range");
+                int want = k ? e.src[e.src_len - 1 - j] : e.src[j];
+                if (!CHECK(e.tgt[j] == want, "%s: target[%d] wrong", k ? "reverse" : "copy", j)) break;
+            }
+        }
+        dataset_free(&d);
+    }
+}
+
+static void test_batch_layout(void)
+{
+    Batch b;
+    batch_alloc(&b, 1, 9);
+    int src[2] = {10, 11}, tgt[3] = {20, 21, 22};
+    Example e = {2, 3, src, tgt};
+    batch_set_row(&b, 0, &e);
+    /* sequence: BOS 10 11 SEP 20 21 22 EOS (8 tokens); inputs are its first 7, then padding */
+    int tokens[9] = {TOK_BOS, 10, 11, TOK_SEP, 20, 21, 22, TOK_PAD, TOK_PAD};
+    int targets[9] = {10, 11, TOK_SEP, 20, 21, 22, TOK_EOS, TOK_PAD, TOK_PAD};
+    unsigned char mask[9] = {0, 0, 0, 1, 1, 1, 1, 0, 0}, valid[9] = {1, 1, 1, 1, 1, 1, 1, 0, 0};
+    CHECK(memcmp(b.tokens, tokens, sizeof tokens) == 0, "inputs laid out wrong");
+    CHECK(memcmp(b.targets, targets, sizeof targets) == 0, "targets laid out wrong");
+    CHECK(memcmp(b.loss_mask, mask, sizeof mask) == 0, "loss must cover the target and EOS only");
+    CHECK(memcmp(b.valid, valid, sizeof valid) == 0, "valid positions wrong");
+    batch_free(&b);
+}
+
+/* True when the source of e equals the source of some validation example. */
+static bool source_in_val(const Dataset *d, const Example *e)
+{
+    for (int i = 0; i < d->val.n; i++) {
+        Example v = example_list_get(&d->val, i);
+        if (v.src_len == e->src_len && !memcmp(v.src, e->src, (size_t)e->src_len * sizeof(int))) return true;
+    }
+    return false;
+}
+
+static void test_training_data_avoids_validation_and_is_a_function_of_step(void)
+{
+    /* a small space (2..3 symbols of 3: 36 sources) makes collisions certain without the filter */
+    Dataset d;
+    char err[256];
+    DataConfig c = {.task = TASK_COPY, .symbols = 3, .min_len = 2, .max_len = 3, .val_size = 12, .context = 8, .seed = 1};
+    CHECK(dataset_open(&d, &c, err, sizeof err), "%s", err);
+    Batch b, b2;
+    batch_alloc(&b, 16, 8);
+    batch_alloc(&b2, 16, 8);
+    int leaks = 0;
+    for (int step = 0; step < 100; step++) {
+        dataset_train_batch(&d, step, &b);
+        for (int r = 0; r < b.B; r++) leaks += source_in_val(&d, &b.examples[r]);
+    }
+    CHECK(leaks == 0, "%d training examples have a validation source", leaks);
+    dataset_train_batch(&d, 7, &b);
+    dataset_train_batch(&d, 7, &b2);
+    CHECK(memcmp(b.tokens, b2.tokens, 16 * 8 * sizeof(int)) == 0, "step 7 gave two different batches");
+    dataset_train_batch(&d, 8, &b2);
+    CHECK(memcmp(b.tokens, b2.tokens, 16 * 8 * sizeof(int)) != 0, "steps 7 and 8 gave the same batch");
+    batch_free(&b);
+    batch_free(&b2);
+    dataset_free(&d);
+    /* a validation set larger than half the space is refused */
+    c.val_size = 30;
+    CHECK(!dataset_open(&d, &c, err, sizeof err) && strstr(err, "--val-size"), "impossible --val-size accepted: %s", err);
+    dataset_free(&d);
+}
+
+static int find_word(const Dataset *d, const int *t, int n, const char *w)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(word(d, t[i]), w)) return i;
+    return -1;
+}
+
+static void test_translate_grammar(void)
+{
+    Dataset d = open_task(TASK_TRANSLATE, 24);
+    int distinct_checked = 0;
+    for (int i = 0; i < d.val.n; i++) {
+        Example e = example_list_get(&d.val, i);
+        CHECK(e.src_len == e.tgt_len, "word-for-word: same length");
+        /* the source's verb (position after the first noun) ends the target, before any adverb */
+        int verb_src = -1;
+        for (int j = 0; j < e.src_len && verb_src < 0; j++)
+            if (find_word(&d, &e.src[j], 1, "sees") == 0 || find_word(&d, &e.src[j], 1, "likes") == 0) verb_src = j;
+        if (verb_src >= 0) {
+            const char *verb = word(&d, e.src[verb_src]);
+            const char *tverb = !strcmp(verb, "sees") ? "vidi" : "ami";
+            int at = find_word(&d, e.tgt, e.tgt_len, tverb);
+            bool adverb = e.tgt_len > 0 && at == e.tgt_len - 2;
+            CHECK(at == e.tgt_len - 1 || adverb, "verb %s is at %d of %d in the target", tverb, at, e.tgt_len);
+            distinct_checked++;
+        }
+        /* "big dog" becomes "kan gran": adjectives follow their noun */
+        int big = find_word(&d, e.src, e.src_len, "big"), dog = find_word(&d, e.src, e.src_len, "dog");
+        if (big >= 0 && dog == big + 1) {
+            int kan = find_word(&d, e.tgt, e.tgt_len, "kan"), gran = find_word(&d, e.tgt, e.tgt_len, "gran");
+            CHECK(kan >= 0 && gran == kan + 1, "'big dog' should become 'kan gran'");
+        }
+    }
+    CHECK(distinct_checked > 20, "too few sentences with sees/likes (%d)", distinct_checked);
+    /* thousands of distinct sentences: 3000 draws are almost all different */
+    Rng r = rng_stream(1, 0);
+    int src[16], tgt[16], sl, tl, dup = 0;
+    static uint64_t seen[3000];
+    for (int i = 0; i < 3000; i++) {
+        translate_sample(&r, src, &sl, tgt, &tl);
+        uint64_t h = (uint64_t)sl;
+        for (int j = 0; j < sl; j++) h = rng_mix(h ^ (uint64_t)src[j]);
+        for (int j = 0; j < i; j++) dup += seen[j] == h;
+        seen[i] = h;
+    }
+    CHECK(dup < 30, "%d duplicates in 3000 sentences", dup);
+    dataset_free(&d);
+}
+
+/* ------------------------------------------------------------------ TSV */
+
+static bool load_tsv(const char *text, size_t len, int context, Dataset *d, char *err, size_t err_len)
+{
+    const char *path = test_write_file("corpus.tsv", text, len);
+    DataConfig c = {.task = TASK_TSV, .path = path, .context = context, .seed = 1};
+    bool ok = dataset_open(d, &c, err, err_len);
+    return ok;
+}
+
+static void test_tsv_corpus_loads_and_splits_by_source(void)
+{
+    char text[65536] = "";
+    size_t n = 0;
+    for (int i = 0; i < 200; i++) /* 100 sources, each with two translations, plus one duplicate line */
+        n += (size_t)snprintf(text + n, sizeof text - n, "src%d w%d\ttgt%d x%d%s\n", i / 2, i % 7, i, i % 3,
+                              i == 0 ? "\r" : "");
+    n += (size_t)snprintf(text + n, sizeof text - n, "\n   \nsrc0 w0\ttgt0 x0\n");
+    Dataset d;
+    char err[512];
+    CHECK(load_tsv(text, n, 16, &d, err, sizeof err), "good corpus refused: %s", err);
+    CHECK(d.skipped == 1, "the duplicate line should be dropped once (dropped %ld)", d.skipped);
+    CHECK(d.train.n + d.val.n == 200, "%d + %d pairs kept, want 200", d.train.n, d.val.n);
+    CHECK(d.val.n >= 4 && d.val.n <= 50, "validation should be about 10%%: %d", d.val.n);
+    for (int i = 0; i < d.train.n; i++) {
+        Example e = example_list_get(&d.train, i);
+        if (!CHECK(!source_in_val(&d, &e), "training pair %d shares a source with validation", i)) break;
+    }
+    CHECK(vocab_find(&d.vocab, "tgt5", 4) >= 0 && vocab_find(&d.vocab, "x0\r", 3) < 0, "vocabulary from the words");
+    CHECK(dataset_max_input(&d) == 2 + 2 + 2, "max input %d", dataset_max_input(&d));
+    dataset_free(&d);
+}
+
+static void test_tsv_errors_name_the_line(void)
+{
+    struct {
+        const char *text;
+        size_t len;
+        const char *expect;
+    } cases[] = {
+        {"", 0, "no sentence pairs"},
+        {"a b\tc\n", 6, "only one"},
+        {"a\tb\nno tab here\n", 16, ":2: no tab"},
+        {"a\tb\nx\ty\tz\n", 11, ":2: more than one tab"},
+        {"a\tb\n\xff\xfe\tc\n", 9, ":2: not valid UTF-8"},
+        {"a\tb\nc\xc3\tc\n", 9, ":2: not valid UTF-8"},
+        {"a\tb\nx\0y\tc\n", 10, ":2: contains a NUL"},
+        {"a\tb\n \tc\n", 8, ":2: empty source"},
+        {"a\tb\nc d e f g h\ti j\n", 20, ":2: 6 + 2 words need 10 positions"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        Dataset d;
+        char err[512] = "";
+        bool ok = load_tsv(cases[k].text, cases[k].len, 8, &d, err, sizeof err);
+        CHECK(!ok && strstr(err, cases[k].expect), "case %zu: want an error with \"%s\", got \"%s\"", k, cases[k].expect,
+              ok ? "(accepted)" : err);
+        dataset_free(&d);
+    }
+    static char big[70000];
+    memset(big, 'a', sizeof big);
+    big[10] = '\t';
+    Dataset d;
+    char err[512];
+    CHECK(!load_tsv(big, sizeof big, 8, &d, err, sizeof err) && strstr(err, ":1: line longer"), "overlong line: %s", err);
+    dataset_free(&d);
+    DataConfig c = {.task = TASK_TSV, .path = test_path("does-not-exist.tsv"), .context = 8};
+    CHECK(!dataset_open(&d, &c, err, sizeof err) && strstr(err, "cannot open"), "missing file: %s", err);
+    dataset_free(&d);
+}
+
+int main(int argc, char **argv)
+{
+    static const TestCase tests[] = {
+        {"data: copy and reverse targets", test_copy_and_reverse_examples},
+        {"data: batch layout and loss mask", test_batch_layout},
+        {"data: training avoids validation sources; batch = f(step)", test_training_data_avoids_validation_and_is_a_function_of_step},
+        {"data: translate grammar moves verbs and adjectives", test_translate_grammar},
+        {"data: TSV corpus loads, deduplicates, splits by source", test_tsv_corpus_loads_and_splits_by_source},
+        {"data: TSV errors name the line", test_tsv_errors_name_the_line},
+    };
+    return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}

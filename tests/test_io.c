@@ -1,0 +1,276 @@
+/* test_io.c - safetensors files, checkpoints, and the option parsers. */
+#include "test.h"
+
+#include "../cli/checkpoint.h"
+#include "../cli/options.h"
+#include "../tensor/safetensors.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t read_all(const char *path, unsigned char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, cap, f);
+    fclose(f);
+    return n;
+}
+
+/* ------------------------------------------------------------------ safetensors */
+
+static void test_safetensors_round_trip(void)
+{
+    real f[6] = {1.5f, -2.25f, 3e-8f, 1e30f, 0, -0.0f};
+    int32_t ints[3] = {7, -1, 2147483647};
+    unsigned char bytes[5] = {0, 1, 255, 3, 4};
+    int64_t s23[2] = {2, 3}, s3[1] = {3}, s5[1] = {5};
+    StWriter w;
+    st_writer_init(&w);
+    st_add(&w, "h.0.attn.wq", ST_F32, f, 2, s23);
+    st_add(&w, "ids", ST_I32, ints, 1, s3);
+    st_add(&w, "mask", ST_U8, bytes, 1, s5);
+    st_add_meta(&w, "note", "quote \" backslash \\ newline \n tab \t done");
+    char err[512];
+    const char *path = test_path("round.safetensors");
+    CHECK(st_write(&w, path, err, sizeof err), "write: %s", err);
+    st_writer_free(&w);
+
+    static unsigned char raw[4096];
+    size_t n = read_all(path, raw, sizeof raw);
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--) hlen = hlen << 8 | raw[i];
+    CHECK(n == 8 + hlen + 24 + 12 + 5, "file size %zu: 8 + header %llu + 41 data bytes", n, (unsigned long long)hlen);
+    CHECK(hlen % 8 == 0 && raw[8] == '{', "header must start with '{' and keep the data 8-byte aligned");
+    CHECK(raw[8 + hlen] == 0 && raw[8 + hlen + 1] == 0 && raw[8 + hlen + 2] == 0xc0 && raw[8 + hlen + 3] == 0x3f,
+          "1.5f must be stored little-endian as 00 00 c0 3f");
+
+    StFile sf;
+    CHECK(st_open(&sf, path, err, sizeof err), "open: %s", err);
+    const StTensor *t = st_find(&sf, "h.0.attn.wq");
+    real back[6];
+    CHECK(t && t->ndim == 2 && t->shape[0] == 2 && t->shape[1] == 3 && st_read_real(&sf, t, back, err, sizeof err),
+          "read F32: %s", err);
+    CHECK(memcmp(back, f, sizeof f) == 0, "F32 values changed in the round trip");
+    int32_t ib[3];
+    unsigned char bb[5];
+    CHECK(st_read_i32(&sf, st_find(&sf, "ids"), ib, err, sizeof err) && !memcmp(ib, ints, sizeof ints), "I32");
+    CHECK(st_read_u8(&sf, st_find(&sf, "mask"), bb, err, sizeof err) && !memcmp(bb, bytes, sizeof bytes), "U8");
+    CHECK(!st_read_real(&sf, st_find(&sf, "ids"), back, err, sizeof err) && strstr(err, "is I32"), "dtype mismatch: %s", err);
+    const char *note = st_meta(&sf, "note");
+    CHECK(note && !strcmp(note, "quote \" backslash \\ newline \n tab \t done"), "metadata escapes");
+    uint32_t crc;
+    char want[32];
+    CHECK(st_data_crc32(&sf, &crc, err, sizeof err), "crc");
+    snprintf(want, sizeof want, "crc32:%08x", crc);
+    CHECK(st_meta(&sf, "checksum") && !strcmp(st_meta(&sf, "checksum"), want), "stored checksum");
+    st_close(&sf);
+    /* CRC-32 of "123456789" is the standard check value cbf43926 */
+    CHECK(crc32_update(0, (const unsigned char *)"123456789", 9) == 0xcbf43926u, "CRC-32 check value");
+}
+
+static void expect_header_error(const char *json, uint64_t data_size, const char *expect)
+{
+    StFile sf;
+    char err[512] = "";
+    bool ok = st_parse_header(&sf, json, strlen(json), data_size, err, sizeof err);
+    CHECK(!ok && strstr(err, expect), "header %s: want an error with \"%s\", got \"%s\"", json, expect, ok ? "(accepted)" : err);
+    if (ok) st_close(&sf);
+}
+
+static void test_safetensors_rejects_bad_headers(void)
+{
+    const char *t = "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}";
+    StFile sf;
+    char err[256];
+    CHECK(st_parse_header(&sf, t, strlen(t), 8, err, sizeof err), "valid header refused: %s", err);
+    st_close(&sf);
+    expect_header_error(t, 7, "outside");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8, "need 12");
+    expect_header_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}}", 8, "unsupported dtype");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2]}}", 8, "lacks");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,0]}}", 8, "outside");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}}", 8, "non-negative integer");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[99999999999],\"data_offsets\":[0,8]}}", 8, "too large");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967295,4294967295,4294967295],\"data_offsets\":[0,8]}}", 8,
+                        "too large");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,99999999999999999999999]}}", 8, "too large");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},\"a\":{}}", 8, "twice");
+    expect_header_error("{\"__metadata__\":{\"k\":3}}", 0, "expected '\"'");
+    expect_header_error("{\"__metadata__\":{\"k\":\"v\",\"k\":\"w\"}}", 0, "twice");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}} x", 8, "after the JSON");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}", 8, "expected '}'");
+    expect_header_error("{\"a\\ud800\":{}}", 8, "surrogate");
+    expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"x\":1}}", 8, "unexpected");
+    expect_header_error("[]", 0, "expected '{'");
+}
+
+static void test_safetensors_rejects_bad_files(void)
+{
+    char err[512];
+    StFile sf;
+    CHECK(!st_open(&sf, test_path("missing.safetensors"), err, sizeof err) && strstr(err, "cannot open"), "%s", err);
+    const char *p = test_write_file("short.safetensors", "\x10\0\0", 3);
+    CHECK(!st_open(&sf, p, err, sizeof err) && strstr(err, "truncated"), "short: %s", err);
+    p = test_write_file("hlen.safetensors", "\xff\xff\xff\xff\0\0\0\0{}", 10);
+    CHECK(!st_open(&sf, p, err, sizeof err) && strstr(err, "does not fit"), "huge header length: %s", err);
+    const char body[] = "\x38\0\0\0\0\0\0\0{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}      \1\2\3";
+    p = test_write_file("cut.safetensors", body, sizeof body - 1);
+    CHECK(!st_open(&sf, p, err, sizeof err) && strstr(err, "outside"), "data cut short: %s", err);
+}
+
+/* ------------------------------------------------------------------ checkpoints */
+
+static void test_checkpoint_round_trip_and_corruption(void)
+{
+    GptConfig cfg = {.vocab = 9, .context = 6, .layers = 1, .dmodel = 8, .heads = 2, .dk = 4, .scale_mode = SCALE_SQRT,
+                     .init_gain = 1};
+    Gpt a, b;
+    gpt_create(&a, &cfg);
+    gpt_create(&b, &cfg);
+    gpt_init(&a, 1);
+    gpt_init(&b, 2);
+    bool decay[GPT_MAX_PARAMS] = {false};
+    OptimConfig oc = {.kind = OPTIM_ADAMW};
+    Optimizer oa, ob;
+    optim_init(&oa, &oc, a.params, decay, a.n_params);
+    optim_init(&ob, &oc, b.params, decay, b.n_params);
+    for (size_t i = 0; i < oa.n_values; i++) {
+        oa.m[i] = (real)i;
+        oa.v[i] = (real)(2 * i);
+    }
+    Options o;
+    options_defaults(&o);
+    Vocab v;
+    vocab_init(&v);
+    for (int i = 0; i < 5; i++) vocab_add(&v, "abcde" + i, 1);
+    char err[512];
+    char path[4096]; /* a copy: test_path returns a buffer that later calls reuse */
+    snprintf(path, sizeof path, "%s", test_path("ckpt.safetensors"));
+    CHECK(checkpoint_save(path, &a, &oa, 42, &o, &v, err, sizeof err), "save: %s", err);
+    int step = -1;
+    CHECK(checkpoint_load(path, &b, &ob, &step, &v, err, sizeof err), "load: %s", err);
+    CHECK(step == 42, "step %d, want 42", step);
+    CHECK(memcmp(a.values, b.values, a.n_values * sizeof(real)) == 0, "parameters differ after the round trip");
+    CHECK(memcmp(oa.m, ob.m, oa.n_values * sizeof(real)) == 0 && memcmp(oa.v, ob.v, oa.n_values * sizeof(real)) == 0,
+          "Adam moments differ after the round trip");
+
+    /* one flipped bit in the data: the checksum catches it */
+    static unsigned char raw[1 << 16];
+    size_t n = read_all(path, raw, sizeof raw);
+    raw[n - 7] ^= 0x10;
+    const char *bad = test_write_file("flipped.safetensors", raw, n);
+    CHECK(!checkpoint_load(bad, &b, &ob, &step, &v, err, sizeof err) && strstr(err, "checksum mismatch"), "flip: %s", err);
+    /* truncated: the last tensor's bytes are gone */
+    bad = test_write_file("truncated.safetensors", raw, n - 100);
+    CHECK(!checkpoint_load(bad, &b, &ob, &step, &v, err, sizeof err) && strstr(err, "outside"), "truncated: %s", err);
+
+    /* a model of another shape is refused with the tensor's name */
+    GptConfig wide = cfg;
+    wide.dmodel = 12;
+    Gpt c;
+    gpt_create(&c, &wide);
+    CHECK(!checkpoint_load(path, &c, NULL, &step, &v, err, sizeof err) && strstr(err, "\"wte\" has shape [9x8]"),
+          "shape mismatch: %s", err);
+    /* and so is another vocabulary */
+    vocab_add(&v, "z", 1);
+    CHECK(!checkpoint_load(path, &b, &ob, &step, &v, err, sizeof err) && strstr(err, "vocabulary"), "vocab: %s", err);
+    gpt_free(&c);
+    vocab_free(&v);
+    optim_free(&oa);
+    optim_free(&ob);
+    gpt_free(&a);
+    gpt_free(&b);
+}
+
+/* ------------------------------------------------------------------ options */
+
+static bool parse(Options *o, char *err, int argc, char **argv)
+{
+    bool set[128] = {false}, help;
+    options_defaults(o);
+    return options_parse_args(o, argc, argv, set, &help, err, 512) && options_validate(o, err, 512);
+}
+
+static void expect_args_error(const char *flag, const char *expect)
+{
+    Options o;
+    char err[512] = "";
+    char *argv[3] = {"train", (char *)flag, NULL};
+    bool ok = parse(&o, err, 2, argv);
+    CHECK(!ok && strstr(err, expect), "%s: want an error with \"%s\", got \"%s\"", flag, expect, ok ? "(accepted)" : err);
+}
+
+static void test_flags_are_checked(void)
+{
+    Options o;
+    char err[512];
+    char *good[] = {"train", "--lr=1e-3", "--layers=3", "--scale=8", "--seed=18446744073709551615", "--quiet", NULL};
+    CHECK(parse(&o, err, 6, good), "good flags refused: %s", err);
+    CHECK(o.lr == 1e-3 && o.layers == 3 && !strcmp(o.scale, "8") && o.seed == UINT64_MAX && o.quiet, "flag values");
+    expect_args_error("--lr=1e-3x", "not a finite number");
+    expect_args_error("--lr=", "not a finite number");
+    expect_args_error("--lr=nan", "not a finite number");
+    expect_args_error("--layers=abc", "not an integer");
+    expect_args_error("--layers=0", "between 1 and 24");
+    expect_args_error("--layers=99999999999999999999", "not an integer");
+    expect_args_error("--dropout=1", "between");
+    expect_args_error("--scale=0", "positive number");
+    expect_args_error("--scale=-2", "positive number");
+    expect_args_error("--scale=sqrtx", "positive number");
+    expect_args_error("--task=sort", "one of copy|reverse|translate|tsv");
+    expect_args_error("--bogus=1", "unknown option");
+    expect_args_error("--lr", "missing value");
+    expect_args_error("stray", "unexpected argument");
+    expect_args_error("--heads=5", "--heads=5 does not divide --dmodel=64");
+    expect_args_error("--seed=-1", "non-negative");
+    expect_args_error("--dmodel=16384", "GiB");
+    expect_args_error("--inject-nan=3", "STEP:PARAM");
+}
+
+static void test_config_files(void)
+{
+    const char *text = "# a comment\n\nlayers = 3   # trailing comment\n  lr=0.01\nscale = dk\n";
+    const char *cfg = test_write_file("good.cfg", text, strlen(text));
+    char flag[1100];
+    snprintf(flag, sizeof flag, "--config=%s", cfg);
+    char *argv[] = {"train", "--lr=0.5", flag, NULL}; /* the flag wins over the file, wherever it stands */
+    Options o;
+    char err[512];
+    CHECK(parse(&o, err, 3, argv), "good config refused: %s", err);
+    CHECK(o.layers == 3 && o.lr == 0.5 && !strcmp(o.scale, "dk"), "config values: layers %d lr %g scale %s", o.layers, o.lr, o.scale);
+    struct {
+        const char *text, *expect;
+    } bad[] = {
+        {"layers = 2\nnot a pair\n", "bad.cfg:2: expected \"key = value\""},
+        {"colour = red\n", "bad.cfg:1: colour: unknown option"},
+        {"lr = \n", "bad.cfg:1: missing value"},
+        {"lr = 1e-3x\n", "bad.cfg:1: lr=1e-3x: not a finite number"},
+        {"config = other.cfg\n", "cannot include"},
+        {" = 3\n", "missing key"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const char *p = test_write_file("bad.cfg", bad[k].text, strlen(bad[k].text));
+        snprintf(flag, sizeof flag, "--config=%s", p);
+        char *av[] = {"train", flag, NULL};
+        bool ok = parse(&o, err, 2, av);
+        CHECK(!ok && strstr(err, bad[k].expect), "config %zu: want \"%s\", got \"%s\"", k, bad[k].expect, ok ? "(accepted)" : err);
+    }
+    char *missing[] = {"train", "--config=/nonexistent/x.cfg", NULL};
+    CHECK(!parse(&o, err, 2, missing) && strstr(err, "No such file"), "missing config: %s", err);
+}
+
+int main(int argc, char **argv)
+{
+    static const TestCase tests[] = {
+        {"safetensors: round trip, byte layout, metadata, checksum", test_safetensors_round_trip},
+        {"safetensors: bad headers are refused with a message", test_safetensors_rejects_bad_headers},
+        {"safetensors: bad files are refused with a message", test_safetensors_rejects_bad_files},
+        {"checkpoint: round trip; flipped byte, truncation, shape, vocab", test_checkpoint_round_trip_and_corruption},
+        {"options: flags are parsed and checked", test_flags_are_checked},
+        {"options: config files, and flags override them", test_config_files},
+    };
+    return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}

@@ -1,0 +1,226 @@
+/* test_model.c - metrics on constructed cases, the optimizer, the schedule, init and scale. */
+#include "test.h"
+
+#include "../model/gpt.h"
+#include "../model/metrics.h"
+#include "../model/optim.h"
+#include "../tensor/rng.h"
+
+#include <math.h>
+#include <string.h>
+
+static Arena g_arena;
+
+static Tensor *t4(int B, int H, int T)
+{
+    return tensor_new4(&g_arena, B, H, T, T, "t");
+}
+
+static void test_uniform_attention_entropy_and_max_weight(void)
+{
+    arena_init(&g_arena, 1 << 16);
+    enum { B = 2, H = 3, T = 6 };
+    Tensor *S = t4(B, H, T), *P = t4(B, H, T);
+    /* all scores equal: row i spreads 1/(i+1) over its i+1 visible keys */
+    for (int bh = 0; bh < B * H; bh++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T; j++) {
+                S->data[(bh * T + i) * T + j] = 0.5f;
+                P->data[(bh * T + i) * T + j] = j <= i ? 1.0f / (i + 1) : 0;
+            }
+    AttentionStats st = attention_stats(&g_arena, S, P, NULL);
+    double ent = 0, maxw = 0;
+    for (int i = 0; i < T; i++) {
+        ent += log(i + 1.0);
+        maxw += 1.0 / (i + 1);
+    }
+    ent /= T;
+    maxw /= T;
+    CHECK(fabs(st.entropy - ent) < 1e-6, "entropy %.9g, want mean log(n) = %.9g", st.entropy, ent);
+    CHECK(fabs(st.entropy_norm - 1) < 1e-6, "entropy / log n = %.9g, want 1", st.entropy_norm);
+    CHECK(fabs(st.max_weight - maxw) < 1e-6, "max weight %.9g, want mean 1/n = %.9g", st.max_weight, maxw);
+    CHECK(st.score_std < 1e-7 && fabs(st.score_mean - 0.5) < 1e-7, "constant scores: mean %g std %g", st.score_mean, st.score_std);
+    CHECK(st.rows == B * H * T && st.entries == B * H * T * (T + 1) / 2, "rows %ld entries %ld", st.rows, st.entries);
+    arena_free(&g_arena);
+}
+
+static void test_one_hot_attention_and_padding_rows(void)
+{
+    arena_init(&g_arena, 1 << 16);
+    enum { B = 1, H = 1, T = 4 };
+    Tensor *S = t4(B, H, T), *P = t4(B, H, T);
+    memset(P->data, 0, P->size * sizeof(real));
+    for (int i = 0; i < T; i++) {
+        P->data[i * T + 0] = 1; /* all weight on the first key */
+        for (int j = 0; j < T; j++) S->data[i * T + j] = (real)(j <= i ? (j % 2 ? 2 : -2) : 1000); /* masked: ignored */
+    }
+    unsigned char valid[T] = {1, 1, 1, 0}; /* the last query is padding */
+    AttentionStats st = attention_stats(&g_arena, S, P, valid);
+    CHECK(st.entropy == 0 && st.entropy_norm == 0, "one-hot rows: entropy %g (norm %g), want 0", st.entropy, st.entropy_norm);
+    CHECK(st.max_weight == 1, "one-hot rows: max weight %g, want 1", st.max_weight);
+    /* visible scores of rows 0..2: -2 | -2 2 | -2 2 -2  -> sum -4, mean -4/6, E[s^2] = 4 */
+    double mean = -4.0 / 6, std = sqrt(4 - mean * mean);
+    CHECK(fabs(st.score_mean - mean) < 1e-6 && fabs(st.score_std - std) < 1e-6, "score mean %g std %g, want %g %g",
+          st.score_mean, st.score_std, mean, std);
+    CHECK(st.rows == 3 && st.entries == 6, "padding row counted: rows %ld entries %ld", st.rows, st.entries);
+    arena_free(&g_arena);
+}
+
+static void test_score_std_of_random_unit_vectors_is_one_after_sqrt_scale(void)
+{
+    /* q, k with iid N(0,1) entries: Var(q.k) = dk, so s = 1/sqrt(dk) gives std 1 (the seeds' claim).
+     * 64 causal 16 x 16 matrices hold n = 8704 visible scores; a sample std's standard error is
+     * about 1/sqrt(2n) (more here, since the scores of one row share q: hence the factor 1.5). */
+    arena_init(&g_arena, 1 << 20);
+    enum { B = 8, H = 8, T = 16, DK = 64 };
+    Tensor *S = t4(B, H, T), *P = t4(B, H, T);
+    Rng r = rng_stream(3, 0);
+    real q[T][DK], k[T][DK];
+    for (int bh = 0; bh < B * H; bh++) {
+        for (int i = 0; i < T; i++)
+            for (int d = 0; d < DK; d++) {
+                q[i][d] = (real)rng_normal(&r);
+                k[i][d] = (real)rng_normal(&r);
+            }
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T; j++) {
+                double dot = 0;
+                for (int d = 0; d < DK; d++) dot += q[i][d] * k[j][d];
+                S->data[(bh * T + i) * T + j] = (real)(dot * attention_scale(SCALE_SQRT, 0, DK));
+                P->data[(bh * T + i) * T + j] = 0;
+            }
+    }
+    AttentionStats st = attention_stats(&g_arena, S, P, NULL);
+    double n = (double)st.entries, tol = 5 * sqrt(2.0 / n) * 1.5; /* 5 sigma; 1.5: scores in a row share q */
+    CHECK(fabs(st.score_std - 1) < tol, "score std %.4f, want 1 +- %.3f (n = %.0f)", st.score_std, tol, n);
+    arena_free(&g_arena);
+}
+
+static void test_attention_scale_modes(void)
+{
+    CHECK(attention_scale(SCALE_ONE, 0, 64) == 1, "scale 1");
+    CHECK(attention_scale(SCALE_SQRT, 0, 64) == 0.125, "scale sqrt at dk=64 should be 1/8");
+    CHECK(attention_scale(SCALE_DK, 0, 64) == 1.0 / 64, "scale dk");
+    CHECK(attention_scale(SCALE_CONST, 8, 256) == 0.125, "scale constant 8");
+}
+
+static void test_learning_rate_schedule(void)
+{
+    OptimConfig c = {.lr = 1e-3, .min_lr = 1e-4, .warmup = 10, .steps = 110};
+    CHECK(fabs(optim_lr(&c, 0) - 1e-4) < 1e-12, "warmup starts at lr/warmup: %g", optim_lr(&c, 0));
+    CHECK(fabs(optim_lr(&c, 9) - 1e-3) < 1e-12, "warmup ends at lr: %g", optim_lr(&c, 9));
+    CHECK(fabs(optim_lr(&c, 10) - 1e-3) < 1e-12, "cosine starts at lr: %g", optim_lr(&c, 10));
+    CHECK(fabs(optim_lr(&c, 60) - 5.5e-4) < 1e-12, "cosine midpoint is (lr + min)/2: %g", optim_lr(&c, 60));
+    CHECK(fabs(optim_lr(&c, 110) - 1e-4) < 1e-12, "cosine ends at min_lr: %g", optim_lr(&c, 110));
+}
+
+static void test_adamw_step_by_hand(void)
+{
+    arena_init(&g_arena, 1 << 16);
+    Tensor *w = tensor_new2(&g_arena, 1, 2, "w"), *b = tensor_new2(&g_arena, 1, 2, "b");
+    b->ndim = 1; /* a vector: no decay */
+    w->data[0] = 1;
+    w->data[1] = -2;
+    b->data[0] = 0.5f;
+    b->data[1] = 0.25f;
+    tensor_grad(&g_arena, w);
+    tensor_grad(&g_arena, b);
+    Tensor *ps[2] = {w, b};
+    bool decay[2] = {true, false};
+    OptimConfig c = {.kind = OPTIM_ADAMW, .lr = 0.1, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.5};
+    Optimizer o;
+    optim_init(&o, &c, ps, decay, 2);
+    real g[2][2] = {{0.3f, -0.4f}, {1.5f, 0}};
+    double want_w[2] = {1, -2}, want_b[2] = {0.5, 0.25}, m[2][2] = {{0}}, v[2][2] = {{0}};
+    for (int step = 0; step < 3; step++) {
+        for (int j = 0; j < 2; j++) {
+            w->grad[j] = g[0][j] * (step + 1);
+            b->grad[j] = g[1][j] * (step + 1);
+        }
+        optim_step(&o, step, 0.1);
+        /* the same update written out: m, v moments with bias correction, decoupled decay */
+        double *want[2] = {want_w, want_b};
+        for (int p = 0; p < 2; p++)
+            for (int j = 0; j < 2; j++) {
+                double gj = g[p][j] * (step + 1);
+                m[p][j] = 0.9 * m[p][j] + 0.1 * gj;
+                v[p][j] = 0.99 * v[p][j] + 0.01 * gj * gj;
+                double mh = m[p][j] / (1 - pow(0.9, step + 1)), vh = v[p][j] / (1 - pow(0.99, step + 1));
+                want[p][j] -= 0.1 * (mh / (sqrt(vh) + 1e-8) + (p == 0 ? 0.5 : 0) * want[p][j]);
+            }
+    }
+    for (int j = 0; j < 2; j++) {
+        CHECK(fabs(w->data[j] - want_w[j]) < 1e-5, "w[%d] = %.7f, want %.7f", j, w->data[j], want_w[j]);
+        CHECK(fabs(b->data[j] - want_b[j]) < 1e-5, "b[%d] = %.7f, want %.7f", j, b->data[j], want_b[j]);
+    }
+    /* gradient norm and clipping */
+    double norm = optim_grad_norm(&o), want = sqrt(0.9 * 0.9 + 1.2 * 1.2 + 4.5 * 4.5);
+    CHECK(fabs(norm - want) < 1e-5, "grad norm %g, want %g", norm, want);
+    optim_scale_grads(&o, 1 / norm);
+    CHECK(fabs(optim_grad_norm(&o) - 1) < 1e-6, "after clipping to 1 the norm is %g", optim_grad_norm(&o));
+    optim_free(&o);
+    arena_free(&g_arena);
+}
+
+static void test_sgd_step(void)
+{
+    arena_init(&g_arena, 1 << 16);
+    Tensor *w = tensor_new2(&g_arena, 1, 3, "w");
+    tensor_grad(&g_arena, w);
+    for (int j = 0; j < 3; j++) {
+        w->data[j] = (real)j;
+        w->grad[j] = (real)(1 - j);
+    }
+    Tensor *ps[1] = {w};
+    bool decay[1] = {false};
+    OptimConfig c = {.kind = OPTIM_SGD, .lr = 0.5};
+    Optimizer o;
+    optim_init(&o, &c, ps, decay, 1);
+    optim_step(&o, 0, 0.5);
+    for (int j = 0; j < 3; j++) CHECK(w->data[j] == j - 0.5f * (1 - j), "sgd: w[%d] = %g", j, w->data[j]);
+    optim_free(&o);
+    arena_free(&g_arena);
+}
+
+static void test_xavier_init_bounds_and_variance(void)
+{
+    GptConfig cfg = {.vocab = 50, .context = 20, .layers = 1, .dmodel = 64, .heads = 4, .dk = 32,
+                     .scale_mode = SCALE_LEARNED, .init_gain = 2};
+    Gpt m;
+    gpt_create(&m, &cfg);
+    gpt_init(&m, 1);
+    const Tensor *wq = m.layer[0].wq; /* [64, 128] */
+    double bound = 2 * sqrt(6.0 / (64 + 128)), var = 0, maxabs = 0;
+    for (size_t i = 0; i < wq->size; i++) {
+        var += (double)wq->data[i] * wq->data[i];
+        maxabs = fmax(maxabs, fabs(wq->data[i]));
+    }
+    var /= wq->size;
+    /* U(-b, b) has variance b^2 / 3; 8192 samples: relative standard error ~ 0.9%, allow 5% */
+    CHECK(maxabs <= bound && maxabs > 0.99 * bound, "max |w| %g, bound %g", maxabs, bound);
+    CHECK(fabs(var / (bound * bound / 3) - 1) < 0.05, "variance %g, want b^2/3 = %g", var, bound * bound / 3);
+    double e = 0;
+    for (size_t i = 0; i < m.wte->size; i++) e += (double)m.wte->data[i] * m.wte->data[i];
+    e = sqrt(e / m.wte->size);
+    CHECK(fabs(e - 0.02) < 0.002, "embedding std %g, want 0.02", e);
+    CHECK(m.layer[0].ln1_g->data[0] == 1 && m.layer[0].bq->data[3] == 0, "LN gain 1, bias 0");
+    CHECK(fabs(m.layer[0].scale->data[2] - 1 / sqrt(32.0)) < 1e-7, "learned scale starts at 1/sqrt(dk)");
+    CHECK(gpt_param(&m, "h.0.attn.wk") == m.layer[0].wk && gpt_param(&m, "nope") == NULL, "parameter lookup");
+    CHECK(gpt_param_decays(m.layer[0].w1) && !gpt_param_decays(m.layer[0].b1), "decay on matrices only");
+    gpt_free(&m);
+}
+
+int main(int argc, char **argv)
+{
+    static const TestCase tests[] = {
+        {"metrics: uniform attention has entropy log n and max weight 1/n", test_uniform_attention_entropy_and_max_weight},
+        {"metrics: one-hot attention, known score std, padding rows", test_one_hot_attention_and_padding_rows},
+        {"metrics: score std of random q, k is 1 with 1/sqrt(dk)", test_score_std_of_random_unit_vectors_is_one_after_sqrt_scale},
+        {"model: attention scale modes", test_attention_scale_modes},
+        {"optim: warmup and cosine schedule", test_learning_rate_schedule},
+        {"optim: AdamW matches the update written out; norm and clipping", test_adamw_step_by_hand},
+        {"optim: SGD", test_sgd_step},
+        {"model: Xavier bounds, embedding std, LN and scale init", test_xavier_init_bounds_and_variance},
+    };
+    return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}
