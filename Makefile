@@ -30,6 +30,8 @@ CLI     := $(wildcard cli/*.c)
 TESTLIB := tests/test.c tests/gradcheck.c
 APP     := $(ENGINE) $(MODEL) $(DATA) $(CLI)
 
+PROGRAMS := train probe report
+
 # Test programs: those built in double precision and those in float.
 TESTS64 := test_grad_ops test_grad_model
 TESTS32 := test_engine test_model test_data test_io
@@ -37,13 +39,20 @@ TESTS32 := test_engine test_model test_data test_io
 objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 
 .PHONY: all test asan clean
-all: train $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
+all: $(PROGRAMS) $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
 
 # ---------------------------------------------------------------- programs
-train: $(call objs,f32,train.c $(APP))
-	$(CC) $(BASE) $(OPT) $^ -o $@ $(LDLIBS)
-build/asan32/train: $(call objs,asan32,train.c $(APP))
-	$(CC) $(BASE) $(SAN) $^ -o $@ $(LDLIBS)
+train_SRC  := train.c $(APP)
+probe_SRC  := probe.c $(APP)
+report_SRC := tools/report.c tools/svg.c
+
+# $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
+define program
+$(2): $(call objs,$(1),$($(3)_SRC))
+	$$(CC) $$(BASE) $(4) $$^ -o $$@ $$(LDLIBS)
+endef
+$(foreach p,$(PROGRAMS),$(eval $(call program,f32,$(p),$(p),$(OPT))))
+$(foreach p,$(PROGRAMS),$(eval $(call program,asan32,build/asan32/$(p),$(p),$(SAN))))
 
 # ---------------------------------------------------------------- compile rules per variant
 build/f32/%.o: %.c
@@ -69,13 +78,13 @@ $(foreach t,$(TESTS64),$(eval $(call test_program,f64,$(t),$(OPT))))
 $(foreach t,$(TESTS32),$(eval $(call test_program,asan32,$(t),$(SAN))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,asan64,$(t),$(SAN))))
 
-test: train $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
-	tests/run.sh build/f32 build/f64 ./train
+test: $(PROGRAMS) $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
+	tests/run.sh build/f32 build/f64 .
 
-asan: build/asan32/train $(addprefix build/asan32/tests/,$(TESTS32)) $(addprefix build/asan64/tests/,$(TESTS64))
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build/asan32 build/asan64 build/asan32/train
+asan: $(addprefix build/asan32/,$(PROGRAMS)) $(addprefix build/asan32/tests/,$(TESTS32)) $(addprefix build/asan64/tests/,$(TESTS64))
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build/asan32 build/asan64 build/asan32
 
 clean:
-	rm -rf build
+	rm -rf build $(PROGRAMS)
 
 -include $(shell find build -name '*.d' 2>/dev/null)

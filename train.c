@@ -8,7 +8,7 @@
  *
  * Exit status: 0 done, 2 bad input, 3 a non-finite value with --nan=stop.
  */
-#define _POSIX_C_SOURCE 200809L /* access */
+#define _POSIX_C_SOURCE 200809L /* access, sysconf */
 
 #include "cli/checkpoint.h"
 #include "cli/eval.h"
@@ -52,20 +52,21 @@ typedef struct Run {
     FILE *csv;
     int start, stop;           /* steps [start, stop) run here */
     double scale;              /* the fixed score multiplier, for the record */
-    /* progress */
-    double t_start, t_interval, train_seconds;
-    double interval_loss;
-    int interval_steps;
+    /* progress; `state` is what a checkpoint keeps so that a resumed run continues exactly */
+    RunState state;
+    double t_start, train_seconds;
     double last_loss, grad_norm;
     double logged_loss;        /* mean training loss of the last logged interval */
     LayerMetrics metrics[GPT_MAX_LAYERS];
     EvalResult last_eval;
     int last_eval_step;
-    int steps_to_threshold;
-    long nan_count;
-    bool step_failed;          /* --nan=continue: this step's update is skipped */
-    int inject_step;           /* --inject-nan */
+    bool step_failed;          /* this step's update was not applied (--nan=continue) */
+    /* --inject-nan=STEP:NAME puts an Inf into parameter NAME before step STEP's forward pass
+     * (a lasting fault), or, for NAME = grad.PARAM, into PARAM's gradient after the backward
+     * pass (a fault of one step). For testing the NaN checks. */
+    int inject_step;
     Tensor *inject_param;
+    bool inject_grad;
 } Run;
 
 static void die(int code, const char *fmt, ...)
@@ -101,6 +102,29 @@ static void check_writable_dir(const char *flag, const char *path)
     if (slash) *(slash == dir ? slash + 1 : slash) = 0;
     else snprintf(dir, sizeof dir, ".");
     if (access(dir, W_OK) != 0) die(EXIT_USER, "--%s=%s: cannot write to the directory %s", flag, path, dir);
+}
+
+/* Bytes a run needs, roughly: parameters with gradients and Adam moments, plus one step's
+ * activations and their gradients (what the arena holds at its peak), plus evaluation. */
+static double run_bytes(const GptConfig *c, int B, int T)
+{
+    double C = c->dmodel, HD = (double)c->heads * c->dk, L = c->layers, V = c->vocab, H = c->heads;
+    double per_layer = 4 * C + 3 * (C * HD + HD) + HD * C + C + 8 * C * C + 5 * C + (c->scale_mode == SCALE_LEARNED ? H : 0);
+    double params = V * C + (double)c->context * C + L * per_layer + 2 * C + C * V;
+    /* per layer: ~16 [B,T,C] tensors, ~8 [B,T,HD], ~5 [B,H,T,T], ~3 [B,T,4C]; logits ~3 [B,T,V] */
+    double acts = (double)B * T * (L * (16 * C + 8 * HD + 5 * H * T + 12 * C) + 3 * V);
+    return sizeof(real) * (4 * params + 2 * acts);
+}
+
+static void check_memory(const GptConfig *c, int B, int T)
+{
+    double need = run_bytes(c, B, T);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * page : 64.0 * (1ull << 30);
+    if (need > 0.9 * have)
+        die(EXIT_USER, "this run needs about %.1f GiB (parameters, gradients, Adam state, activations) but the machine "
+                       "has %.1f GiB: reduce --batch, --dmodel, --layers, --heads or --dk", need / (1ull << 30),
+            have / (1ull << 30));
 }
 
 static void setup(Run *r, int argc, char **argv)
@@ -150,6 +174,8 @@ static void setup(Run *r, int argc, char **argv)
     gc.dropout = o->dropout;
     gc.init_gain = o->init_gain;
     r->scale = gc.scale_mode == SCALE_LEARNED ? NAN : attention_scale(gc.scale_mode, gc.scale_const, gc.dk);
+    int T = dataset_max_input(&r->data) < o->context ? dataset_max_input(&r->data) : o->context;
+    check_memory(&gc, o->batch, T);
     gpt_create(&r->model, &gc);
     gpt_init(&r->model, o->seed);
 
@@ -166,26 +192,28 @@ static void setup(Run *r, int argc, char **argv)
     for (int i = 0; i < r->model.n_params; i++) r->decay[i] = gpt_param_decays(r->model.params[i]);
     optim_init(&r->opt, &oc, r->model.params, r->decay, r->model.n_params);
 
-    r->start = 0;
-    if (o->load[0] && !checkpoint_load(o->load, &r->model, &r->opt, &r->start, &r->data.vocab, err, sizeof err))
+    r->state = (RunState){0, -1, 0, 0, 0};
+    if (o->load[0] && !checkpoint_load(o->load, &r->model, &r->opt, &r->state, &r->data.vocab, err, sizeof err))
         die(EXIT_USER, "%s", err);
+    r->start = r->state.next_step;
     r->stop = o->stop_at ? o->stop_at : o->steps;
     if (r->start > r->stop) die(EXIT_USER, "--load=%s is at step %d, past the end of this run (%d)", o->load, r->start, r->stop);
 
     r->inject_step = -1;
     if (o->inject_nan[0]) {
+        const char *name = strchr(o->inject_nan, ':') + 1;
         r->inject_step = atoi(o->inject_nan);
-        r->inject_param = gpt_param(&r->model, strchr(o->inject_nan, ':') + 1);
+        r->inject_grad = !strncmp(name, "grad.", 5);
+        r->inject_param = gpt_param(&r->model, r->inject_grad ? name + 5 : name);
         if (!r->inject_param) die(EXIT_USER, "--inject-nan=%s: no parameter of that name", o->inject_nan);
     }
 
-    int T = dataset_max_input(&r->data) < o->context ? dataset_max_input(&r->data) : o->context;
     batch_alloc(&r->batch, o->batch, T);
     evaluator_init(&r->eval, o->batch, T);
     arena_init(&r->acts, 1 << 20); /* grows to what a step needs during the first step */
     tape_init(&r->tape, &r->acts);
-    r->steps_to_threshold = -1;
     r->last_eval_step = -1;
+    r->logged_loss = NAN;
 }
 
 /* ------------------------------------------------------------------ NaN forensics */
@@ -204,10 +232,11 @@ static void describe_param(const Gpt *m, const real *buf, const char *what, char
     }
 }
 
-/* A non-finite value: stop with exit 3, or (--nan=continue) count it and skip this update. */
+/* A non-finite value: stop with exit 3, or (--nan=continue) count it; the caller then leaves
+ * the parameters as they were (the update is skipped). */
 static void report_nonfinite(Run *r, int step, const char *msg)
 {
-    r->nan_count++;
+    r->state.nan_count++;
     r->step_failed = true;
     if (!strcmp(r->o.nan, "stop")) {
         if (r->csv) fclose(r->csv);
@@ -215,7 +244,7 @@ static void report_nonfinite(Run *r, int step, const char *msg)
         fprintf(stderr, "(stopped: --nan=stop; --nan=continue counts these and skips the update)\n");
         exit(EXIT_NONFINITE);
     }
-    if (!r->o.quiet && r->nan_count <= 10)
+    if (!r->o.quiet && r->state.nan_count <= 10)
         fprintf(stderr, "warning: step %d: %s (update skipped)\n", step + 1, msg);
 }
 
@@ -252,27 +281,28 @@ static void check_gradients(Run *r, int step)
     report_nonfinite(r, step, msg);
 }
 
-static void check_parameters(Run *r, int step)
+/* optim_step refused an update that would have made parameter `bad` (or its Adam moments)
+ * non-finite, and changed nothing. */
+static void report_bad_update(Run *r, int step, int bad)
 {
-    Gpt *m = &r->model;
-    if (find_nonfinite(m->values, m->n_values) == SIZE_MAX) return;
-    char msg[512], which[256];
-    describe_param(m, m->values, "parameter", which, sizeof which);
-    snprintf(msg, sizeof msg, "non-finite parameter after the update%s", which);
+    char msg[512];
+    snprintf(msg, sizeof msg, "the update would make %s (or its Adam moments) non-finite (gradient norm %g, lr %g)",
+             r->model.params[bad]->name, r->grad_norm, optim_lr(&r->opt.cfg, step));
     report_nonfinite(r, step, msg);
 }
 
 /* ------------------------------------------------------------------ one step */
 
-static void measure(Run *r)
+/* The per-layer metrics of this step (has_grads: the backward pass ran). */
+static void measure(Run *r, bool has_grads)
 {
     Gpt *m = &r->model;
     for (int l = 0; l < m->cfg.layers; l++) {
         GptLayer *ly = &m->layer[l];
         LayerMetrics *lm = &r->metrics[l];
         lm->att = attention_stats(r->tape.arena, ly->scores, ly->probs, r->batch.valid);
-        lm->gnorm_wq = l2_norm(ly->wq->grad, ly->wq->size);
-        lm->gnorm_wk = l2_norm(ly->wk->grad, ly->wk->size);
+        lm->gnorm_wq = has_grads ? l2_norm(ly->wq->grad, ly->wq->size) : NAN;
+        lm->gnorm_wk = has_grads ? l2_norm(ly->wk->grad, ly->wk->size) : NAN;
         lm->scale_ratio = NAN;
         if (ly->scale) {
             double s = 0;
@@ -288,7 +318,9 @@ static void train_step(Run *r, int step, bool log_step)
     Tape *tp = &r->tape;
     char err[1024];
     r->step_failed = false;
-    if (step + 1 == r->inject_step) r->inject_param->data[0] = (real)INFINITY;
+    r->grad_norm = NAN;
+    bool inject = step + 1 == r->inject_step;
+    if (inject && !r->inject_grad) r->inject_param->data[0] = (real)INFINITY;
 
     dataset_train_batch(&r->data, step, &r->batch);
     memset(m->grads, 0, m->n_values * sizeof(real));
@@ -298,22 +330,23 @@ static void train_step(Run *r, int step, bool log_step)
 
     Tensor *logits = gpt_forward(m, tp, r->batch.tokens, r->batch.B, r->batch.T);
     Tensor *loss = op_cross_entropy(tp, logits, r->batch.targets, r->batch.loss_mask);
+    r->last_loss = loss->data[0];
     check_forward(r, step, loss);
-    if (!r->step_failed) {
+    bool backward = !r->step_failed;
+    if (backward) {
         tape_backward(tp, loss);
+        if (inject && r->inject_grad) r->inject_param->grad[0] = (real)INFINITY;
         check_gradients(r, step);
     }
-    r->last_loss = loss->data[0];
     if (step == r->start && r->o.dump_state[0] &&
         !dump_state_write(r->o.dump_state, m, &r->batch, logits, loss, r->scale, &r->o, err, sizeof err))
         die(EXIT_USER, "%s", err);
-
+    if (backward) r->grad_norm = optim_grad_norm(&r->opt); /* before clipping: what the log reports */
+    if (log_step) measure(r, backward);
     if (!r->step_failed) {
-        r->grad_norm = optim_grad_norm(&r->opt); /* before clipping: what the log reports */
-        if (log_step) measure(r);
         if (r->o.clip > 0 && r->grad_norm > r->o.clip) optim_scale_grads(&r->opt, r->o.clip / r->grad_norm);
-        optim_step(&r->opt, step, optim_lr(&r->opt.cfg, step));
-        check_parameters(r, step);
+        int bad;
+        if (!optim_step(&r->opt, step, optim_lr(&r->opt.cfg, step), &bad)) report_bad_update(r, step, bad);
     }
     tape_reset(tp);
 }
@@ -338,12 +371,13 @@ static void csv_header(Run *r)
 static void log_row(Run *r, int done, bool evaluated)
 {
     double now = omp_get_wtime(), elapsed = now - r->t_start;
-    double mean_loss = r->interval_steps ? r->interval_loss / r->interval_steps : NAN;
-    double tokens = (double)r->interval_steps * r->batch.B * r->batch.T;
+    RunState *st = &r->state;
+    double mean_loss = st->interval_steps ? st->interval_loss / st->interval_steps : NAN;
+    double tokens = (double)st->interval_steps * r->batch.B * r->batch.T;
     double tok_s = r->train_seconds > 0 ? tokens / r->train_seconds : 0;
     double lr = optim_lr(&r->opt.cfg, done - 1);
     int layers = r->model.cfg.layers;
-    if (r->steps_to_threshold < 0 && mean_loss <= r->o.loss_threshold) r->steps_to_threshold = done;
+    if (st->steps_to_threshold < 0 && mean_loss <= r->o.loss_threshold) st->steps_to_threshold = done;
     r->logged_loss = mean_loss;
     if (r->csv) {
         fprintf(r->csv, "%d,%.9g,%.6g,%.6g,%.6g,%.3f", done, mean_loss, lr, r->grad_norm, tok_s, elapsed);
@@ -354,8 +388,8 @@ static void log_row(Run *r, int done, bool evaluated)
         }
         if (r->model.cfg.scale_mode == SCALE_LEARNED)
             for (int l = 0; l < layers; l++) fprintf(r->csv, ",%.6g", r->metrics[l].scale_ratio);
-        if (evaluated) fprintf(r->csv, ",%.6g,%.6g,%ld\n", r->last_eval.loss, r->last_eval.accuracy, r->nan_count);
-        else fprintf(r->csv, ",,,%ld\n", r->nan_count);
+        if (evaluated) fprintf(r->csv, ",%.6g,%.6g,%ld\n", r->last_eval.loss, r->last_eval.accuracy, st->nan_count);
+        else fprintf(r->csv, ",,,%ld\n", st->nan_count);
         fflush(r->csv);
     }
     if (!r->o.quiet) {
@@ -370,15 +404,16 @@ static void log_row(Run *r, int done, bool evaluated)
         printf("\n");
         fflush(stdout);
     }
-    r->interval_loss = 0;
-    r->interval_steps = 0;
+    st->interval_loss = 0;
+    st->interval_steps = 0;
     r->train_seconds = 0;
 }
 
 static void save(Run *r, int next_step)
 {
     char err[1024];
-    if (!checkpoint_save(r->o.save, &r->model, &r->opt, next_step, &r->o, &r->data.vocab, err, sizeof err))
+    r->state.next_step = next_step;
+    if (!checkpoint_save(r->o.save, &r->model, &r->opt, &r->state, &r->o, &r->data.vocab, err, sizeof err))
         die(EXIT_USER, "%s", err);
 }
 
@@ -406,14 +441,17 @@ int main(int argc, char **argv)
     r->t_start = omp_get_wtime();
     for (int step = r->start; step < r->stop; step++) {
         int done = step + 1;
-        bool evaluate_now = (o->eval_every > 0 && done % o->eval_every == 0) || done == r->stop;
-        bool log_now = done == r->start + 1 || done % o->log_every == 0 || evaluate_now;
+        /* --stop-at pauses a run: rows and evaluations fall where an uninterrupted run has them,
+         * so that a run resumed from the pause continues it exactly */
+        bool evaluate_now = (o->eval_every > 0 && done % o->eval_every == 0) || done == o->steps;
+        /* the first step is logged: its metrics describe the model at initialisation */
+        bool log_now = done == 1 || done % o->log_every == 0 || evaluate_now;
         double t = omp_get_wtime();
         train_step(r, step, log_now);
         r->train_seconds += omp_get_wtime() - t;
-        if (!r->step_failed) {
-            r->interval_loss += r->last_loss;
-            r->interval_steps++;
+        if (isfinite(r->last_loss)) {
+            r->state.interval_loss += r->last_loss;
+            r->state.interval_steps++;
         }
         if (evaluate_now) {
             r->last_eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, o->eval_examples);
@@ -432,8 +470,8 @@ int main(int argc, char **argv)
         print_examples(&r->eval, &r->model, &r->tape, &r->data, o->examples, stdout);
     }
     printf("summary: steps=%d final_loss=%.6g val_loss=%.6g val_acc=%.4f steps_to_threshold=%d nan_count=%ld time_s=%.1f\n",
-           r->stop, r->logged_loss, r->last_eval.loss, r->last_eval.accuracy, r->steps_to_threshold, r->nan_count,
-           omp_get_wtime() - r->t_start);
+           r->stop, r->logged_loss, r->last_eval.loss, r->last_eval.accuracy, r->state.steps_to_threshold,
+           r->state.nan_count, omp_get_wtime() - r->t_start);
     if (r->csv) fclose(r->csv);
     evaluator_free(&r->eval);
     batch_free(&r->batch);

@@ -41,15 +41,23 @@ static char *vocab_text(const Vocab *v)
     return s;
 }
 
-bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, int next_step, const Options *o,
+bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, const RunState *rs, const Options *o,
                      const Vocab *vocab, char *err, size_t err_len)
 {
     StWriter w;
     st_writer_init(&w);
     char num[32], name[ST_MAX_NAME];
     st_add_meta(&w, "format", FORMAT_CHECKPOINT);
-    snprintf(num, sizeof num, "%d", next_step);
+    snprintf(num, sizeof num, "%d", rs->next_step);
     st_add_meta(&w, "step", num);
+    snprintf(num, sizeof num, "%d", rs->steps_to_threshold);
+    st_add_meta(&w, "run.steps_to_threshold", num);
+    snprintf(num, sizeof num, "%ld", rs->nan_count);
+    st_add_meta(&w, "run.nan_count", num);
+    snprintf(num, sizeof num, "%.17g", rs->interval_loss); /* 17 digits: the double comes back exactly */
+    st_add_meta(&w, "run.interval_loss", num);
+    snprintf(num, sizeof num, "%d", rs->interval_steps);
+    st_add_meta(&w, "run.interval_steps", num);
     snprintf(num, sizeof num, "%d", vocab->size);
     st_add_meta(&w, "vocab_size", num);
     char *words = vocab_text(vocab);
@@ -137,18 +145,32 @@ static bool load_tensor(StFile *sf, const char *name, const Tensor *t, real *dst
     return true;
 }
 
-bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, int *next_step, const Vocab *vocab, char *err,
+/* An integer metadata value in [lo, hi]. */
+static bool meta_long(const StFile *sf, const char *key, long lo, long hi, long *out)
+{
+    const char *v = st_meta(sf, key);
+    char *end;
+    if (!v || !*v) return false;
+    long x = strtol(v, &end, 10);
+    if (*end || x < lo || x > hi) return false;
+    *out = x;
+    return true;
+}
+
+bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, RunState *rs, const Vocab *vocab, char *err,
                      size_t err_len)
 {
     StFile sf;
     char inner[256];
     if (!st_open(&sf, path, err, err_len)) return false;
     bool ok = false;
-    const char *checksum = st_meta(&sf, "checksum"), *step = st_meta(&sf, "step"), *vsize = st_meta(&sf, "vocab_size");
+    char *words = NULL;
+    const char *checksum = st_meta(&sf, "checksum"), *stored_words = st_meta(&sf, "vocab");
+    const char *interval = st_meta(&sf, "run.interval_loss");
     uint32_t crc;
-    char *end;
-    if (!checksum || !step || !vsize) {
-        fail(err, err_len, "--load=%s: metadata lacks checksum, step or vocab_size", path);
+    long step, vsize, threshold, nans, isteps;
+    if (!checksum) {
+        fail(err, err_len, "--load=%s: metadata lacks the checksum", path);
         goto done;
     }
     if (!st_data_crc32(&sf, &crc, inner, sizeof inner)) {
@@ -161,14 +183,18 @@ bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, int *next_step, c
         fail(err, err_len, "--load=%s: checksum mismatch (stored %s, data has %s): the file is corrupted", path, checksum, want);
         goto done;
     }
-    long s = strtol(step, &end, 10);
-    if (!*step || *end || s < 0 || s > 100000000) {
-        fail(err, err_len, "--load=%s: bad step \"%.32s\"", path, step);
+    if (!meta_long(&sf, "step", 0, 100000000, &step) || !meta_long(&sf, "vocab_size", 1, 100000000, &vsize) ||
+        !meta_long(&sf, "run.steps_to_threshold", -1, 100000000, &threshold) ||
+        !meta_long(&sf, "run.nan_count", 0, 100000000, &nans) || !meta_long(&sf, "run.interval_steps", 0, 100000000, &isteps) ||
+        !interval) {
+        fail(err, err_len, "--load=%s: metadata lacks a valid step, vocab_size or run.* entry", path);
         goto done;
     }
-    long vs = strtol(vsize, &end, 10);
-    if (*end || vs != vocab->size) {
-        fail(err, err_len, "--load=%s: vocabulary of %s words, the data gives %d", path, vsize, vocab->size);
+    /* the same words with the same ids, not just as many */
+    words = vocab_text(vocab);
+    if (vsize != vocab->size || !stored_words || strcmp(stored_words, words) != 0) {
+        fail(err, err_len, "--load=%s: its vocabulary (%ld words) differs from the one the data gives (%d words)", path,
+             vsize, vocab->size);
         goto done;
     }
     for (int i = 0; i < m->n_params; i++)
@@ -188,9 +214,14 @@ bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, int *next_step, c
             off += p->size;
         }
     }
-    *next_step = (int)s;
+    rs->next_step = (int)step;
+    rs->steps_to_threshold = (int)threshold;
+    rs->nan_count = nans;
+    rs->interval_loss = strtod(interval, NULL);
+    rs->interval_steps = (int)isteps;
     ok = true;
 done:
+    mem_free(words);
     st_close(&sf);
     return ok;
 }
@@ -204,7 +235,7 @@ bool dump_state_write(const char *path, const Gpt *m, const Batch *b, const Tens
     st_add_meta(&w, "format", FORMAT_DUMP);
     add_config(&w, o);
     snprintf(num, sizeof num, "%.17g", scale);
-    st_add_meta(&w, "attention_scale", m->cfg.scale_mode == SCALE_LEARNED ? "learned (see h.*.attn.scale)" : num);
+    st_add_meta(&w, "attention_scale", m->cfg.scale_mode == SCALE_LEARNED ? "learned" : num);
     st_add_meta(&w, "layernorm_eps", "1e-5");
     st_add_meta(&w, "gelu", "tanh");
     snprintf(num, sizeof num, "%.9g", (double)loss->data[0]);

@@ -7,18 +7,28 @@
 #include "../model/optim.h"
 #include "options.h"
 
+/* What a resumed run needs, beyond the parameters and the optimizer state, to continue
+ * exactly as an uninterrupted run would (its log and summary included). */
+typedef struct RunState {
+    int next_step;            /* steps completed */
+    int steps_to_threshold;   /* -1 while the loss has not reached --loss-threshold */
+    long nan_count;
+    double interval_loss;     /* the log interval in progress: sum of its losses */
+    int interval_steps;       /* and how many */
+} RunState;
+
 /* Writes parameters ("h.0.attn.wq" ...), Adam moments ("optim.m.<name>", "optim.v.<name>"),
- * the next step and the configuration, atomically. */
-bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, int next_step, const Options *o,
+ * the run state and the configuration, atomically. */
+bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, const RunState *rs, const Options *o,
                      const Vocab *vocab, char *err, size_t err_len);
 
 /* Applies the configuration stored in a checkpoint to `o`: options the user did not set take
  * the checkpoint's values; options that define the model or the data must not differ. */
 bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char *err, size_t err_len);
 
-/* Loads parameters (and, when present, Adam moments) after verifying the checksum and every
- * name, shape and dtype against the model. *next_step is the step to continue from. */
-bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, int *next_step, const Vocab *vocab, char *err,
+/* Loads parameters (and, when present, Adam moments) after verifying the checksum, the
+ * vocabulary and every name, shape and dtype against the model; fills the run state. */
+bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, RunState *rs, const Vocab *vocab, char *err,
                      size_t err_len);
 
 /* The first step, for checking against an independent implementation: parameters, batch,

@@ -100,10 +100,7 @@ EvalResult evaluate(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int max_ex
                 ex_sum += mx + log(s) - z[b->targets[i]];
                 ex_count++;
             }
-            if (!isfinite(ex_sum)) {
-                res.nonfinite++;
-                continue;
-            }
+            res.nonfinite += !isfinite(ex_sum); /* kept in the sum: val_loss is then NaN, as it should */
             loss_sum += ex_sum;
             loss_count += ex_count;
         }

@@ -1,7 +1,5 @@
 /* options.c - the option table and its parsers. Every user error is one line naming the
  * flag (or the file and line) and what is wrong with it. */
-#define _POSIX_C_SOURCE 200809L /* sysconf */
-
 #include "options.h"
 
 #include <errno.h>
@@ -10,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef enum OptKind { KIND_INT, KIND_REAL, KIND_TEXT, KIND_SEED, KIND_BOOL } OptKind;
 
@@ -52,27 +49,27 @@ static const OptSpec g_specs[] = {
     {"lr", KIND_REAL, GROUP_TRAIN, OFF(lr), "3e-3", 0, 1e6, NULL, "peak learning rate"},
     {"warmup", KIND_INT, GROUP_TRAIN, OFF(warmup), "50", 0, 100000000, NULL, "linear warmup steps"},
     {"min-lr", KIND_REAL, GROUP_TRAIN, OFF(min_lr), "3e-4", 0, 1e6, NULL, "learning rate at the end of the cosine"},
-    {"weight-decay", KIND_REAL, GROUP_TRAIN, OFF(weight_decay), "0.01", 0, 1e3, NULL, "decoupled weight decay (matrices only)"},
+    {"weight-decay", KIND_REAL, GROUP_TRAIN, OFF(weight_decay), "0.01", 0, 1e3, NULL, "decoupled weight decay on 2-D weights (incl. embeddings; not biases, LN, scales)"},
     {"clip", KIND_REAL, GROUP_TRAIN, OFF(clip), "1", 0, 1e12, NULL, "max global gradient norm (0: off)"},
     {"beta1", KIND_REAL, GROUP_TRAIN, OFF(beta1), "0.9", 0, 0.999999, NULL, "Adam first-moment decay"},
     {"beta2", KIND_REAL, GROUP_TRAIN, OFF(beta2), "0.98", 0, 0.999999, NULL, "Adam second-moment decay"},
     {"eps", KIND_REAL, GROUP_TRAIN, OFF(eps), "1e-8", 1e-30, 1, NULL, "Adam denominator guard"},
-    {"seed", KIND_SEED, GROUP_TRAIN, OFF(seed), "1", 0, 0, NULL, "seeds init, data and dropout"},
+    {"seed", KIND_SEED, GROUP_DATA, OFF(seed), "1", 0, 0, NULL, "seeds init, data (and the validation split) and dropout"},
     {"loss-threshold", KIND_REAL, GROUP_TRAIN, OFF(loss_threshold), "0.1", 0, 1e9, NULL, "summary: first step whose mean loss is below"},
     /* the run */
     {"threads", KIND_INT, GROUP_RUN, OFF(threads), "0", 0, 1024, NULL, "OpenMP threads (0: all cores)"},
     {"log", KIND_TEXT, GROUP_RUN, OFF(log), "", 0, 0, NULL, "CSV file for the metrics"},
-    {"log-every", KIND_INT, GROUP_RUN, OFF(log_every), "50", 1, 100000000, NULL, "steps between log lines"},
-    {"eval-every", KIND_INT, GROUP_RUN, OFF(eval_every), "200", 0, 100000000, NULL, "steps between evaluations (0: at the end only)"},
-    {"eval-examples", KIND_INT, GROUP_RUN, OFF(eval_examples), "256", 1, 1000000, NULL, "held-out examples per evaluation"},
+    {"log-every", KIND_INT, GROUP_TRAIN, OFF(log_every), "50", 1, 100000000, NULL, "steps between log lines"},
+    {"eval-every", KIND_INT, GROUP_TRAIN, OFF(eval_every), "200", 0, 100000000, NULL, "steps between evaluations (0: at the end only)"},
+    {"eval-examples", KIND_INT, GROUP_TRAIN, OFF(eval_examples), "256", 1, 1000000, NULL, "held-out examples per evaluation"},
     {"examples", KIND_INT, GROUP_RUN, OFF(examples), "3", 0, 1000, NULL, "decoded examples printed at the end"},
     {"save", KIND_TEXT, GROUP_RUN, OFF(save), "", 0, 0, NULL, "write a checkpoint here (safetensors)"},
     {"save-every", KIND_INT, GROUP_RUN, OFF(save_every), "0", 0, 100000000, NULL, "also save every N steps (0: only at the end)"},
     {"load", KIND_TEXT, GROUP_RUN, OFF(load), "", 0, 0, NULL, "resume from this checkpoint"},
     {"stop-at", KIND_INT, GROUP_RUN, OFF(stop_at), "0", 0, 100000000, NULL, "stop after this step (0: --steps); the schedule still spans --steps"},
     {"dump-state", KIND_TEXT, GROUP_RUN, OFF(dump_state), "", 0, 0, NULL, "write everything about the first step here"},
-    {"nan", KIND_TEXT, GROUP_RUN, OFF(nan), "stop", 0, 0, "stop|continue", "on a NaN/Inf: stop (exit 3) or count and skip the update"},
-    {"inject-nan", KIND_TEXT, GROUP_RUN, OFF(inject_nan), "", 0, 0, NULL, "testing: STEP:PARAM puts an Inf into a parameter"},
+    {"nan", KIND_TEXT, GROUP_TRAIN, OFF(nan), "stop", 0, 0, "stop|continue", "on a NaN/Inf: stop (exit 3) or count and skip the update"},
+    {"inject-nan", KIND_TEXT, GROUP_RUN, OFF(inject_nan), "", 0, 0, NULL, "testing: STEP:PARAM puts an Inf into a parameter, STEP:grad.PARAM into its gradient"},
     {"quiet", KIND_BOOL, GROUP_RUN, OFF(quiet), "0", 0, 1, NULL, "only the summary line"},
 };
 
@@ -111,14 +108,32 @@ static bool in_choices(const char *choices, const char *v)
     return false;
 }
 
-/* The scale setting: 1, sqrt, dk, learned, or a positive number c (s = 1/c). */
+/* A number must start with a digit, '-' or '.': strtol/strtod would also skip leading
+ * white space and accept a '+', which a typo should not get through. */
+static bool number_start(const char *v) { return (*v >= '0' && *v <= '9') || *v == '-' || *v == '.'; }
+
+/* The scale setting: 1, sqrt, dk, learned, or a number c (s = 1/c) in [1e-4, 1e8]: outside,
+ * s q.k overflows float32 or vanishes. */
 static bool valid_scale(const char *v)
 {
     if (!strcmp(v, "sqrt") || !strcmp(v, "dk") || !strcmp(v, "learned")) return true;
     char *end;
     errno = 0;
     double c = strtod(v, &end);
-    return *v && !*end && errno == 0 && isfinite(c) && c > 0;
+    return number_start(v) && !*end && errno == 0 && isfinite(c) && c >= 1e-4 && c <= 1e8;
+}
+
+/* True when s is well-formed UTF-8 (text values end up in JSON checkpoint headers). */
+static bool utf8_ok(const unsigned char *s)
+{
+    while (*s) {
+        int extra = *s < 0x80 ? 0 : (*s & 0xe0) == 0xc0 ? 1 : (*s & 0xf0) == 0xe0 ? 2 : (*s & 0xf8) == 0xf0 ? 3 : -1;
+        if (extra < 0 || (extra == 1 && *s < 0xc2)) return false;
+        for (int k = 1; k <= extra; k++)
+            if ((s[k] & 0xc0) != 0x80) return false;
+        s += extra + 1;
+    }
+    return true;
 }
 
 bool options_set(Options *o, const char *name, const char *value, const char *where, char *err, size_t err_len)
@@ -132,7 +147,7 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
     case KIND_INT: {
         errno = 0;
         long v = strtol(value, &end, 10);
-        if (!*value || *end || errno == ERANGE)
+        if (!number_start(value) || *end || errno == ERANGE)
             return fail(err, err_len, "%s=%s: not an integer", where, value);
         if (v < s->min || v > s->max)
             return fail(err, err_len, "%s=%s: must be between %.0f and %.0f", where, value, s->min, s->max);
@@ -148,7 +163,7 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
     case KIND_REAL: {
         errno = 0;
         double v = strtod(value, &end);
-        if (!*value || *end || errno == ERANGE || !isfinite(v))
+        if (!number_start(value) || *end || errno == ERANGE || !isfinite(v))
             return fail(err, err_len, "%s=%s: not a finite number", where, value);
         if (v < s->min || v > s->max)
             return fail(err, err_len, "%s=%s: must be between %g and %g", where, value, s->min, s->max);
@@ -158,7 +173,7 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
     case KIND_SEED: {
         errno = 0;
         unsigned long long v = strtoull(value, &end, 10);
-        if (!*value || *end || errno == ERANGE || value[0] == '-' || value[0] == '+' || value[0] == ' ')
+        if (!number_start(value) || *end || errno == ERANGE || value[0] == '-' || value[0] == '.')
             return fail(err, err_len, "%s=%s: not a non-negative integer", where, value);
         *(uint64_t *)field = v;
         return true;
@@ -166,10 +181,11 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
     case KIND_TEXT:
         if (strlen(value) >= OPT_TEXT_LEN)
             return fail(err, err_len, "%s: value longer than %d characters", where, OPT_TEXT_LEN - 1);
+        if (!utf8_ok((const unsigned char *)value)) return fail(err, err_len, "%s: not valid UTF-8", where);
         if (s->choices && !in_choices(s->choices, value))
             return fail(err, err_len, "%s=%s: must be one of %s", where, value, s->choices);
         if (!strcmp(name, "scale") && !valid_scale(value))
-            return fail(err, err_len, "%s=%s: must be 1, sqrt, dk, learned or a positive number", where, value);
+            return fail(err, err_len, "%s=%s: must be 1, sqrt, dk, learned or a number from 1e-4 to 1e8", where, value);
         memcpy(field, value, strlen(value) + 1);
         return true;
     }
@@ -293,17 +309,6 @@ bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help
     return true;
 }
 
-/* Bytes a run needs, roughly: parameters with gradients and Adam moments, plus activations. */
-static double estimated_bytes(const Options *o, int dk)
-{
-    double C = o->dmodel, HD = (double)o->heads * dk, L = o->layers, T = o->context > 0 ? o->context : 256;
-    double V = 100000; /* an upper bound on any vocabulary we build */
-    double params = V * C + T * C + L * (4 * C * HD + 8 * C * C + 10 * C) + C * V;
-    double B = o->batch;
-    double acts = B * T * (L * (24 * C + 8 * HD + 4 * (double)o->heads * T) + 3 * V);
-    return 4 * (4 * params + 2 * acts);
-}
-
 bool options_validate(const Options *o, char *err, size_t err_len)
 {
     bool tsv = o->data[0] != 0;
@@ -326,16 +331,9 @@ bool options_validate(const Options *o, char *err, size_t err_len)
         char *colon = strchr(o->inject_nan, ':'), *end;
         long step = strtol(o->inject_nan, &end, 10);
         if (!colon || end != colon || step < 0 || !colon[1])
-            return fail(err, err_len, "--inject-nan=%s: expected STEP:PARAM, e.g. 3:h.0.attn.wq", o->inject_nan);
+            return fail(err, err_len, "--inject-nan=%s: expected STEP:PARAM or STEP:grad.PARAM, e.g. 3:h.0.attn.wq", o->inject_nan);
     }
-    double need = estimated_bytes(o, dk);
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    double have = pages > 0 && page > 0 ? (double)pages * page : 64.0 * (1ull << 30);
-    if (need > have)
-        return fail(err, err_len, "this model needs about %.1f GiB (params, gradients, Adam state, activations) "
-                    "but the machine has %.1f GiB: reduce --batch, --context, --dmodel or --layers",
-                    need / (1ull << 30), have / (1ull << 30));
-    return true;
+    return true; /* memory is checked by ./train once the vocabulary and lengths are known */
 }
 
 void options_print_help(const char *program)
@@ -343,7 +341,8 @@ void options_print_help(const char *program)
     printf("usage: %s [--config=FILE] [--name=value ...]\n\n"
            "Trains a small GPT-style transformer on a toy task and logs what attention does.\n"
            "A config file holds \"name = value\" lines with the same names; flags override it.\n\n", program);
-    const char *titles[] = {"task and data", "model", "training", "this run"};
+    const char *titles[] = {"task and data (fixed when resuming)", "model (fixed when resuming)",
+                            "training (stored in checkpoints; may be changed when resuming)", "this run only"};
     for (int g = 0; g < 4; g++) {
         printf("%s:\n", titles[g]);
         for (int i = 0; i < N_SPECS; i++) {

@@ -53,7 +53,7 @@ bool options_read_config(Options *o, const char *path, bool *set, char *err, siz
 /* Parses argv: --config=FILE first, then every --name=value over it. `set[i]` records which
  * options were given explicitly (by the file or a flag). *help is set for --help. */
 bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help, char *err, size_t err_len);
-/* Checks that the options make sense together (sizes, divisibility, ranges, memory). */
+/* Checks that the options make sense together (sizes, divisibility, ranges). */
 bool options_validate(const Options *o, char *err, size_t err_len);
 void options_print_help(const char *program);
 

@@ -4,7 +4,8 @@
  * Rules (each violation is an error naming the file and line):
  *   - valid UTF-8 without NUL bytes, at most TSV_MAX_LINE bytes per line, exactly one tab,
  *     no empty side;
- *   - BOS + source + SEP + target must fit in --context.
+ *   - BOS + source + SEP + target must fit in --context;
+ *   - <pad>, <bos>, <sep> and <eos> are the model's own tokens and may not appear as words.
  * Blank lines are skipped; identical pairs are kept once (the number dropped is reported).
  * About 10% of the distinct sources go to validation, chosen by a hash of the source so
  * that a source never appears in both sets and the split does not depend on line order.
@@ -45,7 +46,8 @@ static bool utf8_valid(const unsigned char *s, size_t n)
     return true;
 }
 
-/* Splits s[0..n) at spaces into vocabulary ids; returns the number of words (-1: too many). */
+/* Splits s[0..n) at spaces into vocabulary ids; returns the number of words, -1 when there
+ * are too many, -2 when one is a reserved token (<pad> <bos> <sep> <eos>). */
 static int words(Vocab *v, const char *s, size_t n, int *ids)
 {
     int count = 0;
@@ -56,7 +58,9 @@ static int words(Vocab *v, const char *s, size_t n, int *ids)
         while (i < n && s[i] != ' ' && s[i] != '\t') i++;
         if (i > start) {
             if (count == TSV_MAX_WORDS) return -1;
-            ids[count++] = vocab_add(v, s + start, i - start);
+            int id = vocab_add(v, s + start, i - start);
+            if (id < TOK_FIRST_WORD) return -2;
+            ids[count++] = id;
         }
     }
     return count;
@@ -164,6 +168,10 @@ bool tsv_load(Dataset *d, char *err, size_t err_len)
         }
         int ns = words(&d->vocab, line, (size_t)(tab - line), src);
         int nt = words(&d->vocab, tab + 1, n - (size_t)(tab + 1 - line), tgt);
+        if (ns == -2 || nt == -2) {
+            snprintf(err, err_len, "%s:%ld: the words <pad>, <bos>, <sep> and <eos> are reserved", path, lineno);
+            goto done;
+        }
         if (ns < 0 || nt < 0) {
             snprintf(err, err_len, "%s:%ld: more than %d words on one side", path, lineno, TSV_MAX_WORDS);
             goto done;

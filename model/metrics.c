@@ -16,7 +16,7 @@ AttentionStats attention_stats(Arena *scratch, const Tensor *S, const Tensor *P,
     assert(S->ndim == 4 && tensor_same_shape(S, P) && S->shape[2] == S->shape[3]);
     int B = S->shape[0], H = S->shape[1], T = S->shape[2];
     StatSums *parts = arena_calloc(scratch, (size_t)B * H * sizeof *parts);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (S->size >= 32768)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H;
         StatSums *st = &parts[bh];

@@ -40,10 +40,12 @@ void optim_free(Optimizer *o)
 
 double optim_lr(const OptimConfig *c, int step)
 {
+    /* warmup steps 0 .. w-1 rise to lr; cosine steps w .. steps-1 fall so that the last one
+     * uses min_lr exactly */
     if (step < c->warmup) return c->lr * (step + 1) / c->warmup;
     int span = c->steps - c->warmup;
     if (span <= 0) return c->lr;
-    double progress = (double)(step - c->warmup) / span;
+    double progress = (double)(step - c->warmup + 1) / span;
     if (progress > 1) progress = 1;
     return c->min_lr + 0.5 * (c->lr - c->min_lr) * (1 + cos(3.141592653589793 * progress));
 }
@@ -79,29 +81,66 @@ void optim_scale_grads(Optimizer *o, double f)
     }
 }
 
-void optim_step(Optimizer *o, int step, double lr)
+/* The new values of one element: SGD changes only p; AdamW also m and v. */
+typedef struct Update {
+    real p, m, v;
+} Update;
+
+static inline Update update_one(const OptimConfig *c, real p, real g, real m, real v, double lr, double wd, double bc1,
+                                double bc2)
+{
+    Update u;
+    if (c->kind == OPTIM_SGD) { /* p -= lr (g + wd p) */
+        u.p = (real)(p - lr * (g + wd * p));
+        u.m = m;
+        u.v = v;
+        return u;
+    }
+    real b1 = (real)c->beta1, b2 = (real)c->beta2;
+    u.m = b1 * m + (1 - b1) * g;
+    u.v = b2 * v + (1 - b2) * g * g;
+    double step = (u.m / bc1) / (sqrt(u.v / bc2) + c->eps) + wd * p;
+    u.p = (real)(p - lr * step);
+    return u;
+}
+
+bool optim_step(Optimizer *o, int step, double lr, int *bad_param)
 {
     const OptimConfig *c = &o->cfg;
     double bc1 = 1 - pow(c->beta1, step + 1), bc2 = 1 - pow(c->beta2, step + 1);
+    /* Pass 1 computes every new value without storing it: a step that would produce a NaN or
+     * an Inf (an overflow, a bad gradient) must leave the model exactly as it was. */
     size_t off = 0;
+    for (int i = 0; i < o->n_params; i++) {
+        const Tensor *p = o->params[i];
+        const real *m = o->m + off, *v = o->v + off;
+        double wd = o->decay[i] ? c->weight_decay : 0;
+        real probe = 0; /* x * 0 is NaN exactly when x is NaN or infinite */
+#pragma omp parallel for schedule(static) reduction(+ : probe) if (p->size > 65536)
+        for (size_t j = 0; j < p->size; j++) {
+            Update u = update_one(c, p->data[j], p->grad[j], m[j], v[j], lr, wd, bc1, bc2);
+            probe += u.p * 0 + u.m * 0 + u.v * 0;
+        }
+        if (probe != 0) {
+            *bad_param = i;
+            return false;
+        }
+        off += p->size;
+    }
+    /* Pass 2 applies it. */
+    off = 0;
     for (int i = 0; i < o->n_params; i++) {
         Tensor *p = o->params[i];
         real *m = o->m + off, *v = o->v + off;
         double wd = o->decay[i] ? c->weight_decay : 0;
-        off += p->size;
-        if (c->kind == OPTIM_SGD) { /* p -= lr (g + wd p) */
-#pragma omp parallel for schedule(static) if (p->size > 65536)
-            for (size_t j = 0; j < p->size; j++) p->data[j] -= (real)(lr * (p->grad[j] + wd * p->data[j]));
-            continue;
-        }
-        real b1 = (real)c->beta1, b2 = (real)c->beta2;
 #pragma omp parallel for schedule(static) if (p->size > 65536)
         for (size_t j = 0; j < p->size; j++) {
-            real g = p->grad[j];
-            m[j] = b1 * m[j] + (1 - b1) * g;
-            v[j] = b2 * v[j] + (1 - b2) * g * g;
-            double update = (m[j] / bc1) / (sqrt(v[j] / bc2) + c->eps) + wd * p->data[j];
-            p->data[j] -= (real)(lr * update);
+            Update u = update_one(c, p->data[j], p->grad[j], m[j], v[j], lr, wd, bc1, bc2);
+            p->data[j] = u.p;
+            m[j] = u.m;
+            v[j] = u.v;
         }
+        off += p->size;
     }
+    return true;
 }

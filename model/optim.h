@@ -28,13 +28,16 @@ typedef struct Optimizer {
 
 void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const bool *decay, int n_params);
 void optim_free(Optimizer *o);
-/* Learning rate at step (0-based): linear warmup to lr, then cosine decay to min_lr. */
+/* Learning rate at step (0-based): linear warmup to lr, then cosine decay reaching min_lr at
+ * the last step (steps - 1). */
 double optim_lr(const OptimConfig *cfg, int step);
 /* sqrt(sum of squared gradients), summed in a fixed order (same bits for any thread count). */
 double optim_grad_norm(Optimizer *o);
 /* Multiply every gradient by f (used to clip to a maximum global norm). */
 void optim_scale_grads(Optimizer *o, double f);
-/* One update with learning rate lr; `step` is the 0-based step (for Adam's bias correction). */
-void optim_step(Optimizer *o, int step, double lr);
+/* One update with learning rate lr; `step` is the 0-based step (for Adam's bias correction).
+ * If any new value (parameter or Adam moment) would be NaN or infinite, nothing is changed and
+ * the function returns false with the index of the first such parameter in *bad_param. */
+bool optim_step(Optimizer *o, int step, double lr, int *bad_param);
 
 #endif

@@ -207,7 +207,7 @@ void gemm(const GemmShape *s, const real *A, const real *B, real *C)
     double flops = 2.0 * s->batch * s->M * s->N * (double)s->K;
     int threads = omp_get_max_threads();
     if (threads > MAX_THREADS) threads = MAX_THREADS;
-    if (flops < 2e5 || tiles == 1) threads = 1;
+    if (flops < 1e6 || tiles == 1) threads = 1; /* below ~20 us of work a parallel region costs more */
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long t = 0; t < tiles; t++) {
         int b = (int)(t / ((long)tiles_m * tiles_n));

@@ -9,6 +9,8 @@
 #ifndef TENSOR_RNG_H
 #define TENSOR_RNG_H
 
+#include "tensor.h"
+
 #include <stdint.h>
 
 typedef struct Rng {
@@ -22,6 +24,7 @@ uint64_t rng_next(Rng *r);                           /* 64 random bits */
 uint32_t rng_below(Rng *r, uint32_t n);              /* uniform in [0, n), unbiased; n >= 1 */
 double rng_uniform(Rng *r);                          /* uniform in [0, 1), 53 bits */
 double rng_normal(Rng *r);                           /* N(0, 1), Box-Muller */
+void rng_fill_normal(Rng *r, real *x, size_t n);     /* n draws of N(0, 1), two per Box-Muller pair */
 double rng_uniform_at(uint64_t key, uint64_t i);     /* counter-based uniform in [0, 1) */
 
 #endif

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #define ST_MAX_HEADER (100u << 20) /* the format's own limit: 100 MB */
-#define ST_MAX_TENSORS (1 << 20)
-#define ST_MAX_META (1 << 16)
+#define ST_MAX_TENSORS (1 << 16)    /* a 24-layer checkpoint with optimizer state holds ~1300 */
+#define ST_MAX_META 4096            /* keys are checked for duplicates pairwise: keep this small */
 
 static const char *dtype_name(StDtype d) { return d == ST_F32 ? "F32" : d == ST_I32 ? "I32" : "U8"; }
 static size_t dtype_size(StDtype d) { return d == ST_U8 ? 1 : 4; }
@@ -290,6 +290,41 @@ static bool parse_tensor(Json *j, StTensor *t, uint64_t data_size)
     return true;
 }
 
+/* ------------------------------------------------------------------ the name index */
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The slot holding tensor `name`, or the empty slot where it would go. */
+static int *index_slot(const StFile *sf, const char *name)
+{
+    size_t mask = (size_t)sf->index_cap - 1, i = name_hash(name) & mask;
+    while (sf->index[i] >= 0 && strcmp(sf->tensors[sf->index[i]].name, name) != 0) i = (i + 1) & mask;
+    return &sf->index[i];
+}
+
+/* Adds tensor k to the index (growing it to keep it at most half full); false if its name is
+ * already there. */
+static bool index_add(StFile *sf, int k)
+{
+    if (2 * (k + 1) > sf->index_cap) {
+        int cap = sf->index_cap ? 2 * sf->index_cap : 256;
+        mem_free(sf->index);
+        sf->index = mem_alloc((size_t)cap * sizeof(int));
+        sf->index_cap = cap;
+        for (int i = 0; i < cap; i++) sf->index[i] = -1;
+        for (int i = 0; i < k; i++) *index_slot(sf, sf->tensors[i].name) = i;
+    }
+    int *slot = index_slot(sf, sf->tensors[k].name);
+    if (*slot >= 0) return false;
+    *slot = k;
+    return true;
+}
+
 bool st_parse_header(StFile *sf, const char *json, size_t len, uint64_t data_size, char *err, size_t err_len)
 {
     memset(sf, 0, sizeof *sf);
@@ -330,12 +365,12 @@ bool st_parse_header(StFile *sf, const char *json, size_t len, uint64_t data_siz
                 StTensor *t = &sf->tensors[sf->n_tensors];
                 memset(t, 0, sizeof *t);
                 memcpy(t->name, j.scratch, n + 1);
-                if (st_find(sf, t->name)) {
+                if (!index_add(sf, sf->n_tensors)) {
                     fail(err, err_len, "checkpoint header: tensor \"%.64s\" appears twice", t->name);
                     goto done;
                 }
+                sf->n_tensors++; /* counted before parsing, so that st_close frees what was indexed */
                 if (!parse_tensor(&j, t, data_size)) goto done;
-                sf->n_tensors++;
             }
             if (peek(&j, ',')) { j.p++; continue; }
             if (!expect(&j, '}')) goto done;
@@ -405,14 +440,15 @@ void st_close(StFile *sf)
     }
     mem_free(sf->meta);
     mem_free(sf->tensors);
+    mem_free(sf->index);
     memset(sf, 0, sizeof *sf);
 }
 
 const StTensor *st_find(const StFile *sf, const char *name)
 {
-    for (int i = 0; i < sf->n_tensors; i++)
-        if (!strcmp(sf->tensors[i].name, name)) return &sf->tensors[i];
-    return NULL;
+    if (!sf->index_cap) return NULL;
+    int k = *index_slot(sf, name);
+    return k >= 0 ? &sf->tensors[k] : NULL;
 }
 
 const char *st_meta(const StFile *sf, const char *key)
@@ -592,18 +628,34 @@ static void text_printf(Text *t, const char *fmt, ...)
     text_add(t, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
 }
 
+/* Length of the well-formed UTF-8 sequence starting at p (0 if it is not one). */
+static int utf8_length(const unsigned char *p)
+{
+    int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 && *p >= 0xc2 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+    for (int k = 1; k < n; k++)
+        if ((p[k] & 0xc0) != 0x80) return 0;
+    return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; a byte that is not
+ * part of valid UTF-8 (JSON must be UTF-8) becomes U+FFFD. */
 static void text_json_string(Text *t, const char *s)
 {
     text_add(t, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_length(p);
         if (*p == '"' || *p == '\\') {
             char e[2] = {'\\', (char)*p};
             text_add(t, e, 2);
         } else if (*p < 0x20) {
             text_printf(t, "\\u%04x", *p);
+        } else if (n == 0) {
+            text_add(t, "\\ufffd", 6);
+            n = 1;
         } else {
-            text_add(t, (const char *)p, 1);
+            text_add(t, (const char *)p, (size_t)n);
         }
+        p += n ? n : 1;
     }
     text_add(t, "\"", 1);
 }

@@ -39,6 +39,8 @@ typedef struct StFile {
     uint64_t data_start, data_size;
     StTensor *tensors;
     int n_tensors;
+    int *index;          /* open-addressing hash table of tensor indices, by name (-1: empty) */
+    int index_cap;
     StMeta *meta;
     int n_meta;
 } StFile;

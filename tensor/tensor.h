@@ -16,19 +16,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fastmath.h"
+
 #include <math.h>
 
 #ifdef REAL_DOUBLE
 typedef double real;
-static inline real real_exp(real x) { return exp(x); }
+static inline real real_exp(real x) { return exp(x); } /* callers pass x <= 0 */
 static inline real real_log(real x) { return log(x); }
 static inline real real_tanh(real x) { return tanh(x); }
 static inline real real_sqrt(real x) { return sqrt(x); }
 #else
 typedef float real;
-static inline real real_exp(real x) { return expf(x); }
+static inline real real_exp(real x) { return exp_nonpositive(x); } /* callers pass x <= 0 */
 static inline real real_log(real x) { return logf(x); }
-static inline real real_tanh(real x) { return tanhf(x); }
+static inline real real_tanh(real x) { return tanh_fast(x); }
 static inline real real_sqrt(real x) { return sqrtf(x); }
 #endif
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# e2e.sh - end-to-end tests of the ./train program: learning, resuming, determinism, NaN
-# reports, bad input, and the files it writes. Prints "N passed, N failed".
+# e2e.sh - end-to-end tests of the programs: ./train (learning, resuming, determinism, NaN
+# reports, bad input, the files it writes), ./probe, and the quick ablation grid with ./report.
+# Prints "N passed, N failed".
 #
-#   tests/e2e.sh TRAIN_BINARY
+#   tests/e2e.sh BIN_DIR      the folder holding train, probe and report (e.g. . or build/asan32)
 set -u
-train=${1:?usage: tests/e2e.sh TRAIN_BINARY}
+bin=${1:?usage: tests/e2e.sh BIN_DIR}
+train=$bin/train
 dir=${TEST_TMPDIR:-$(mktemp -d)}/e2e
 mkdir -p "$dir"
 passed=0
@@ -29,23 +31,37 @@ else
 fi
 
 # ---------------------------------------------------------------- resume is exact
-common=("${small[@]}" --steps=60 --warmup=10 --dropout=0.1 --attn-dropout=0.1 --log-every=1 --eval-every=0)
-"$train" "${common[@]}" --save="$dir/straight.st" --log="$dir/straight.csv" >/dev/null 2>&1
+# --log-every=7: the log interval in progress at step 30 spans the save; the threshold is
+# crossed after the save, so the summary's steps_to_threshold must survive it too.
+common=("${small[@]}" --steps=60 --warmup=10 --dropout=0.1 --attn-dropout=0.1 --log-every=7 --eval-every=0 --loss-threshold=1.6)
+"$train" "${common[@]}" --save="$dir/straight.st" --log="$dir/straight.csv" >"$dir/straight.out" 2>&1
 "$train" "${common[@]}" --stop-at=30 --save="$dir/half.st" --log="$dir/half.csv" >/dev/null 2>&1
-"$train" --load="$dir/half.st" --save="$dir/resumed.st" --log="$dir/resumed.csv" --log-every=1 --quiet >/dev/null 2>&1
-# the loss column (2) of steps 31..60, written with 9 significant digits
-straight=$(awk -F, 'NR > 1 && $1 > 30 { print $1, $2 }' "$dir/straight.csv")
-resumed=$(awk -F, 'NR > 1 && $1 > 30 { print $1, $2 }' "$dir/resumed.csv")
-if [ -n "$straight" ] && [ "$straight" = "$resumed" ] && cmp -s "$dir/straight.st" "$dir/resumed.st"; then
-    ok "resume: 60 steps straight = 30 + save + load + 30 (same losses, byte-identical checkpoint)"
+"$train" --load="$dir/half.st" --save="$dir/resumed.st" --log="$dir/resumed.csv" --quiet >"$dir/resumed.out" 2>&1
+# every logged value after step 30 but the timings (columns 5, 6: tokens/s, time)
+straight=$(awk -F, 'NR > 1 && $1 > 30 { $5 = ""; $6 = ""; print }' "$dir/straight.csv")
+resumed=$(awk -F, 'NR > 1 && $1 > 30 { $5 = ""; $6 = ""; print }' "$dir/resumed.csv")
+sum_a=$(grep '^summary:' "$dir/straight.out" | sed 's/ time_s=.*//')
+sum_b=$(grep '^summary:' "$dir/resumed.out" | sed 's/ time_s=.*//')
+threshold=$(summary_field "$dir/straight.out" steps_to_threshold)
+if [ -n "$straight" ] && [ "$straight" = "$resumed" ] && [ -n "$sum_a" ] && [ "$sum_a" = "$sum_b" ] &&
+    [ "${threshold:--1}" -gt 30 ] && cmp -s "$dir/straight.st" "$dir/resumed.st"; then
+    ok "resume: 60 steps straight = 30 + save + load + 30 (log rows, summary line, byte-identical checkpoint)"
 else
-    bad "resume is exact" "$(diff <(echo "$straight") <(echo "$resumed") | head -n 4)" \
-        "checkpoints: $(cmp "$dir/straight.st" "$dir/resumed.st" 2>&1)"
+    bad "resume is exact" "$(diff <(echo "$straight") <(echo "$resumed") | head -n 4)" "straight: $sum_a" "resumed: $sum_b" \
+        "threshold step: $threshold" "checkpoints: $(cmp "$dir/straight.st" "$dir/resumed.st" 2>&1)"
+fi
+"$train" --load="$dir/half.st" --seed=99 --quiet >/dev/null 2>"$dir/seed.err"
+if [ $? -eq 2 ] && grep -q -- "--seed=99, but the checkpoint" "$dir/seed.err"; then
+    ok "resume refuses a different --seed (it defines the data split)"
+else
+    bad "resume refuses a different --seed" "$(cat "$dir/seed.err")"
 fi
 
 # ---------------------------------------------------------------- thread count does not matter
-"$train" "${small[@]}" --steps=20 --dropout=0.1 --threads=1 --save="$dir/t1.st" >"$dir/t1.out" 2>&1
-"$train" "${small[@]}" --steps=20 --dropout=0.1 --threads=2 --save="$dir/t2.st" >"$dir/t2.out" 2>&1
+# the default model: activations of 32 x 18 x 64 and attention of 32 x 4 x 18 x 18 elements
+# are above the size where loops go parallel, so the threads really share the work
+"$train" --steps=12 --dropout=0.1 --attn-dropout=0.1 --eval-examples=32 --quiet --threads=1 --save="$dir/t1.st" >"$dir/t1.out" 2>&1
+"$train" --steps=12 --dropout=0.1 --attn-dropout=0.1 --eval-examples=32 --quiet --threads=2 --save="$dir/t2.st" >"$dir/t2.out" 2>&1
 if [ -s "$dir/t1.st" ] && cmp -s "$dir/t1.st" "$dir/t2.st"; then
     ok "1 and 2 threads give byte-identical checkpoints"
 else
@@ -61,13 +77,22 @@ if [ $rc -eq 3 ] && grep -q "step 3:" "$dir/nan.err" && grep -q "layer 0 queries
 else
     bad "an injected Inf is caught and named" "exit $rc" "$(cat "$dir/nan.err")"
 fi
-"$train" "${small[@]}" --steps=10 --inject-nan=3:h.0.mlp.w2 --nan=continue >"$dir/nanc.out" 2>&1
+"$train" "${small[@]}" --steps=10 --inject-nan=4:grad.h.0.mlp.w2 >"$dir/nang.out" 2>"$dir/nang.err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q "step 4: non-finite gradient; gradient of h.0.mlp.w2 holds inf" "$dir/nang.err"; then
+    ok "a non-finite gradient stops training with exit 3 and names the parameter"
+else
+    bad "a non-finite gradient is caught and named" "exit $rc" "$(cat "$dir/nang.err")"
+fi
+# one bad step with --nan=continue: counted, its update skipped, the run goes on healthily
+"$train" "${small[@]}" --steps=40 --inject-nan=4:grad.h.0.mlp.w2 --nan=continue --log="$dir/nanc.csv" >"$dir/nanc.out" 2>&1
 rc=$?
 count=$(summary_field "$dir/nanc.out" nan_count)
-if [ $rc -eq 0 ] && [ "${count:-0}" -ge 1 ]; then
-    ok "--nan=continue counts non-finite steps and finishes (nan_count=$count)"
+final=$(summary_field "$dir/nanc.out" final_loss)
+if [ $rc -eq 0 ] && [ "$count" = 1 ] && awk -v f="$final" 'BEGIN { exit !(f + 0 == f && f < 3) }'; then
+    ok "--nan=continue: one bad gradient is counted once, its update skipped, training goes on (final loss $final)"
 else
-    bad "--nan=continue counts and finishes" "exit $rc, nan_count=$count"
+    bad "--nan=continue counts, skips and goes on" "exit $rc, nan_count=$count, final_loss=$final" "$(tail -n 3 "$dir/nanc.out")"
 fi
 
 # ---------------------------------------------------------------- bad input
@@ -79,6 +104,12 @@ if [ $rc -eq 2 ] && [ "$(wc -l <"$dir/badflag.err")" -eq 1 ] && grep -q -- "--lr
     ok "a bad flag: one line naming it, exit 2, nothing written"
 else
     bad "a bad flag: one line, exit 2, nothing written" "exit $rc" "$(cat "$dir/badflag.err")"
+fi
+"$train" --dmodel=16384 --heads=16 >/dev/null 2>"$dir/mem.err"
+if [ $? -eq 2 ] && grep -q "GiB" "$dir/mem.err"; then
+    ok "a model too large for the machine is refused before anything is allocated"
+else
+    bad "a model too large for the machine is refused" "$(cat "$dir/mem.err")"
 fi
 printf 'src a b\n' >"$dir/notab.tsv"
 "$train" --data="$dir/notab.tsv" >/dev/null 2>"$dir/tsv.err"
@@ -128,10 +159,19 @@ fi
 
 # ---------------------------------------------------------------- a user's corpus and the shipped configs
 for i in $(seq 1 60); do printf 'the cat %d\tle chat %d\n' "$i" "$i"; done >"$dir/pairs.tsv"
-if "$train" --data="$dir/pairs.tsv" --steps=5 --warmup=1 --quiet >"$dir/tsv.out" 2>&1 && grep -q '^summary:' "$dir/tsv.out"; then
+if "$train" --data="$dir/pairs.tsv" --steps=5 --warmup=1 --quiet --save="$dir/pairs.st" >"$dir/tsv.out" 2>&1 &&
+    grep -q '^summary:' "$dir/tsv.out"; then
     ok "--data=FILE.tsv trains on a user's corpus"
 else
     bad "--data=FILE.tsv trains" "$(cat "$dir/tsv.out")"
+fi
+# the same words in another order give other ids: a checkpoint must not load onto them
+tac "$dir/pairs.tsv" >"$dir/pairs2.tsv" && mv "$dir/pairs2.tsv" "$dir/pairs.tsv"
+"$train" --load="$dir/pairs.st" --steps=6 --quiet >/dev/null 2>"$dir/vocab.err"
+if [ $? -eq 2 ] && grep -q "vocabulary" "$dir/vocab.err"; then
+    ok "a checkpoint is refused when the corpus gives the same words other ids"
+else
+    bad "a reordered corpus is refused on --load" "$(cat "$dir/vocab.err")"
 fi
 for cfg in configs/*.cfg; do
     [ -e "$cfg" ] || continue
@@ -141,6 +181,44 @@ for cfg in configs/*.cfg; do
         bad "$cfg is accepted" "$(cat "$dir/cfg.out")"
     fi
 done
+
+# ---------------------------------------------------------------- ./probe
+"$bin/probe" --pairs=4000 --samples=300 --draws=5 >"$dir/probe.out" 2>&1
+rc=$?
+sections=$(grep -c '^## ' "$dir/probe.out")
+# part 1: the Var/dk column (5th field) must be 1 within 5 standard errors (6th field)
+var_ok=$(awk -F'|' '/^\| (16|64|256|512|1024) \| / && NF == 8 { n++; d = $5 - 1; if (d < 0) d = -d; if (d < 5 * $6) ok++ } END { print (n == 5 && ok == 5) }' "$dir/probe.out")
+if [ $rc -eq 0 ] && [ "$sections" -eq 6 ] && [ "$var_ok" = 1 ]; then
+    ok "./probe prints its six tables; Var(q.k)/dk is 1 within 5 standard errors"
+else
+    bad "./probe output" "exit $rc, $sections sections, variance check $var_ok" "$(head -n 20 "$dir/probe.out")"
+fi
+"$bin/probe" --samples=0 >/dev/null 2>"$dir/probe.err"
+if [ $? -eq 2 ] && grep -q "samples" "$dir/probe.err"; then ok "./probe rejects a bad flag with exit 2"; else bad "./probe rejects bad flags"; fi
+
+# ---------------------------------------------------------------- the quick ablation grid
+grid=$dir/grid
+rm -rf "$grid"
+jobs=$(TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" --print-jobs | wc -l)
+TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" >"$dir/grid.out" 2>&1
+rc=$?
+csv_rows=$(awk -F, 'NR == 1 { cols = NF; next } NF == cols && $3 ~ /^[0-9]+$/ && $5 ~ /^[0-9.e+-]+$/ { n++ } END { print n + 0 }' "$grid/summary.csv" 2>/dev/null)
+svgs=0
+for f in "$grid"/loss_copy.svg "$grid"/vs_dk_copy.svg; do
+    head -c 4 "$f" 2>/dev/null | grep -q '<svg' && tail -n 1 "$f" | grep -q '</svg>' && svgs=$((svgs + 1))
+done
+md_rows=$(grep -c '^| \(1\|sqrt\) | ' "$grid/summary.md" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$jobs" -eq 4 ] && [ "$csv_rows" -eq 4 ] && [ "$md_rows" -eq 4 ] && [ "$svgs" -eq 2 ]; then
+    ok "ablation --quick: 4 runs, summary.csv and summary.md with 4 rows that parse, 2 SVG plots"
+else
+    bad "ablation --quick outputs" "exit $rc, jobs $jobs, csv rows $csv_rows, md rows $md_rows, svgs $svgs" "$(tail -n 5 "$dir/grid.out")"
+fi
+again=$(TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" 2>&1 | head -n 1)
+if echo "$again" | grep -q "0 to do"; then
+    ok "ablation: a second run skips the finished runs (resume)"
+else
+    bad "ablation resumes" "$again"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

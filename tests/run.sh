@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # run.sh - runs every test program of one build and prints the closing line "N passed, N failed".
 #
-#   tests/run.sh BUILD32 BUILD64 TRAIN      e.g. tests/run.sh build/f32 build/f64 ./train
+#   tests/run.sh BUILD32 BUILD64 BIN      e.g. tests/run.sh build/f32 build/f64 .
+#   (BIN holds the programs train, probe and report)
 #
 # Each C test program prints its own "N passed, N failed" line; this script adds them up,
 # together with the source checks below, and exits non-zero when anything failed.
 set -u
-b32=${1:?usage: tests/run.sh BUILD32 BUILD64 TRAIN}
-b64=${2:?usage: tests/run.sh BUILD32 BUILD64 TRAIN}
-train=${3:?usage: tests/run.sh BUILD32 BUILD64 TRAIN}
+b32=${1:?usage: tests/run.sh BUILD32 BUILD64 BIN}
+b64=${2:?usage: tests/run.sh BUILD32 BUILD64 BIN}
+bin=${3:?usage: tests/run.sh BUILD32 BUILD64 BIN}
 cd "$(dirname "$0")/.." || exit 2
 
 passed=0
@@ -62,7 +63,7 @@ for t in "$b32"/tests/test_*; do
     [ -x "$t" ] && run_program "$(basename "$t") (float)" "$t"
 done
 
-run_program "e2e.sh ($train)" tests/e2e.sh "$train"
+run_program "e2e.sh ($bin)" tests/e2e.sh "$bin"
 
 echo "== source checks"
 # Every heap allocation goes through mem_alloc (tensor/arena.c), so the allocation counter

@@ -66,22 +66,35 @@ static void test_tape_accumulates_when_a_tensor_is_reused(void)
     for (int i = 0; i < 12; i++) CHECK(x->grad[i] == 2, "d(x+x)/dx[%d] = %g, want 2", i, x->grad[i]);
 }
 
-/* A small network using most ops; returns the loss. */
-static Tensor *small_net(Tape *tp, Tensor *w1, Tensor *b1, Tensor *g, Tensor *bb, Tensor *table,
-                         const int *ids, const int *targets)
+/* A network using most ops, for B sequences of T tokens, width C = 2 heads of C/2, a
+ * vocabulary of V (= the rows of `table`); returns the loss. */
+typedef struct NetShape {
+    int B, T, C, V;
+} NetShape;
+
+static Tensor *net(Tape *tp, NetShape n, Tensor *w1, Tensor *b1, Tensor *g, Tensor *bb, Tensor *table, const int *ids,
+                   const int *targets)
 {
-    Tensor *e = op_embedding(tp, table, ids, 2, 6);          /* [2, 6, 8] */
+    Tensor *e = op_embedding(tp, table, ids, n.B, n.T);                   /* [B, T, C] */
     Tensor *h = op_layernorm(tp, e, g, bb, (real)1e-5);
-    h = op_gelu(tp, op_add(tp, op_matmul(tp, h, w1, false, false), b1)); /* [2, 6, 8] */
+    h = op_gelu(tp, op_add(tp, op_matmul(tp, h, w1, false, false), b1)); /* [B, T, C] */
     h = op_dropout(tp, h, (real)0.1);
-    int s4[4] = {2, 6, 2, 4}, perm[4] = {0, 2, 1, 3};
-    Tensor *q = op_permute(tp, op_reshape(tp, h, 4, s4), 4, perm);        /* [2, 2, 6, 4] */
+    int s4[4] = {n.B, n.T, 2, n.C / 2}, perm[4] = {0, 2, 1, 3};
+    Tensor *q = op_permute(tp, op_reshape(tp, h, 4, s4), 4, perm);        /* [B, 2, T, C/2] */
     Tensor *p = op_softmax(tp, op_scale(tp, op_matmul(tp, q, q, false, true), (real)0.5), true);
     Tensor *o = op_matmul(tp, p, q, false, false);
-    int s3[3] = {2, 6, 8};
+    int s3[3] = {n.B, n.T, n.C};
     o = op_reshape(tp, op_permute(tp, o, 4, perm), 3, s3);
-    Tensor *logits = op_matmul(tp, o, table, false, true);                /* tied: [2, 6, 10] */
+    Tensor *logits = op_matmul(tp, o, table, false, true);                /* tied: [B, T, V] */
     return op_cross_entropy(tp, logits, targets, NULL);
+}
+
+static const NetShape SMALL = {2, 6, 8, 10};
+
+static Tensor *small_net(Tape *tp, Tensor *w1, Tensor *b1, Tensor *g, Tensor *bb, Tensor *table, const int *ids,
+                         const int *targets)
+{
+    return net(tp, SMALL, w1, b1, g, bb, table, ids, targets);
 }
 
 static void test_tape_reset_and_no_allocation_after_first_step(void)
@@ -342,35 +355,41 @@ static void test_gemm_batched_matches_loop(void)
 
 /* ------------------------------------------------------------------ determinism */
 
-/* Loss and a gradient checksum of small_net at a given thread count. */
-static void run_net(int threads, real *loss_out, real *grads_out, size_t n_grads)
+/* Loss and all gradients of a network large enough that every op's parallel loop (and the
+ * gemm's tiling) really splits between threads: B*T*C = 65536 elements, attention matrices
+ * of 65536, logits of 32768 (each at or above the PARALLEL_MIN of 32768), gemms of 1e7 flops. */
+enum { DB = 8, DT = 64, DC = 128, DV = 64, DGRADS = DC * DC + DV * DC };
+
+static void run_big_net(int threads, real *loss_out, real *grads_out)
 {
     omp_set_num_threads(threads);
     setup();
-    int s1[1] = {8};
-    Tensor *w1 = param2(8, 8, 1), *b1 = param(1, s1, -1, 1, 2), *g = param(1, s1, 1, 1, 3),
-           *bb = param(1, s1, 0, 0, 4), *table = param2(10, 8, 5);
-    int ids[12], targets[12];
-    for (int i = 0; i < 12; i++) {
-        ids[i] = (5 * i + 3) % 10;
-        targets[i] = (3 * i + 1) % 10;
+    int s1[1] = {DC};
+    Tensor *w1 = param2(DC, DC, 1), *b1 = param(1, s1, -1, 1, 2), *g = param(1, s1, 1, 1, 3),
+           *bb = param(1, s1, 0, 0, 4), *table = param2(DV, DC, 5);
+    static int ids[DB * DT], targets[DB * DT];
+    for (int i = 0; i < DB * DT; i++) {
+        ids[i] = (5 * i + 3) % DV;
+        targets[i] = (3 * i + 1) % DV;
     }
     g_tape.dropout_key = 1234;
-    Tensor *loss = small_net(&g_tape, w1, b1, g, bb, table, ids, targets);
+    NetShape shape = {DB, DT, DC, DV};
+    Tensor *loss = net(&g_tape, shape, w1, b1, g, bb, table, ids, targets);
     tape_backward(&g_tape, loss);
     *loss_out = loss->data[0];
-    memcpy(grads_out, w1->grad, 64 * sizeof(real));
-    memcpy(grads_out + 64, table->grad, (n_grads - 64) * sizeof(real));
+    memcpy(grads_out, w1->grad, DC * DC * sizeof(real));
+    memcpy(grads_out + DC * DC, table->grad, DV * DC * sizeof(real));
 }
 
 static void test_same_bits_for_any_thread_count(void)
 {
-    real l1, l2, g1[144], g2[144];
-    run_net(1, &l1, g1, 144);
-    run_net(2, &l2, g2, 144);
-    CHECK(memcmp(&l1, &l2, sizeof l1) == 0, "loss differs: %.9g vs %.9g", l1, l2);
+    static real g1[DGRADS], g2[DGRADS];
+    real l1, l2;
+    run_big_net(1, &l1, g1);
+    run_big_net(2, &l2, g2);
+    CHECK(isfinite(l1) && memcmp(&l1, &l2, sizeof l1) == 0, "loss differs: %.9g vs %.9g", l1, l2);
     CHECK(memcmp(g1, g2, sizeof g1) == 0, "gradients differ between 1 and 2 threads");
-    /* and a gemm large enough to be split between threads */
+    /* and a transposed gemm split into several tiles */
     int M = 300, N = 200, K = 300;
     GemmShape s = gemm_shape(M, N, K, true, false, false);
     real *A = mem_alloc((size_t)M * K * sizeof(real)), *B = mem_alloc((size_t)K * N * sizeof(real));
@@ -386,6 +405,30 @@ static void test_same_bits_for_any_thread_count(void)
     mem_free(B);
     mem_free(C1);
     mem_free(C2);
+}
+
+/* ------------------------------------------------------------------ fast exp and tanh */
+
+static void test_fast_exp_and_tanh_match_libm(void)
+{
+    double worst_exp = 0, worst_tanh = 0, worst_tanh_rel = 0;
+    for (int i = 0; i <= 1000000; i++) {
+        float x = -87.0f * (float)i / 1000000;
+        double e = exp((double)x);
+        worst_exp = fmax(worst_exp, fabs(exp_nonpositive(x) - e) / e);
+        float u = 20.0f * (float)(i - 500000) / 500000;
+        double t = tanh((double)u);
+        worst_tanh = fmax(worst_tanh, fabs(tanh_fast(u) - t));
+        if (u != 0) worst_tanh_rel = fmax(worst_tanh_rel, fabs(tanh_fast(u) - t) / fabs(t));
+        float tiny = ldexpf(1.0f, -(i % 120)); /* 1 down to 2^-119: the series branch */
+        worst_tanh_rel = fmax(worst_tanh_rel, fabs(tanh_fast(tiny) - tanh((double)tiny)) / tanh((double)tiny));
+    }
+    CHECK(worst_exp < 2e-7, "exp: worst relative error %g", worst_exp);
+    CHECK(worst_tanh < 2e-7, "tanh: worst absolute error %g", worst_tanh);
+    CHECK(worst_tanh_rel < 1e-6, "tanh: worst relative error %g", worst_tanh_rel);
+    CHECK(exp_nonpositive(0) == 1 && exp_nonpositive(-1000) == 0 && tanh_fast(100) == 1 && tanh_fast(-100) == -1,
+          "exact limits");
+    CHECK(isnan(exp_nonpositive(NAN)) && isnan(tanh_fast(NAN)), "NaN must stay NaN");
 }
 
 /* ------------------------------------------------------------------ rng */
@@ -435,6 +478,7 @@ int main(int argc, char **argv)
         {"gemm: batched equals one by one", test_gemm_batched_matches_loop},
         {"determinism: same bits with 1 and 2 threads", test_same_bits_for_any_thread_count},
         {"rng: reference value and statistics", test_rng_reference_values_and_statistics},
+        {"fastmath: exp and tanh match libm, keep NaN", test_fast_exp_and_tanh_match_libm},
     };
     int rc = test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
     tape_free(&g_tape);

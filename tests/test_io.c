@@ -107,6 +107,39 @@ static void test_safetensors_rejects_bad_headers(void)
     expect_header_error("[]", 0, "expected '{'");
 }
 
+/* A header of n empty U8 tensors named t0 .. t{n-1}, and, if dup, t0 once more at the end. */
+static char *many_tensors(int n, bool dup, size_t *len)
+{
+    size_t cap = (size_t)n * 64 + 128, k = 0;
+    char *json = malloc(cap);
+    k += (size_t)snprintf(json + k, cap - k, "{");
+    for (int i = 0; i < n + dup; i++)
+        k += (size_t)snprintf(json + k, cap - k, "%s\"t%d\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}",
+                              i ? "," : "", i < n ? i : 0);
+    k += (size_t)snprintf(json + k, cap - k, "}");
+    *len = k;
+    return json;
+}
+
+static void test_safetensors_many_tensors(void)
+{
+    StFile sf;
+    char err[256];
+    size_t len;
+    char *json = many_tensors(60000, false, &len);
+    CHECK(st_parse_header(&sf, json, len, 0, err, sizeof err), "60000 tensors refused: %s", err);
+    CHECK(sf.n_tensors == 60000 && st_find(&sf, "t59999") && st_find(&sf, "t0") && !st_find(&sf, "t60000"),
+          "lookups in a large header");
+    st_close(&sf);
+    free(json);
+    json = many_tensors(60000, true, &len);
+    CHECK(!st_parse_header(&sf, json, len, 0, err, sizeof err) && strstr(err, "\"t0\" appears twice"), "duplicate: %s", err);
+    free(json);
+    json = many_tensors(70000, false, &len);
+    CHECK(!st_parse_header(&sf, json, len, 0, err, sizeof err) && strstr(err, "too many tensors"), "limit: %s", err);
+    free(json);
+}
+
 static void test_safetensors_rejects_bad_files(void)
 {
     char err[512];
@@ -149,10 +182,12 @@ static void test_checkpoint_round_trip_and_corruption(void)
     char err[512];
     char path[4096]; /* a copy: test_path returns a buffer that later calls reuse */
     snprintf(path, sizeof path, "%s", test_path("ckpt.safetensors"));
-    CHECK(checkpoint_save(path, &a, &oa, 42, &o, &v, err, sizeof err), "save: %s", err);
-    int step = -1;
-    CHECK(checkpoint_load(path, &b, &ob, &step, &v, err, sizeof err), "load: %s", err);
-    CHECK(step == 42, "step %d, want 42", step);
+    RunState saved = {42, 17, 3, 12.345678901234567, 5}, rs = {0};
+    CHECK(checkpoint_save(path, &a, &oa, &saved, &o, &v, err, sizeof err), "save: %s", err);
+    CHECK(checkpoint_load(path, &b, &ob, &rs, &v, err, sizeof err), "load: %s", err);
+    CHECK(rs.next_step == 42 && rs.steps_to_threshold == 17 && rs.nan_count == 3 && rs.interval_steps == 5 &&
+              rs.interval_loss == saved.interval_loss,
+          "run state changed in the round trip");
     CHECK(memcmp(a.values, b.values, a.n_values * sizeof(real)) == 0, "parameters differ after the round trip");
     CHECK(memcmp(oa.m, ob.m, oa.n_values * sizeof(real)) == 0 && memcmp(oa.v, ob.v, oa.n_values * sizeof(real)) == 0,
           "Adam moments differ after the round trip");
@@ -162,21 +197,26 @@ static void test_checkpoint_round_trip_and_corruption(void)
     size_t n = read_all(path, raw, sizeof raw);
     raw[n - 7] ^= 0x10;
     const char *bad = test_write_file("flipped.safetensors", raw, n);
-    CHECK(!checkpoint_load(bad, &b, &ob, &step, &v, err, sizeof err) && strstr(err, "checksum mismatch"), "flip: %s", err);
+    CHECK(!checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "checksum mismatch"), "flip: %s", err);
     /* truncated: the last tensor's bytes are gone */
     bad = test_write_file("truncated.safetensors", raw, n - 100);
-    CHECK(!checkpoint_load(bad, &b, &ob, &step, &v, err, sizeof err) && strstr(err, "outside"), "truncated: %s", err);
+    CHECK(!checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "outside"), "truncated: %s", err);
 
     /* a model of another shape is refused with the tensor's name */
     GptConfig wide = cfg;
     wide.dmodel = 12;
     Gpt c;
     gpt_create(&c, &wide);
-    CHECK(!checkpoint_load(path, &c, NULL, &step, &v, err, sizeof err) && strstr(err, "\"wte\" has shape [9x8]"),
+    CHECK(!checkpoint_load(path, &c, NULL, &rs, &v, err, sizeof err) && strstr(err, "\"wte\" has shape [9x8]"),
           "shape mismatch: %s", err);
-    /* and so is another vocabulary */
+    /* and so is another vocabulary: the same size with other words, or another size */
+    Vocab w2;
+    vocab_init(&w2);
+    for (int i = 0; i < 5; i++) vocab_add(&w2, "vwxyz" + i, 1);
+    CHECK(!checkpoint_load(path, &b, &ob, &rs, &w2, err, sizeof err) && strstr(err, "vocabulary"), "same size, other words: %s", err);
+    vocab_free(&w2);
     vocab_add(&v, "z", 1);
-    CHECK(!checkpoint_load(path, &b, &ob, &step, &v, err, sizeof err) && strstr(err, "vocabulary"), "vocab: %s", err);
+    CHECK(!checkpoint_load(path, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "vocabulary"), "vocab: %s", err);
     gpt_free(&c);
     vocab_free(&v);
     optim_free(&oa);
@@ -207,9 +247,9 @@ static void test_flags_are_checked(void)
 {
     Options o;
     char err[512];
-    char *good[] = {"train", "--lr=1e-3", "--layers=3", "--scale=8", "--seed=18446744073709551615", "--quiet", NULL};
-    CHECK(parse(&o, err, 6, good), "good flags refused: %s", err);
-    CHECK(o.lr == 1e-3 && o.layers == 3 && !strcmp(o.scale, "8") && o.seed == UINT64_MAX && o.quiet, "flag values");
+    char *good[] = {"train", "--lr=1e-3", "--layers=3", "--scale=8", "--seed=18446744073709551615", "--quiet", "--lr=.5", NULL};
+    CHECK(parse(&o, err, 7, good), "good flags refused: %s", err);
+    CHECK(o.lr == 0.5 && o.layers == 3 && !strcmp(o.scale, "8") && o.seed == UINT64_MAX && o.quiet, "flag values");
     expect_args_error("--lr=1e-3x", "not a finite number");
     expect_args_error("--lr=", "not a finite number");
     expect_args_error("--lr=nan", "not a finite number");
@@ -217,16 +257,21 @@ static void test_flags_are_checked(void)
     expect_args_error("--layers=0", "between 1 and 24");
     expect_args_error("--layers=99999999999999999999", "not an integer");
     expect_args_error("--dropout=1", "between");
-    expect_args_error("--scale=0", "positive number");
-    expect_args_error("--scale=-2", "positive number");
-    expect_args_error("--scale=sqrtx", "positive number");
+    expect_args_error("--scale=0", "from 1e-4 to 1e8");
+    expect_args_error("--scale=-2", "from 1e-4 to 1e8");
+    expect_args_error("--scale=sqrtx", "must be 1, sqrt, dk, learned");
     expect_args_error("--task=sort", "one of copy|reverse|translate|tsv");
     expect_args_error("--bogus=1", "unknown option");
     expect_args_error("--lr", "missing value");
     expect_args_error("stray", "unexpected argument");
     expect_args_error("--heads=5", "--heads=5 does not divide --dmodel=64");
     expect_args_error("--seed=-1", "non-negative");
-    expect_args_error("--dmodel=16384", "GiB");
+    expect_args_error("--steps=+5", "not an integer");
+    expect_args_error("--layers= 1", "not an integer");
+    expect_args_error("--lr=\t0.1", "not a finite number");
+    expect_args_error("--seed=\t5", "not a non-negative integer");
+    expect_args_error("--scale=1e-40", "from 1e-4 to 1e8");
+    expect_args_error("--data=\xff.tsv", "not valid UTF-8");
     expect_args_error("--inject-nan=3", "STEP:PARAM");
 }
 
@@ -268,6 +313,7 @@ int main(int argc, char **argv)
         {"safetensors: round trip, byte layout, metadata, checksum", test_safetensors_round_trip},
         {"safetensors: bad headers are refused with a message", test_safetensors_rejects_bad_headers},
         {"safetensors: bad files are refused with a message", test_safetensors_rejects_bad_files},
+        {"safetensors: large headers, duplicate names, the tensor limit", test_safetensors_many_tensors},
         {"checkpoint: round trip; flipped byte, truncation, shape, vocab", test_checkpoint_round_trip_and_corruption},
         {"options: flags are parsed and checked", test_flags_are_checked},
         {"options: config files, and flags override them", test_config_files},

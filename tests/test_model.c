@@ -4,6 +4,8 @@
 #include "../model/gpt.h"
 #include "../model/metrics.h"
 #include "../model/optim.h"
+#include "../model/score_stats.h"
+#include "../data/data.h"
 #include "../tensor/rng.h"
 
 #include <math.h>
@@ -109,9 +111,11 @@ static void test_learning_rate_schedule(void)
     OptimConfig c = {.lr = 1e-3, .min_lr = 1e-4, .warmup = 10, .steps = 110};
     CHECK(fabs(optim_lr(&c, 0) - 1e-4) < 1e-12, "warmup starts at lr/warmup: %g", optim_lr(&c, 0));
     CHECK(fabs(optim_lr(&c, 9) - 1e-3) < 1e-12, "warmup ends at lr: %g", optim_lr(&c, 9));
-    CHECK(fabs(optim_lr(&c, 10) - 1e-3) < 1e-12, "cosine starts at lr: %g", optim_lr(&c, 10));
-    CHECK(fabs(optim_lr(&c, 60) - 5.5e-4) < 1e-12, "cosine midpoint is (lr + min)/2: %g", optim_lr(&c, 60));
-    CHECK(fabs(optim_lr(&c, 110) - 1e-4) < 1e-12, "cosine ends at min_lr: %g", optim_lr(&c, 110));
+    CHECK(optim_lr(&c, 10) < 1e-3 && optim_lr(&c, 10) > 0.999e-3, "cosine starts just below lr: %g", optim_lr(&c, 10));
+    CHECK(fabs(optim_lr(&c, 59) - 5.5e-4) < 1e-12, "cosine midpoint is (lr + min)/2: %g", optim_lr(&c, 59));
+    CHECK(fabs(optim_lr(&c, 109) - 1e-4) < 1e-12, "the last step (109) uses min_lr: %g", optim_lr(&c, 109));
+    for (int s = 10; s < 109; s++)
+        if (!CHECK(optim_lr(&c, s + 1) < optim_lr(&c, s), "the cosine must decrease at step %d", s)) break;
 }
 
 static void test_adamw_step_by_hand(void)
@@ -137,7 +141,8 @@ static void test_adamw_step_by_hand(void)
             w->grad[j] = g[0][j] * (step + 1);
             b->grad[j] = g[1][j] * (step + 1);
         }
-        optim_step(&o, step, 0.1);
+        int bad;
+        CHECK(optim_step(&o, step, 0.1, &bad), "a finite update was refused");
         /* the same update written out: m, v moments with bias correction, decoupled decay */
         double *want[2] = {want_w, want_b};
         for (int p = 0; p < 2; p++)
@@ -176,8 +181,15 @@ static void test_sgd_step(void)
     OptimConfig c = {.kind = OPTIM_SGD, .lr = 0.5};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 1);
-    optim_step(&o, 0, 0.5);
+    int bad = -1;
+    CHECK(optim_step(&o, 0, 0.5, &bad), "a finite update was refused");
     for (int j = 0; j < 3; j++) CHECK(w->data[j] == j - 0.5f * (1 - j), "sgd: w[%d] = %g", j, w->data[j]);
+    /* an update that would overflow changes nothing and names the parameter */
+    real before[3];
+    memcpy(before, w->data, sizeof before);
+    w->grad[1] = 3e38f;
+    CHECK(!optim_step(&o, 1, 1e3, &bad) && bad == 0, "an overflowing update must be refused (bad = %d)", bad);
+    CHECK(memcmp(before, w->data, sizeof before) == 0, "a refused update changed the parameters");
     optim_free(&o);
     arena_free(&g_arena);
 }
@@ -210,6 +222,106 @@ static void test_xavier_init_bounds_and_variance(void)
     gpt_free(&m);
 }
 
+static void test_qk_variance_is_dk(void)
+{
+    /* Var(q.k) = dk exactly in theory; the sample variance has relative standard error
+     * sqrt((2 + 6/dk) / n). Allow 5 standard errors. */
+    long n = 20000;
+    int dks[3] = {16, 64, 256};
+    for (int i = 0; i < 3; i++) {
+        QkMoments m = qk_moments(dks[i], n, 7);
+        double se = sqrt((2 + 6.0 / dks[i]) / n);
+        CHECK(fabs(m.var / dks[i] - 1) < 5 * se, "dk %d: Var(q.k)/dk = %.4f, want 1 +- %.4f", dks[i], m.var / dks[i], 5 * se);
+        CHECK(fabs(m.mean) < 5 * sqrt(dks[i] / (double)n), "dk %d: mean %.4f, want 0", dks[i], m.mean);
+        CHECK(fabs(m.scaled_std - 1) < 5 * se, "dk %d: std of q.k/sqrt(dk) = %.4f", dks[i], m.scaled_std);
+    }
+}
+
+static void test_softmax_entropy_and_jacobian_closed_forms(void)
+{
+    /* a huge divisor makes every score ~0: the softmax is uniform, entropy log n, and
+     * ||diag(p) - p p^T||_F = sqrt(n (1/n)^2 - 2 n (1/n)^3 + (n (1/n)^2)^2) = sqrt(1/n - 1/n^2) */
+    double div[2] = {1e9, 1};
+    int ns[2] = {3, 64};
+    for (int k = 0; k < 2; k++) {
+        int n = ns[k];
+        SoftmaxStats st[2];
+        softmax_stats(16, n, div, 2, 200, 3, st);
+        CHECK(fabs(st[0].entropy - log((double)n)) < 1e-4, "n = %d: uniform entropy %.6f, want log n = %.6f", n,
+              st[0].entropy, log((double)n));
+        CHECK(fabs(st[0].jacobian - sqrt(1.0 / n - 1.0 / ((double)n * n))) < 1e-4, "n = %d: uniform Jacobian %.6f", n,
+              st[0].jacobian);
+        CHECK(st[1].entropy < st[0].entropy && st[1].max_weight > 1.0 / n, "unscaled scores must be sharper than uniform");
+    }
+    double onehot[4] = {0, 1, 0, 0};
+    CHECK(softmax_jacobian_norm(onehot, 4) == 0, "one-hot softmax has a zero Jacobian");
+    /* against the matrix itself */
+    double p[3] = {0.5, 0.3, 0.2}, f = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double jij = (i == j ? p[i] : 0) - p[i] * p[j];
+            f += jij * jij;
+        }
+    CHECK(fabs(softmax_jacobian_norm(p, 3) - sqrt(f)) < 1e-12, "Jacobian norm %g, want %g", softmax_jacobian_norm(p, 3), sqrt(f));
+}
+
+static void test_row_experiment_is_consistent(void)
+{
+    RowExperiment e = row_experiment(64, 32, 5);
+    CHECK(fabs(e.scaled_max - e.raw_max / 8) < 1e-4 && fabs(e.scaled_min - e.raw_min / 8) < 1e-4,
+          "scaled range must be the raw range / sqrt(64): [%g, %g] vs [%g, %g]", e.scaled_min, e.scaled_max, e.raw_min, e.raw_max);
+    CHECK(e.raw_pmax >= e.scaled_pmax && e.raw_pmin <= e.scaled_pmin, "scaling must flatten the softmax");
+    CHECK(e.scaled_pmax <= 1 && e.scaled_pmin >= 0 && e.scaled_pmin <= 1.0 / 32 && e.scaled_pmax >= 1.0 / 32, "weights");
+}
+
+/* The steps ./train runs (batch, forward, loss, backward, norm, metrics, update, reset):
+ * after the first one, nothing is allocated. */
+static void test_training_steps_allocate_nothing_after_the_first(void)
+{
+    DataConfig dc = {.task = TASK_COPY, .symbols = 6, .min_len = 2, .max_len = 5, .val_size = 16, .context = 12, .seed = 1};
+    Dataset d;
+    char err[256];
+    CHECK(dataset_open(&d, &dc, err, sizeof err), "%s", err);
+    GptConfig cfg = {.vocab = d.vocab.size, .context = 12, .layers = 2, .dmodel = 16, .heads = 2, .dk = 8,
+                     .scale_mode = SCALE_LEARNED, .attn_dropout = 0.1, .dropout = 0.1, .init_gain = 1};
+    Gpt m;
+    gpt_create(&m, &cfg);
+    gpt_init(&m, 1);
+    bool decay[GPT_MAX_PARAMS];
+    for (int i = 0; i < m.n_params; i++) decay[i] = gpt_param_decays(m.params[i]);
+    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .steps = 10};
+    Optimizer o;
+    optim_init(&o, &oc, m.params, decay, m.n_params);
+    Batch b;
+    batch_alloc(&b, 4, 12);
+    Arena acts;
+    Tape tp;
+    arena_init(&acts, 1024); /* far too small: the first step must grow it */
+    tape_init(&tp, &acts);
+    uint64_t after_first = 0;
+    for (int step = 0; step < 6; step++) {
+        dataset_train_batch(&d, step, &b);
+        memset(m.grads, 0, m.n_values * sizeof(real));
+        tp.dropout_key = (uint64_t)step;
+        Tensor *loss = op_cross_entropy(&tp, gpt_forward(&m, &tp, b.tokens, b.B, b.T), b.targets, b.loss_mask);
+        tape_backward(&tp, loss);
+        optim_scale_grads(&o, 1 / fmax(1, optim_grad_norm(&o)));
+        for (int l = 0; l < cfg.layers; l++) attention_stats(tp.arena, m.layer[l].scores, m.layer[l].probs, b.valid);
+        int bad;
+        optim_step(&o, step, optim_lr(&oc, step), &bad);
+        tape_reset(&tp);
+        if (step == 0) after_first = mem_alloc_count();
+    }
+    CHECK(mem_alloc_count() == after_first, "%llu allocations in steps 2-6",
+          (unsigned long long)(mem_alloc_count() - after_first));
+    tape_free(&tp);
+    arena_free(&acts);
+    batch_free(&b);
+    optim_free(&o);
+    gpt_free(&m);
+    dataset_free(&d);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -221,6 +333,10 @@ int main(int argc, char **argv)
         {"optim: AdamW matches the update written out; norm and clipping", test_adamw_step_by_hand},
         {"optim: SGD", test_sgd_step},
         {"model: Xavier bounds, embedding std, LN and scale init", test_xavier_init_bounds_and_variance},
+        {"probe: Var(q.k) = dk within its standard error", test_qk_variance_is_dk},
+        {"probe: uniform softmax entropy log n; Jacobian norm closed forms", test_softmax_entropy_and_jacobian_closed_forms},
+        {"probe: the first seed's experiment is self-consistent", test_row_experiment_is_consistent},
+        {"train: steps after the first allocate nothing", test_training_steps_allocate_nothing_after_the_first},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -1,0 +1,207 @@
+/* svg.c - see svg.h. */
+#include "svg.h"
+
+#include <math.h>
+#include <string.h>
+
+bool svg_open(Svg *s, const char *path, int width, int height)
+{
+    s->f = fopen(path, "w");
+    if (!s->f) return false;
+    fprintf(s->f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+            "font-family=\"Helvetica, Arial, sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            width, height, width, height);
+    return true;
+}
+
+void svg_close(Svg *s)
+{
+    fprintf(s->f, "</svg>\n");
+    fclose(s->f);
+    s->f = NULL;
+}
+
+/* Text with &, < and > escaped. */
+static void put_text(FILE *f, const char *t)
+{
+    for (; *t; t++) {
+        if (*t == '&') fputs("&amp;", f);
+        else if (*t == '<') fputs("&lt;", f);
+        else if (*t == '>') fputs("&gt;", f);
+        else fputc(*t, f);
+    }
+}
+
+void svg_text(Svg *s, double x, double y, int size, const char *anchor, const char *text)
+{
+    fprintf(s->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"%s\">", x, y, size, anchor);
+    put_text(s->f, text);
+    fprintf(s->f, "</text>\n");
+}
+
+/* Position of a data value along an axis, as a fraction 0..1 (NaN when it cannot be drawn). */
+static double frac(const SvgAxis *a, double v)
+{
+    if (!isfinite(v)) return NAN;
+    if (a->log) {
+        if (v <= 0) return NAN;
+        return (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
+    }
+    return (v - a->lo) / (a->hi - a->lo);
+}
+
+static double px(const SvgPanel *p, double x) { return p->left + frac(&p->x, x) * p->width; }
+static double py(const SvgPanel *p, double y) { return p->top + (1 - frac(&p->y, y)) * p->height; }
+
+static void format_tick(double v, char *buf, size_t n)
+{
+    double a = fabs(v);
+    if (v == 0) snprintf(buf, n, "0");
+    else if (a >= 1e5 || a < 1e-3) snprintf(buf, n, "%.0e", v);
+    else snprintf(buf, n, "%g", v);
+}
+
+/* Tick values for an axis: "nice" steps on a linear axis, 1-2-5 per decade on a log axis. */
+static int ticks(const SvgAxis *a, double *out, int max)
+{
+    int n = 0;
+    if (a->ticks) {
+        for (int i = 0; i < a->n_ticks && n < max; i++) out[n++] = a->ticks[i];
+        return n;
+    }
+    if (a->log) {
+        double decades = log10(a->hi) - log10(a->lo);
+        static const double mult[3] = {1, 2, 5};
+        int per = decades > 4 ? 1 : 3;
+        for (int e = (int)floor(log10(a->lo)); e <= (int)ceil(log10(a->hi)); e++)
+            for (int m = 0; m < per; m++) {
+                double v = mult[m] * pow(10, e);
+                if (v >= a->lo * 0.999 && v <= a->hi * 1.001 && n < max) out[n++] = v;
+            }
+        return n;
+    }
+    double span = a->hi - a->lo, raw = span / 5, mag = pow(10, floor(log10(raw))), step;
+    double r = raw / mag;
+    step = (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * mag;
+    for (double v = ceil(a->lo / step) * step; v <= a->hi + step * 1e-9 && n < max; v += step)
+        out[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+    return n;
+}
+
+void svg_panel(Svg *s, const SvgPanel *p)
+{
+    FILE *f = s->f;
+    double t[64];
+    char buf[32];
+    int n = ticks(&p->x, t, 64);
+    for (int i = 0; i < n; i++) {
+        double x = px(p, t[i]);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", x, p->top, x,
+                p->top + p->height);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", x,
+                p->top + p->height, x, p->top + p->height + 4);
+        format_tick(t[i], buf, sizeof buf);
+        svg_text(s, x, p->top + p->height + 16, 11, "middle", buf);
+    }
+    n = ticks(&p->y, t, 64);
+    for (int i = 0; i < n; i++) {
+        double y = py(p, t[i]);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", p->left, y,
+                p->left + p->width, y);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", p->left - 4, y,
+                p->left, y);
+        format_tick(t[i], buf, sizeof buf);
+        svg_text(s, p->left - 7, y + 4, 11, "end", buf);
+    }
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n", p->left,
+            p->top, p->width, p->height);
+    if (p->x.label) svg_text(s, p->left + p->width / 2, p->top + p->height + 34, 12, "middle", p->x.label);
+    if (p->y.label) {
+        fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\">",
+                p->left - 48, p->top + p->height / 2);
+        put_text(f, p->y.label);
+        fprintf(f, "</text>\n");
+    }
+    if (p->title) svg_text(s, p->left + p->width / 2, p->top - 8, 13, "middle", p->title);
+}
+
+void svg_line(Svg *s, const SvgPanel *p, const double *x, const double *y, int n, const char *color, double width,
+              double opacity, bool dashed)
+{
+    bool open = false;
+    for (int i = 0; i < n; i++) {
+        double a = px(p, x[i]), b = py(p, y[i]);
+        bool ok = isfinite(a) && isfinite(b);
+        if (ok) { /* clip to the panel vertically */
+            if (b < p->top) b = p->top;
+            if (b > p->top + p->height) b = p->top + p->height;
+        }
+        if (ok && !open) {
+            fprintf(s->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.2f\" stroke-opacity=\"%.2f\"%s points=\"",
+                    color, width, opacity, dashed ? " stroke-dasharray=\"5,3\"" : "");
+            open = true;
+        }
+        if (ok) fprintf(s->f, "%.1f,%.1f ", a, b);
+        if (!ok && open) {
+            fprintf(s->f, "\"/>\n");
+            open = false;
+        }
+    }
+    if (open) fprintf(s->f, "\"/>\n");
+}
+
+void svg_marker(Svg *s, const SvgPanel *p, double x, double y, const char *color)
+{
+    double a = px(p, x), b = py(p, y);
+    if (isfinite(a) && isfinite(b)) fprintf(s->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", a, b, color);
+}
+
+void svg_error_bar(Svg *s, const SvgPanel *p, double x, double lo, double hi, const char *color)
+{
+    double a = px(p, x), b1 = py(p, lo), b2 = py(p, hi);
+    if (!isfinite(a) || !isfinite(b1) || !isfinite(b2)) return;
+    fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", a, b1, a, b2, color);
+    fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", a - 3, b1, a + 3, b1, color);
+    fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", a - 3, b2, a + 3, b2, color);
+}
+
+void svg_legend(Svg *s, double x, double y, const char *const *labels, const char *const *colors, int n)
+{
+    double h = 18 * n + 8;
+    fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"150\" height=\"%.1f\" fill=\"white\" stroke=\"#999\"/>\n", x, y, h);
+    for (int i = 0; i < n; i++) {
+        double yy = y + 16 + 18 * i;
+        fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>\n", x + 8,
+                yy - 4, x + 32, yy - 4, colors[i]);
+        svg_text(s, x + 40, yy, 12, "start", labels[i]);
+    }
+}
+
+SvgAxis svg_axis_for(double lo, double hi, bool log, const char *label)
+{
+    SvgAxis a = {lo, hi, log, label, NULL, 0};
+    if (!isfinite(lo) || !isfinite(hi)) {
+        a.lo = log ? 0.1 : 0;
+        a.hi = 1;
+        return a;
+    }
+    if (log) {
+        if (a.lo <= 0) a.lo = a.hi > 0 ? a.hi * 1e-3 : 1e-3;
+        if (a.hi <= a.lo) a.hi = a.lo * 10;
+        double l = floor(log10(a.lo)), h = ceil(log10(a.hi));
+        if (h - l <= 6) { /* whole decades */
+            a.lo = pow(10, l);
+            a.hi = pow(10, h);
+        }
+        return a;
+    }
+    if (a.hi <= a.lo) {
+        a.hi = a.lo + 1;
+        a.lo -= 1;
+    }
+    double pad = 0.05 * (a.hi - a.lo);
+    a.lo -= pad;
+    a.hi += pad;
+    return a;
+}
