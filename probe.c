@@ -2,8 +2,8 @@
  * with the project's engine and RNG, no training. Prints Markdown tables:
  *   1. mean and variance of q.k for iid N(0,1) q, k (the variance should be dk);
  *   2. the first seed's experiment: dk = 512, 128 keys, score ranges and softmax extremes;
- *   3. the mean softmax entropy of one query against n keys for several divisors and dk;
- *   4. the mean Frobenius norm of the softmax Jacobian diag(p) - p p^T, same settings.
+ *   3, 5. the mean softmax entropy of one query against 3 (64) keys, several divisors and dk;
+ *   4, 6. the mean Frobenius norm of the softmax Jacobian diag(p) - p p^T, same settings.
  *
  *   ./probe [--samples=N] [--pairs=N] [--seed=S] [--draws=N]
  */
@@ -109,8 +109,8 @@ static void part_row_experiment(const ProbeOptions *o)
     printf("\n");
 }
 
-/* Parts 3 and 4 share their draws: one table of entropies and one of Jacobian norms. */
-static void part_softmax(const ProbeOptions *o, int n_keys)
+/* One set of draws, two tables: entropies (section `first`) and Jacobian norms (first + 1). */
+static void part_softmax(const ProbeOptions *o, int n_keys, int first)
 {
     enum { N_DIV = 8 };
     const char *headers[N_DIV] = {"1", "sqrt(dk)", "dk", "4", "8", "16", "32", "10"};
@@ -125,11 +125,11 @@ static void part_softmax(const ProbeOptions *o, int n_keys)
     for (int table = 0; table < 2; table++) {
         double worst_se = 0;
         if (table == 0)
-            printf("## 3. Softmax entropy, one query against %d keys (nats; uniform = log %d = %.4f)\n\n", n_keys, n_keys,
-                   log((double)n_keys));
+            printf("## %d. Softmax entropy, one query against %d keys (nats; uniform = log %d = %.4f)\n\n", first, n_keys,
+                   n_keys, log((double)n_keys));
         else
-            printf("## 4. Frobenius norm of the softmax Jacobian diag(p) - p p^T, %d keys (uniform: sqrt(1/n - 1/n^2) = %.4f)\n\n",
-                   n_keys, sqrt(1.0 / n_keys - 1.0 / ((double)n_keys * n_keys)));
+            printf("## %d. Frobenius norm of the softmax Jacobian diag(p) - p p^T, %d keys (uniform: sqrt(1/n - 1/n^2) = %.4f)\n\n",
+                   first + 1, n_keys, sqrt(1.0 / n_keys - 1.0 / ((double)n_keys * n_keys)));
         printf("Scores q.k / divisor, q and keys iid N(0, 1); mean over %ld queries per cell, seed %llu.\n"
                "Columns 4, 8, 16, 32 are sqrt(16), sqrt(64), sqrt(256), sqrt(1024): the third seed's fixed divisors.\n\n",
                o->samples, (unsigned long long)o->seed);
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
     printf("# ./probe: statistics of attention scores (no training)\n\n");
     part_moments(&o);
     part_row_experiment(&o);
-    part_softmax(&o, 3);
-    part_softmax(&o, 64);
+    part_softmax(&o, 3, 3);
+    part_softmax(&o, 64, 5);
     return 0;
 }

@@ -70,12 +70,13 @@ enum {
     KC = 256,  /* slice of K packed at a time: an MR x KC strip of A stays in L1 */
     MC = 64,   /* rows of a tile: its packed A (MC x KC) stays in L2 */
     NC = 256,  /* columns of a tile */
-    MAX_THREADS = 64,
 };
 
-/* Per-thread packing buffers, static so that no call ever allocates. */
-static _Alignas(64) real g_pack_a[MAX_THREADS][MC * KC];
-static _Alignas(64) real g_pack_b[MAX_THREADS][KC * NC];
+/* Packing buffers, one pair per thread and never allocated at run time. Thread-local rather
+ * than indexed by omp_get_thread_num(): gemm may be called from inside a parallel region
+ * (./probe does), where thread numbers of the inner team are not unique. */
+static _Thread_local _Alignas(64) real g_pack_a[MC * KC];
+static _Thread_local _Alignas(64) real g_pack_b[KC * NC];
 
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((no_sanitize("address", "undefined"))) /* inlined into micro_kernel: see there */
@@ -206,7 +207,6 @@ void gemm(const GemmShape *s, const real *A, const real *B, real *C)
     /* Parallelise only when there is enough work to pay for waking the threads. */
     double flops = 2.0 * s->batch * s->M * s->N * (double)s->K;
     int threads = omp_get_max_threads();
-    if (threads > MAX_THREADS) threads = MAX_THREADS;
     if (flops < 1e6 || tiles == 1) threads = 1; /* below ~20 us of work a parallel region costs more */
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long t = 0; t < tiles; t++) {
@@ -214,8 +214,6 @@ void gemm(const GemmShape *s, const real *A, const real *B, real *C)
         int rest = (int)(t % ((long)tiles_m * tiles_n));
         int i0 = (rest / tiles_n) * MC, j0 = (rest % tiles_n) * NC;
         int mc = s->M - i0 < MC ? s->M - i0 : MC, nc = s->N - j0 < NC ? s->N - j0 : NC;
-        int tid = omp_get_thread_num();
-        gemm_tile(s, A + b * s->stride_a, B + b * s->stride_b, C + b * s->stride_c,
-                  i0, mc, j0, nc, g_pack_a[tid], g_pack_b[tid]);
+        gemm_tile(s, A + b * s->stride_a, B + b * s->stride_b, C + b * s->stride_c, i0, mc, j0, nc, g_pack_a, g_pack_b);
     }
 }

@@ -183,8 +183,14 @@ for cfg in configs/*.cfg; do
 done
 
 # ---------------------------------------------------------------- ./probe
-"$bin/probe" --pairs=4000 --samples=300 --draws=5 >"$dir/probe.out" 2>&1
+OMP_NUM_THREADS=1 "$bin/probe" --pairs=4000 --samples=300 --draws=5 >"$dir/probe1.out" 2>&1
+OMP_NUM_THREADS=2 "$bin/probe" --pairs=4000 --samples=300 --draws=5 >"$dir/probe.out" 2>&1
 rc=$?
+if cmp -s "$dir/probe1.out" "$dir/probe.out"; then
+    ok "./probe prints the same numbers with 1 and 2 threads"
+else
+    bad "./probe is thread-count independent" "$(diff "$dir/probe1.out" "$dir/probe.out" | head -n 4)"
+fi
 sections=$(grep -c '^## ' "$dir/probe.out")
 # part 1: the Var/dk column (5th field) must be 1 within 5 standard errors (6th field)
 var_ok=$(awk -F'|' '/^\| (16|64|256|512|1024) \| / && NF == 8 { n++; d = $5 - 1; if (d < 0) d = -d; if (d < 5 * $6) ok++ } END { print (n == 5 && ok == 5) }' "$dir/probe.out")

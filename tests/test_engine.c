@@ -353,6 +353,26 @@ static void test_gemm_batched_matches_loop(void)
     mem_free(C2);
 }
 
+static void test_gemm_inside_a_parallel_region(void)
+{
+    /* Callers may run gemm from several threads at once (./probe does): each must get its own
+     * packing buffers. Four products of several tiles each, two threads, against one by one. */
+    enum { P = 4, M = 150, N = 300, K = 270 };
+    real *A = mem_alloc((size_t)P * M * K * sizeof(real)), *B = mem_alloc((size_t)P * K * N * sizeof(real));
+    real *C1 = mem_alloc((size_t)P * M * N * sizeof(real)), *C2 = mem_alloc((size_t)P * M * N * sizeof(real));
+    fill(A, (size_t)P * M * K, 11);
+    fill(B, (size_t)P * K * N, 12);
+    GemmShape s = gemm_shape(M, N, K, false, true, false);
+    for (int p = 0; p < P; p++) gemm(&s, A + (size_t)p * M * K, B + (size_t)p * K * N, C1 + (size_t)p * M * N);
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+    for (int p = 0; p < P; p++) gemm(&s, A + (size_t)p * M * K, B + (size_t)p * K * N, C2 + (size_t)p * M * N);
+    CHECK(memcmp(C1, C2, (size_t)P * M * N * sizeof(real)) == 0, "concurrent gemm calls interfered");
+    mem_free(A);
+    mem_free(B);
+    mem_free(C1);
+    mem_free(C2);
+}
+
 /* ------------------------------------------------------------------ determinism */
 
 /* Loss and all gradients of a network large enough that every op's parallel loop (and the
@@ -476,6 +496,7 @@ int main(int argc, char **argv)
         {"dropout: identity, keep rate, deterministic masks", test_dropout_identity_rate_and_determinism},
         {"gemm: fast kernel matches the reference", test_gemm_fast_matches_reference},
         {"gemm: batched equals one by one", test_gemm_batched_matches_loop},
+        {"gemm: concurrent calls from a parallel region", test_gemm_inside_a_parallel_region},
         {"determinism: same bits with 1 and 2 threads", test_same_bits_for_any_thread_count},
         {"rng: reference value and statistics", test_rng_reference_values_and_statistics},
         {"fastmath: exp and tanh match libm, keep NaN", test_fast_exp_and_tanh_match_libm},
