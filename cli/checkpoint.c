@@ -11,15 +11,6 @@
 #define FORMAT_CHECKPOINT "attention-scale-checkpoint/1"
 #define FORMAT_DUMP "attention-scale-dump/1"
 
-static bool fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
 /* "config.<name>" for every option stored with a run. */
 static void add_config(StWriter *w, const Options *o)
 {
@@ -88,7 +79,7 @@ bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char
     bool ok = true;
     const char *format = st_meta(&sf, "format");
     if (!format || strcmp(format, FORMAT_CHECKPOINT) != 0) {
-        ok = fail(err, err_len, "--load=%s: not a checkpoint of this program (metadata \"format\" is %s)", path,
+        ok = errorf(err, err_len, "--load=%s: not a checkpoint of this program (metadata \"format\" is %s)", path,
                   format ? format : "missing");
         goto done;
     }
@@ -98,7 +89,7 @@ bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char
         snprintf(key, sizeof key, "config.%s", options_name(i));
         const char *value = st_meta(&sf, key);
         if (!value) {
-            ok = fail(err, err_len, "--load=%s: metadata lacks \"%s\"", path, key);
+            ok = errorf(err, err_len, "--load=%s: metadata lacks \"%s\"", path, key);
             break;
         }
         snprintf(where, sizeof where, "--load=%.*s: %s", OPT_TEXT_LEN, path, key);
@@ -116,7 +107,7 @@ bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char
         char mine[OPT_TEXT_LEN + 32];
         snprintf(mine, sizeof mine, "%s", options_format(o, i));
         if ((g == GROUP_MODEL || g == GROUP_DATA) && strcmp(mine, options_format(&stored, i)) != 0)
-            ok = fail(err, err_len, "--%s=%s, but the checkpoint %s was made with %s", options_name(i), mine, path,
+            ok = errorf(err, err_len, "--%s=%s, but the checkpoint %s was made with %s", options_name(i), mine, path,
                       options_format(&stored, i));
     }
 done:
@@ -129,7 +120,7 @@ static bool load_tensor(StFile *sf, const char *name, const Tensor *t, real *dst
                         size_t err_len)
 {
     const StTensor *st = st_find(sf, name);
-    if (!st) return fail(err, err_len, "--load=%s: tensor \"%s\" is missing", path, name);
+    if (!st) return errorf(err, err_len, "--load=%s: tensor \"%s\" is missing", path, name);
     bool same = st->ndim == t->ndim;
     for (int d = 0; same && d < t->ndim; d++) same = st->shape[d] == t->shape[d];
     if (!same) {
@@ -137,11 +128,11 @@ static bool load_tensor(StFile *sf, const char *name, const Tensor *t, real *dst
         for (int d = 0; d < t->ndim; d++) snprintf(want + strlen(want), sizeof want - strlen(want), "%s%d", d ? "x" : "", t->shape[d]);
         for (int d = 0; d < st->ndim && d < 8; d++)
             snprintf(have + strlen(have), sizeof have - strlen(have), "%s%lld", d ? "x" : "", (long long)st->shape[d]);
-        return fail(err, err_len, "--load=%s: tensor \"%s\" has shape [%s], the model needs [%s]", path, name,
+        return errorf(err, err_len, "--load=%s: tensor \"%s\" has shape [%s], the model needs [%s]", path, name,
                     st->ndim ? have : "scalar", want);
     }
     char inner[256];
-    if (!st_read_real(sf, st, dst, inner, sizeof inner)) return fail(err, err_len, "--load=%s: %s", path, inner);
+    if (!st_read_real(sf, st, dst, inner, sizeof inner)) return errorf(err, err_len, "--load=%s: %s", path, inner);
     return true;
 }
 
@@ -170,30 +161,30 @@ bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, RunState *rs, con
     uint32_t crc;
     long step, vsize, threshold, nans, isteps;
     if (!checksum) {
-        fail(err, err_len, "--load=%s: metadata lacks the checksum", path);
+        errorf(err, err_len, "--load=%s: metadata lacks the checksum", path);
         goto done;
     }
     if (!st_data_crc32(&sf, &crc, inner, sizeof inner)) {
-        fail(err, err_len, "--load=%s: %s", path, inner);
+        errorf(err, err_len, "--load=%s: %s", path, inner);
         goto done;
     }
     char want[32];
     snprintf(want, sizeof want, "crc32:%08x", crc);
     if (strcmp(want, checksum) != 0) {
-        fail(err, err_len, "--load=%s: checksum mismatch (stored %s, data has %s): the file is corrupted", path, checksum, want);
+        errorf(err, err_len, "--load=%s: checksum mismatch (stored %s, data has %s): the file is corrupted", path, checksum, want);
         goto done;
     }
     if (!meta_long(&sf, "step", 0, 100000000, &step) || !meta_long(&sf, "vocab_size", 1, 100000000, &vsize) ||
         !meta_long(&sf, "run.steps_to_threshold", -1, 100000000, &threshold) ||
         !meta_long(&sf, "run.nan_count", 0, 100000000, &nans) || !meta_long(&sf, "run.interval_steps", 0, 100000000, &isteps) ||
         !interval) {
-        fail(err, err_len, "--load=%s: metadata lacks a valid step, vocab_size or run.* entry", path);
+        errorf(err, err_len, "--load=%s: metadata lacks a valid step, vocab_size or run.* entry", path);
         goto done;
     }
     /* the same words with the same ids, not just as many */
     words = vocab_text(vocab);
     if (vsize != vocab->size || !stored_words || strcmp(stored_words, words) != 0) {
-        fail(err, err_len, "--load=%s: its vocabulary (%ld words) differs from the one the data gives (%d words)", path,
+        errorf(err, err_len, "--load=%s: its vocabulary (%ld words) differs from the one the data gives (%d words)", path,
              vsize, vocab->size);
         goto done;
     }

@@ -2,6 +2,8 @@
  * flag (or the file and line) and what is wrong with it. */
 #include "options.h"
 
+#include "../tensor/tensor.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -75,15 +77,6 @@ static const OptSpec g_specs[] = {
 
 enum { N_SPECS = (int)(sizeof g_specs / sizeof g_specs[0]) };
 
-static bool fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
 int options_count(void) { return N_SPECS; }
 const char *options_name(int i) { return g_specs[i].name; }
 OptGroup options_group(int i) { return g_specs[i].group; }
@@ -139,7 +132,7 @@ static bool utf8_ok(const unsigned char *s)
 bool options_set(Options *o, const char *name, const char *value, const char *where, char *err, size_t err_len)
 {
     int i = options_index(name);
-    if (i < 0) return fail(err, err_len, "%s: unknown option \"%s\" (see --help)", where, name);
+    if (i < 0) return errorf(err, err_len, "%s: unknown option \"%s\" (see --help)", where, name);
     const OptSpec *s = &g_specs[i];
     char *field = (char *)o + s->offset;
     char *end;
@@ -148,25 +141,25 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
         errno = 0;
         long v = strtol(value, &end, 10);
         if (!number_start(value) || *end || errno == ERANGE)
-            return fail(err, err_len, "%s=%s: not an integer", where, value);
+            return errorf(err, err_len, "%s=%s: not an integer", where, value);
         if (v < s->min || v > s->max)
-            return fail(err, err_len, "%s=%s: must be between %.0f and %.0f", where, value, s->min, s->max);
+            return errorf(err, err_len, "%s=%s: must be between %.0f and %.0f", where, value, s->min, s->max);
         *(int *)field = (int)v;
         return true;
     }
     case KIND_BOOL: {
         if (!strcmp(value, "1") || !strcmp(value, "true") || !strcmp(value, "yes")) *(bool *)field = true;
         else if (!strcmp(value, "0") || !strcmp(value, "false") || !strcmp(value, "no")) *(bool *)field = false;
-        else return fail(err, err_len, "%s=%s: expected 0 or 1", where, value);
+        else return errorf(err, err_len, "%s=%s: expected 0 or 1", where, value);
         return true;
     }
     case KIND_REAL: {
         errno = 0;
         double v = strtod(value, &end);
         if (!number_start(value) || *end || errno == ERANGE || !isfinite(v))
-            return fail(err, err_len, "%s=%s: not a finite number", where, value);
+            return errorf(err, err_len, "%s=%s: not a finite number", where, value);
         if (v < s->min || v > s->max)
-            return fail(err, err_len, "%s=%s: must be between %g and %g", where, value, s->min, s->max);
+            return errorf(err, err_len, "%s=%s: must be between %g and %g", where, value, s->min, s->max);
         *(double *)field = v;
         return true;
     }
@@ -174,18 +167,18 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
         errno = 0;
         unsigned long long v = strtoull(value, &end, 10);
         if (!number_start(value) || *end || errno == ERANGE || value[0] == '-' || value[0] == '.')
-            return fail(err, err_len, "%s=%s: not a non-negative integer", where, value);
+            return errorf(err, err_len, "%s=%s: not a non-negative integer", where, value);
         *(uint64_t *)field = v;
         return true;
     }
     case KIND_TEXT:
         if (strlen(value) >= OPT_TEXT_LEN)
-            return fail(err, err_len, "%s: value longer than %d characters", where, OPT_TEXT_LEN - 1);
-        if (!utf8_ok((const unsigned char *)value)) return fail(err, err_len, "%s: not valid UTF-8", where);
+            return errorf(err, err_len, "%s: value longer than %d characters", where, OPT_TEXT_LEN - 1);
+        if (!utf8_ok((const unsigned char *)value)) return errorf(err, err_len, "%s: not valid UTF-8", where);
         if (s->choices && !in_choices(s->choices, value))
-            return fail(err, err_len, "%s=%s: must be one of %s", where, value, s->choices);
+            return errorf(err, err_len, "%s=%s: must be one of %s", where, value, s->choices);
         if (!strcmp(name, "scale") && !valid_scale(value))
-            return fail(err, err_len, "%s=%s: must be 1, sqrt, dk, learned or a number from 1e-4 to 1e8", where, value);
+            return errorf(err, err_len, "%s=%s: must be 1, sqrt, dk, learned or a number from 1e-4 to 1e8", where, value);
         memcpy(field, value, strlen(value) + 1);
         return true;
     }
@@ -230,13 +223,13 @@ bool options_read_config(Options *o, const char *path, bool *set, char *err, siz
 {
     enum { MAX_CONFIG = 1 << 20 };
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, err_len, "--config=%s: %s", path, strerror(errno));
+    if (!f) return errorf(err, err_len, "--config=%s: %s", path, strerror(errno));
     static char text[MAX_CONFIG + 1];
     size_t size = fread(text, 1, MAX_CONFIG + 1, f);
     bool read_error = ferror(f);
     fclose(f);
-    if (read_error) return fail(err, err_len, "--config=%s: read error", path);
-    if (size > MAX_CONFIG) return fail(err, err_len, "--config=%s: larger than 1 MiB", path);
+    if (read_error) return errorf(err, err_len, "--config=%s: read error", path);
+    if (size > MAX_CONFIG) return errorf(err, err_len, "--config=%s: larger than 1 MiB", path);
     text[size] = 0;
     char where[OPT_TEXT_LEN + 64];
     int lineno = 0;
@@ -247,18 +240,18 @@ bool options_read_config(Options *o, const char *path, bool *set, char *err, siz
         line[n] = 0;
         lineno++;
         snprintf(where, sizeof where, "%.*s:%d", OPT_TEXT_LEN, path, lineno);
-        if (strlen(line) != n) return fail(err, err_len, "%s: contains a NUL byte", where);
+        if (strlen(line) != n) return errorf(err, err_len, "%s: contains a NUL byte", where);
         char *hash = strchr(line, '#');
         if (hash) *hash = 0;
         char *s = trim(line);
         if (!*s) continue;
         char *eq = strchr(s, '=');
-        if (!eq) return fail(err, err_len, "%s: expected \"key = value\"", where);
+        if (!eq) return errorf(err, err_len, "%s: expected \"key = value\"", where);
         *eq = 0;
         char *key = trim(s), *value = trim(eq + 1);
-        if (!*key) return fail(err, err_len, "%s: missing key before '='", where);
-        if (!*value) return fail(err, err_len, "%s: missing value for \"%.64s\"", where, key);
-        if (!strcmp(key, "config")) return fail(err, err_len, "%s: a config file cannot include another", where);
+        if (!*key) return errorf(err, err_len, "%s: missing key before '='", where);
+        if (!*value) return errorf(err, err_len, "%s: missing value for \"%.64s\"", where, key);
+        if (!strcmp(key, "config")) return errorf(err, err_len, "%s: a config file cannot include another", where);
         char key_where[OPT_TEXT_LEN + 160];
         snprintf(key_where, sizeof key_where, "%s: %.64s", where, key);
         if (!options_set(o, key, value, key_where, err, err_len)) return false;
@@ -278,9 +271,9 @@ bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help
             return true;
         }
         if (!strncmp(argv[i], "--config=", 9)) {
-            if (config) return fail(err, err_len, "--config given twice");
+            if (config) return errorf(err, err_len, "--config given twice");
             config = argv[i] + 9;
-            if (!*config) return fail(err, err_len, "--config=: missing file name");
+            if (!*config) return errorf(err, err_len, "--config=: missing file name");
         }
     }
     if (config && !options_read_config(o, config, set, err, err_len)) return false;
@@ -288,17 +281,17 @@ bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help
         const char *a = argv[i];
         if (!strncmp(a, "--config=", 9)) continue;
         if (strncmp(a, "--", 2) != 0)
-            return fail(err, err_len, "unexpected argument \"%s\" (options look like --name=value)", a);
+            return errorf(err, err_len, "unexpected argument \"%s\" (options look like --name=value)", a);
         const char *eq = strchr(a, '=');
         char name[64];
         size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-        if (len == 0 || len >= sizeof name) return fail(err, err_len, "%s: unknown option (see --help)", a);
+        if (len == 0 || len >= sizeof name) return errorf(err, err_len, "%s: unknown option (see --help)", a);
         memcpy(name, a + 2, len);
         name[len] = 0;
         int idx = options_index(name);
-        if (idx < 0) return fail(err, err_len, "--%s: unknown option (see --help)", name);
+        if (idx < 0) return errorf(err, err_len, "--%s: unknown option (see --help)", name);
         if (!eq) {
-            if (g_specs[idx].kind != KIND_BOOL) return fail(err, err_len, "--%s: missing value (use --%s=VALUE)", name, name);
+            if (g_specs[idx].kind != KIND_BOOL) return errorf(err, err_len, "--%s: missing value (use --%s=VALUE)", name, name);
             eq = "=1";
         }
         char where[80];
@@ -313,25 +306,25 @@ bool options_validate(const Options *o, char *err, size_t err_len)
 {
     bool tsv = o->data[0] != 0;
     if (tsv && strcmp(o->task, "copy") && strcmp(o->task, "tsv"))
-        return fail(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data, o->task);
-    if (!tsv && !strcmp(o->task, "tsv")) return fail(err, err_len, "--task=tsv needs --data=FILE");
+        return errorf(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data, o->task);
+    if (!tsv && !strcmp(o->task, "tsv")) return errorf(err, err_len, "--task=tsv needs --data=FILE");
     if (o->min_len > o->max_len)
-        return fail(err, err_len, "--min-len=%d is larger than --max-len=%d", o->min_len, o->max_len);
+        return errorf(err, err_len, "--min-len=%d is larger than --max-len=%d", o->min_len, o->max_len);
     int dk = o->dk;
     if (dk == 0) {
         if (o->dmodel % o->heads)
-            return fail(err, err_len, "--heads=%d does not divide --dmodel=%d (set --dk to choose the head size)", o->heads, o->dmodel);
+            return errorf(err, err_len, "--heads=%d does not divide --dmodel=%d (set --dk to choose the head size)", o->heads, o->dmodel);
         dk = o->dmodel / o->heads;
     }
     if ((double)o->heads * dk > 65536)
-        return fail(err, err_len, "--heads=%d x --dk=%d is larger than 65536", o->heads, dk);
-    if (o->min_lr > o->lr) return fail(err, err_len, "--min-lr=%g is larger than --lr=%g", o->min_lr, o->lr);
-    if (o->stop_at > o->steps) return fail(err, err_len, "--stop-at=%d is past --steps=%d", o->stop_at, o->steps);
+        return errorf(err, err_len, "--heads=%d x --dk=%d is larger than 65536", o->heads, dk);
+    if (o->min_lr > o->lr) return errorf(err, err_len, "--min-lr=%g is larger than --lr=%g", o->min_lr, o->lr);
+    if (o->stop_at > o->steps) return errorf(err, err_len, "--stop-at=%d is past --steps=%d", o->stop_at, o->steps);
     if (o->inject_nan[0]) {
         char *colon = strchr(o->inject_nan, ':'), *end;
         long step = strtol(o->inject_nan, &end, 10);
         if (!colon || end != colon || step < 0 || !colon[1])
-            return fail(err, err_len, "--inject-nan=%s: expected STEP:PARAM or STEP:grad.PARAM, e.g. 3:h.0.attn.wq", o->inject_nan);
+            return errorf(err, err_len, "--inject-nan=%s: expected STEP:PARAM or STEP:grad.PARAM, e.g. 3:h.0.attn.wq", o->inject_nan);
     }
     return true; /* memory is checked by ./train once the vocabulary and lengths are known */
 }

@@ -1,4 +1,5 @@
-/* arena.c - heap allocation (counted) and the bump allocator used for activations.
+/* arena.c - heap allocation (counted), overflow-safe sizes, error messages, and the bump
+ * allocator used for activations.
  *
  * A training step allocates its activations by moving a pointer forward in one big block,
  * and arena_reset() moves it back to the start: no malloc/free inside a step. The block's
@@ -8,6 +9,7 @@
 #include "tensor.h"
 
 #include <assert.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,15 @@ oom:
 void mem_free(void *p) { free(p); }
 
 uint64_t mem_alloc_count(void) { return g_alloc_count; }
+
+bool errorf(char *err, size_t err_len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+    return false;
+}
 
 bool size_mul(size_t a, size_t b, size_t *out)
 {

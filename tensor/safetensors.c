@@ -21,15 +21,6 @@
 static const char *dtype_name(StDtype d) { return d == ST_F32 ? "F32" : d == ST_I32 ? "I32" : "U8"; }
 static size_t dtype_size(StDtype d) { return d == ST_U8 ? 1 : 4; }
 
-static bool fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
 /* ------------------------------------------------------------------ CRC-32 */
 
 uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
@@ -67,7 +58,7 @@ static void skip_ws(Json *j)
 static bool expect(Json *j, char c)
 {
     skip_ws(j);
-    if (j->p >= j->end || *j->p != c) return fail(j->err, j->err_len, "checkpoint header: expected '%c'", c);
+    if (j->p >= j->end || *j->p != c) return errorf(j->err, j->err_len, "checkpoint header: expected '%c'", c);
     j->p++;
     return true;
 }
@@ -88,11 +79,11 @@ static int hex_digit(char c)
 
 static bool read_hex4(Json *j, unsigned *v)
 {
-    if (j->end - j->p < 4) return fail(j->err, j->err_len, "checkpoint header: bad \\u escape");
+    if (j->end - j->p < 4) return errorf(j->err, j->err_len, "checkpoint header: bad \\u escape");
     *v = 0;
     for (int i = 0; i < 4; i++) {
         int d = hex_digit(j->p[i]);
-        if (d < 0) return fail(j->err, j->err_len, "checkpoint header: bad \\u escape");
+        if (d < 0) return errorf(j->err, j->err_len, "checkpoint header: bad \\u escape");
         *v = *v * 16 + (unsigned)d;
     }
     j->p += 4;
@@ -106,15 +97,15 @@ static bool parse_string(Json *j, size_t *len)
     size_t n = 0;
     char *out = j->scratch;
     for (;;) {
-        if (j->p >= j->end) return fail(j->err, j->err_len, "checkpoint header: unterminated string");
+        if (j->p >= j->end) return errorf(j->err, j->err_len, "checkpoint header: unterminated string");
         unsigned char c = (unsigned char)*j->p++;
         if (c == '"') break;
-        if (c < 0x20) return fail(j->err, j->err_len, "checkpoint header: control character in a string");
+        if (c < 0x20) return errorf(j->err, j->err_len, "checkpoint header: control character in a string");
         if (c != '\\') {
             out[n++] = (char)c;
             continue;
         }
-        if (j->p >= j->end) return fail(j->err, j->err_len, "checkpoint header: unterminated string");
+        if (j->p >= j->end) return errorf(j->err, j->err_len, "checkpoint header: unterminated string");
         char e = *j->p++;
         const char *simple = "\"\\/bfnrt", *value = "\"\\/\b\f\n\r\t";
         const char *at = strchr(simple, e);
@@ -122,21 +113,21 @@ static bool parse_string(Json *j, size_t *len)
             out[n++] = value[at - simple];
             continue;
         }
-        if (e != 'u') return fail(j->err, j->err_len, "checkpoint header: bad escape \\%c", e);
+        if (e != 'u') return errorf(j->err, j->err_len, "checkpoint header: bad escape \\%c", e);
         unsigned cp;
         if (!read_hex4(j, &cp)) return false;
         if (cp >= 0xd800 && cp <= 0xdbff) { /* a surrogate pair */
             unsigned lo;
             if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u')
-                return fail(j->err, j->err_len, "checkpoint header: lone surrogate in a string");
+                return errorf(j->err, j->err_len, "checkpoint header: lone surrogate in a string");
             j->p += 2;
             if (!read_hex4(j, &lo)) return false;
-            if (lo < 0xdc00 || lo > 0xdfff) return fail(j->err, j->err_len, "checkpoint header: bad surrogate pair");
+            if (lo < 0xdc00 || lo > 0xdfff) return errorf(j->err, j->err_len, "checkpoint header: bad surrogate pair");
             cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
         } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-            return fail(j->err, j->err_len, "checkpoint header: lone surrogate in a string");
+            return errorf(j->err, j->err_len, "checkpoint header: lone surrogate in a string");
         }
-        if (cp == 0) return fail(j->err, j->err_len, "checkpoint header: NUL in a string");
+        if (cp == 0) return errorf(j->err, j->err_len, "checkpoint header: NUL in a string");
         /* UTF-8: at most 4 bytes, and the escape itself took at least 6, so it fits in scratch */
         if (cp < 0x80) out[n++] = (char)cp;
         else if (cp < 0x800) {
@@ -163,17 +154,17 @@ static bool parse_uint(Json *j, uint64_t *v)
 {
     skip_ws(j);
     if (j->p >= j->end || *j->p < '0' || *j->p > '9')
-        return fail(j->err, j->err_len, "checkpoint header: expected a non-negative integer");
+        return errorf(j->err, j->err_len, "checkpoint header: expected a non-negative integer");
     if (*j->p == '0' && j->end - j->p > 1 && j->p[1] >= '0' && j->p[1] <= '9')
-        return fail(j->err, j->err_len, "checkpoint header: number with a leading zero");
+        return errorf(j->err, j->err_len, "checkpoint header: number with a leading zero");
     uint64_t x = 0;
     while (j->p < j->end && *j->p >= '0' && *j->p <= '9') {
         unsigned d = (unsigned)(*j->p++ - '0');
-        if (x > (UINT64_MAX - d) / 10) return fail(j->err, j->err_len, "checkpoint header: number too large");
+        if (x > (UINT64_MAX - d) / 10) return errorf(j->err, j->err_len, "checkpoint header: number too large");
         x = x * 10 + d;
     }
     if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E'))
-        return fail(j->err, j->err_len, "checkpoint header: expected an integer");
+        return errorf(j->err, j->err_len, "checkpoint header: expected an integer");
     *v = x;
     return true;
 }
@@ -194,7 +185,7 @@ static bool parse_metadata(Json *j, StFile *sf)
     for (;;) {
         size_t klen, vlen;
         if (!parse_string(j, &klen)) return false;
-        if (sf->n_meta == ST_MAX_META) return fail(j->err, j->err_len, "checkpoint header: too many metadata entries");
+        if (sf->n_meta == ST_MAX_META) return errorf(j->err, j->err_len, "checkpoint header: too many metadata entries");
         if (sf->n_meta == cap) {
             cap = cap ? 2 * cap : 16;
             StMeta *m = mem_alloc((size_t)cap * sizeof *m);
@@ -208,7 +199,7 @@ static bool parse_metadata(Json *j, StFile *sf)
         sf->n_meta++;
         for (int i = 0; i < sf->n_meta - 1; i++)
             if (!strcmp(sf->meta[i].key, m->key))
-                return fail(j->err, j->err_len, "checkpoint header: metadata key \"%.64s\" appears twice", m->key);
+                return errorf(j->err, j->err_len, "checkpoint header: metadata key \"%.64s\" appears twice", m->key);
         if (!expect(j, ':')) return false;
         if (!parse_string(j, &vlen)) return false;
         m->value = copy_string(j->scratch, vlen);
@@ -227,7 +218,7 @@ static bool parse_dtype(Json *j, StDtype *d)
     if (!strcmp(j->scratch, "F32")) *d = ST_F32;
     else if (!strcmp(j->scratch, "I32")) *d = ST_I32;
     else if (!strcmp(j->scratch, "U8")) *d = ST_U8;
-    else return fail(j->err, j->err_len, "checkpoint header: unsupported dtype \"%.16s\"", j->scratch);
+    else return errorf(j->err, j->err_len, "checkpoint header: unsupported dtype \"%.16s\"", j->scratch);
     return true;
 }
 
@@ -248,9 +239,9 @@ static bool parse_tensor(Json *j, StTensor *t, uint64_t data_size)
             if (!peek(j, ']')) {
                 for (;;) {
                     uint64_t v;
-                    if (t->ndim == ST_MAX_DIMS) return fail(j->err, j->err_len, "checkpoint header: more than %d dims", ST_MAX_DIMS);
+                    if (t->ndim == ST_MAX_DIMS) return errorf(j->err, j->err_len, "checkpoint header: more than %d dims", ST_MAX_DIMS);
                     if (!parse_uint(j, &v)) return false;
-                    if (v > INT32_MAX) return fail(j->err, j->err_len, "checkpoint header: dimension too large");
+                    if (v > INT32_MAX) return errorf(j->err, j->err_len, "checkpoint header: dimension too large");
                     t->shape[t->ndim++] = (int64_t)v;
                     if (peek(j, ',')) { j->p++; continue; }
                     break;
@@ -264,7 +255,7 @@ static bool parse_tensor(Json *j, StTensor *t, uint64_t data_size)
                 return false;
             has_offsets = true;
         } else {
-            return fail(j->err, j->err_len, "checkpoint header: unexpected or repeated key \"%.32s\" in tensor \"%.64s\"",
+            return errorf(j->err, j->err_len, "checkpoint header: unexpected or repeated key \"%.32s\" in tensor \"%.64s\"",
                         j->scratch, t->name);
         }
         if (peek(j, ',')) { j->p++; continue; }
@@ -272,20 +263,20 @@ static bool parse_tensor(Json *j, StTensor *t, uint64_t data_size)
         break;
     }
     if (!has_dtype || !has_shape || !has_offsets)
-        return fail(j->err, j->err_len, "checkpoint header: tensor \"%.64s\" lacks dtype, shape or data_offsets", t->name);
+        return errorf(j->err, j->err_len, "checkpoint header: tensor \"%.64s\" lacks dtype, shape or data_offsets", t->name);
     /* element count and byte size, with overflow checks */
     size_t count = 1, bytes;
     for (int d = 0; d < t->ndim; d++)
         if (!size_mul(count, (size_t)t->shape[d], &count))
-            return fail(j->err, j->err_len, "checkpoint: tensor \"%.64s\" is impossibly large", t->name);
+            return errorf(j->err, j->err_len, "checkpoint: tensor \"%.64s\" is impossibly large", t->name);
     if (!size_mul(count, dtype_size(t->dtype), &bytes))
-        return fail(j->err, j->err_len, "checkpoint: tensor \"%.64s\" is impossibly large", t->name);
+        return errorf(j->err, j->err_len, "checkpoint: tensor \"%.64s\" is impossibly large", t->name);
     t->count = count;
     if (t->begin > t->end || t->end > data_size)
-        return fail(j->err, j->err_len, "checkpoint: tensor \"%.64s\" has offsets [%llu, %llu] outside the %llu data bytes",
+        return errorf(j->err, j->err_len, "checkpoint: tensor \"%.64s\" has offsets [%llu, %llu] outside the %llu data bytes",
                     t->name, (unsigned long long)t->begin, (unsigned long long)t->end, (unsigned long long)data_size);
     if (t->end - t->begin != bytes)
-        return fail(j->err, j->err_len, "checkpoint: tensor \"%.64s\" has %llu bytes, its shape and dtype need %zu",
+        return errorf(j->err, j->err_len, "checkpoint: tensor \"%.64s\" has %llu bytes, its shape and dtype need %zu",
                     t->name, (unsigned long long)(t->end - t->begin), bytes);
     return true;
 }
@@ -342,17 +333,17 @@ bool st_parse_header(StFile *sf, const char *json, size_t len, uint64_t data_siz
             if (!expect(&j, ':')) goto done;
             if (!strcmp(j.scratch, "__metadata__")) {
                 if (sf->meta || sf->n_meta) {
-                    fail(err, err_len, "checkpoint header: __metadata__ appears twice");
+                    errorf(err, err_len, "checkpoint header: __metadata__ appears twice");
                     goto done;
                 }
                 if (!parse_metadata(&j, sf)) goto done;
             } else {
                 if (n >= ST_MAX_NAME) {
-                    fail(err, err_len, "checkpoint header: tensor name longer than %d bytes", ST_MAX_NAME - 1);
+                    errorf(err, err_len, "checkpoint header: tensor name longer than %d bytes", ST_MAX_NAME - 1);
                     goto done;
                 }
                 if (sf->n_tensors == ST_MAX_TENSORS) {
-                    fail(err, err_len, "checkpoint header: too many tensors");
+                    errorf(err, err_len, "checkpoint header: too many tensors");
                     goto done;
                 }
                 if (sf->n_tensors == cap) {
@@ -366,7 +357,7 @@ bool st_parse_header(StFile *sf, const char *json, size_t len, uint64_t data_siz
                 memset(t, 0, sizeof *t);
                 memcpy(t->name, j.scratch, n + 1);
                 if (!index_add(sf, sf->n_tensors)) {
-                    fail(err, err_len, "checkpoint header: tensor \"%.64s\" appears twice", t->name);
+                    errorf(err, err_len, "checkpoint header: tensor \"%.64s\" appears twice", t->name);
                     goto done;
                 }
                 sf->n_tensors++; /* counted before parsing, so that st_close frees what was indexed */
@@ -379,7 +370,7 @@ bool st_parse_header(StFile *sf, const char *json, size_t len, uint64_t data_siz
     }
     skip_ws(&j);
     if (j.p != j.end) {
-        fail(err, err_len, "checkpoint header: unexpected bytes after the JSON object");
+        errorf(err, err_len, "checkpoint header: unexpected bytes after the JSON object");
         goto done;
     }
     ok = true;
@@ -395,36 +386,36 @@ bool st_open(StFile *sf, const char *path, char *err, size_t err_len)
 {
     memset(sf, 0, sizeof *sf);
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, err_len, "cannot open checkpoint %s: %s", path, strerror(errno));
+    if (!f) return errorf(err, err_len, "cannot open checkpoint %s: %s", path, strerror(errno));
     unsigned char len8[8];
     long size;
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
         fclose(f);
-        return fail(err, err_len, "cannot read checkpoint %s: not a regular file", path);
+        return errorf(err, err_len, "cannot read checkpoint %s: not a regular file", path);
     }
     if (size < 8 || fread(len8, 1, 8, f) != 8) {
         fclose(f);
-        return fail(err, err_len, "checkpoint %s: truncated (%ld bytes, no header)", path, size);
+        return errorf(err, err_len, "checkpoint %s: truncated (%ld bytes, no header)", path, size);
     }
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--) hlen = hlen << 8 | len8[i];
     if (hlen > ST_MAX_HEADER || hlen > (uint64_t)size - 8) {
         fclose(f);
-        return fail(err, err_len, "checkpoint %s: header length %llu does not fit the %ld-byte file (not a safetensors file?)",
+        return errorf(err, err_len, "checkpoint %s: header length %llu does not fit the %ld-byte file (not a safetensors file?)",
                     path, (unsigned long long)hlen, size);
     }
     char *json = mem_alloc((size_t)hlen + 1);
     if (fread(json, 1, (size_t)hlen, f) != hlen) {
         mem_free(json);
         fclose(f);
-        return fail(err, err_len, "checkpoint %s: truncated header", path);
+        return errorf(err, err_len, "checkpoint %s: truncated header", path);
     }
     char inner[256];
     bool ok = st_parse_header(sf, json, (size_t)hlen, (uint64_t)size - 8 - hlen, inner, sizeof inner);
     mem_free(json);
     if (!ok) {
         fclose(f);
-        return fail(err, err_len, "%s: %s", path, inner);
+        return errorf(err, err_len, "%s: %s", path, inner);
     }
     sf->f = f;
     sf->data_start = 8 + hlen;
@@ -463,15 +454,15 @@ static bool read_bytes(StFile *sf, const StTensor *t, StDtype want, void (*consu
                        void *dst, char *err, size_t err_len)
 {
     if (t->dtype != want)
-        return fail(err, err_len, "checkpoint: tensor \"%.64s\" is %s, expected %s", t->name, dtype_name(t->dtype), dtype_name(want));
+        return errorf(err, err_len, "checkpoint: tensor \"%.64s\" is %s, expected %s", t->name, dtype_name(t->dtype), dtype_name(want));
     if (fseek(sf->f, (long)(sf->data_start + t->begin), SEEK_SET) != 0)
-        return fail(err, err_len, "checkpoint: cannot seek to tensor \"%.64s\"", t->name);
+        return errorf(err, err_len, "checkpoint: cannot seek to tensor \"%.64s\"", t->name);
     unsigned char buf[1 << 14];
     size_t esize = dtype_size(t->dtype), total = t->count * esize, done = 0;
     while (done < total) {
         size_t want_bytes = total - done < sizeof buf ? total - done : sizeof buf;
         if (fread(buf, 1, want_bytes, sf->f) != want_bytes)
-            return fail(err, err_len, "checkpoint: truncated data in tensor \"%.64s\"", t->name);
+            return errorf(err, err_len, "checkpoint: truncated data in tensor \"%.64s\"", t->name);
         consume(buf, want_bytes, done / esize, dst);
         done += want_bytes;
     }
@@ -522,13 +513,13 @@ bool st_read_u8(StFile *sf, const StTensor *t, unsigned char *dst, char *err, si
 
 bool st_data_crc32(StFile *sf, uint32_t *crc, char *err, size_t err_len)
 {
-    if (fseek(sf->f, (long)sf->data_start, SEEK_SET) != 0) return fail(err, err_len, "checkpoint: cannot seek");
+    if (fseek(sf->f, (long)sf->data_start, SEEK_SET) != 0) return errorf(err, err_len, "checkpoint: cannot seek");
     unsigned char buf[1 << 16];
     uint64_t left = sf->data_size;
     uint32_t c = 0;
     while (left > 0) {
         size_t n = left < sizeof buf ? (size_t)left : sizeof buf;
-        if (fread(buf, 1, n, sf->f) != n) return fail(err, err_len, "checkpoint: truncated data");
+        if (fread(buf, 1, n, sf->f) != n) return errorf(err, err_len, "checkpoint: truncated data");
         c = crc32_update(c, buf, n);
         left -= n;
     }
@@ -733,12 +724,12 @@ bool st_write(const StWriter *w, const char *path, char *err, size_t err_len)
     int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || n >= (int)sizeof tmp) {
         mem_free(h.s);
-        return fail(err, err_len, "checkpoint path too long: %s", path);
+        return errorf(err, err_len, "checkpoint path too long: %s", path);
     }
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         mem_free(h.s);
-        return fail(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
+        return errorf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
     }
     unsigned char len8[8];
     for (int i = 0; i < 8; i++) len8[i] = (unsigned char)((uint64_t)h.n >> (8 * i));
@@ -749,12 +740,12 @@ bool st_write(const StWriter *w, const char *path, char *err, size_t err_len)
     mem_free(h.s);
     if (!ok) {
         remove(tmp);
-        return fail(err, err_len, "cannot write %s: %s (the previous file is untouched)", path, strerror(saved_errno));
+        return errorf(err, err_len, "cannot write %s: %s (the previous file is untouched)", path, strerror(saved_errno));
     }
     if (rename(tmp, path) != 0) {
         saved_errno = errno;
         remove(tmp);
-        return fail(err, err_len, "cannot rename %s to %s: %s", tmp, path, strerror(saved_errno));
+        return errorf(err, err_len, "cannot rename %s to %s: %s", tmp, path, strerror(saved_errno));
     }
     /* make the rename itself durable: sync the directory entry */
     char dir[4096];

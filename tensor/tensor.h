@@ -42,6 +42,11 @@ void *mem_alloc(size_t bytes);   /* 64-byte aligned, zeroed; aborts with a messa
 void mem_free(void *p);
 uint64_t mem_alloc_count(void);  /* number of mem_alloc calls so far */
 
+/* User errors are reported, not printed, by the code that finds them: errorf writes a one-line
+ * message into err (as snprintf) and returns false, so `return errorf(err, n, "...");` both
+ * explains and fails. The program's main prints the message and exits with status 2. */
+bool errorf(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Overflow-safe size arithmetic: false when a*b (or a+b) does not fit in size_t. */
 bool size_mul(size_t a, size_t b, size_t *out);
 bool size_add(size_t a, size_t b, size_t *out);
