@@ -3,6 +3,7 @@
 #   make          the programs, optimised (-O3 -march=native)
 #   make test     build and run the whole test suite
 #   make asan     the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench    the speed benchmark (bench.c): kernels and training steps against the FMA peak
 #   make clean
 #
 # Each variant builds into its own folder: build/f32 (what users run), build/f64 (the same
@@ -38,13 +39,14 @@ TESTS32 := test_engine test_model test_data test_io
 
 objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 
-.PHONY: all test asan clean
+.PHONY: all test asan bench clean
 all: $(PROGRAMS) $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
 
 # ---------------------------------------------------------------- programs
 train_SRC  := train.c $(APP)
 probe_SRC  := probe.c $(APP)
 report_SRC := tools/report.c tools/svg.c
+bench_SRC  := bench.c $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
 define program
@@ -53,6 +55,11 @@ $(2): $(call objs,$(1),$($(3)_SRC))
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call program,f32,$(p),$(p),$(OPT))))
 $(foreach p,$(PROGRAMS),$(eval $(call program,asan32,build/asan32/$(p),$(p),$(SAN))))
+$(eval $(call program,f32,build/f32/bench,bench,$(OPT)))
+
+# The benchmark: prints its tables and writes bench.csv (see bench.c). Takes a few minutes.
+bench: build/f32/bench
+	build/f32/bench
 
 # ---------------------------------------------------------------- compile rules per variant
 build/f32/%.o: %.c

@@ -264,19 +264,27 @@ static void check_forward(Run *r, int step, const Tensor *loss)
     report_nonfinite(r, step, msg);
 }
 
-static void check_gradients(Run *r, int step)
+static void check_gradients(Run *r, int step, Tensor *loss)
 {
     Gpt *m = &r->model;
     if (find_nonfinite(m->grads, m->n_values) == SIZE_MAX) return;
     char msg[1024], where[512] = "", which[256];
+    describe_param(m, m->grads, "gradient of", which, sizeof which);
+    /* The backward pass gave its intermediate gradients back as it went; to find the first
+     * non-finite one, run it again keeping them all (same inputs: the same numbers). */
+    Tape *tp = &r->tape;
+    memset(m->grads, 0, m->n_values * sizeof(real));
+    tp->keep_grads = true;
+    tape_backward(tp, loss);
+    tp->keep_grads = false;
+    if (r->inject_grad && step + 1 == r->inject_step) r->inject_param->grad[0] = (real)INFINITY;
     size_t k;
-    int e = tape_first_nonfinite_grad(&r->tape, &k);
+    int e = tape_first_nonfinite_grad(tp, &k);
     if (e >= 0) {
-        const TapeEntry *te = &r->tape.entries[e];
+        const TapeEntry *te = &tp->entries[e];
         snprintf(where, sizeof where, "; first in the backward pass: %g in the gradient of %s (op %s, element %zu)",
                  (double)te->out->grad[k], te->out->name, te->op, k);
     }
-    describe_param(m, m->grads, "gradient of", which, sizeof which);
     snprintf(msg, sizeof msg, "non-finite gradient%s%s", which, where);
     report_nonfinite(r, step, msg);
 }
@@ -300,7 +308,7 @@ static void measure(Run *r, bool has_grads)
     for (int l = 0; l < m->cfg.layers; l++) {
         GptLayer *ly = &m->layer[l];
         LayerMetrics *lm = &r->metrics[l];
-        lm->att = attention_stats(r->tape.arena, ly->scores, ly->probs, r->batch.valid);
+        lm->att = attention_stats(r->tape.arena, ly->scores, ly->score_scale, ly->probs, r->batch.valid);
         lm->gnorm_wq = has_grads ? l2_norm(ly->wq->grad, ly->wq->size) : NAN;
         lm->gnorm_wk = has_grads ? l2_norm(ly->wk->grad, ly->wk->size) : NAN;
         lm->scale_ratio = NAN;
@@ -336,7 +344,7 @@ static void train_step(Run *r, int step, bool log_step)
     if (backward) {
         tape_backward(tp, loss);
         if (inject && r->inject_grad) r->inject_param->grad[0] = (real)INFINITY;
-        check_gradients(r, step);
+        check_gradients(r, step, loss);
     }
     if (step == r->start && r->o.dump_state[0] &&
         !dump_state_write(r->o.dump_state, m, &r->batch, logits, loss, r->scale, &r->o, err, sizeof err))

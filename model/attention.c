@@ -31,26 +31,32 @@ Tensor *attention_forward(Tape *tp, GptLayer *ly, const GptConfig *cfg, Tensor *
 
     /* q, k, v: [B, T, H*dk] -> [B, T, H, dk] -> [B, H, T, dk], one matrix per (batch, head) */
     tp->scope = ly->label[LABEL_QUERIES];
-    Tensor *q = op_add(tp, op_matmul(tp, a, ly->wq, false, false), ly->bq);
-    q = op_permute(tp, op_reshape(tp, q, 4, split), 4, to_heads);
+    Tensor *q = op_permute(tp, op_reshape(tp, op_linear(tp, a, ly->wq, ly->bq), 4, split), 4, to_heads);
     tp->scope = ly->label[LABEL_KEYS];
-    Tensor *k = op_add(tp, op_matmul(tp, a, ly->wk, false, false), ly->bk);
-    k = op_permute(tp, op_reshape(tp, k, 4, split), 4, to_heads);
+    Tensor *k = op_permute(tp, op_reshape(tp, op_linear(tp, a, ly->wk, ly->bk), 4, split), 4, to_heads);
     tp->scope = ly->label[LABEL_VALUES];
-    Tensor *v = op_add(tp, op_matmul(tp, a, ly->wv, false, false), ly->bv);
-    v = op_permute(tp, op_reshape(tp, v, 4, split), 4, to_heads);
+    Tensor *v = op_permute(tp, op_reshape(tp, op_linear(tp, a, ly->wv, ly->bv), 4, split), 4, to_heads);
 
-    /* S = s q k^T: [B, H, T, T]; entry (i, j) is how much query i matches key j */
+    /* S = s q k^T: [B, H, T, T]; entry (i, j) is how much query i matches key j.
+     * causal: position i attends to j <= i only; masked weights are exactly 0.
+     * A fixed s is folded into the softmax (one pass, S never stored); a learned s is a
+     * parameter per head with its own op. */
     tp->scope = ly->label[LABEL_SCORES];
     Tensor *qk = op_matmul(tp, q, k, false, true);
-    Tensor *S = cfg->scale_mode == SCALE_LEARNED
-                    ? op_scale_heads(tp, qk, ly->scale)
-                    : op_scale(tp, qk, (real)attention_scale(cfg->scale_mode, cfg->scale_const, cfg->dk));
-
-    /* causal: position i attends to j <= i only; masked weights are exactly 0 */
-    tp->scope = ly->label[LABEL_WEIGHTS];
-    Tensor *P = op_softmax(tp, S, true);
-    ly->scores = S;
+    Tensor *P;
+    if (cfg->scale_mode == SCALE_LEARNED) {
+        Tensor *S = op_scale_heads(tp, qk, ly->scale);
+        tp->scope = ly->label[LABEL_WEIGHTS];
+        P = op_softmax(tp, S, true);
+        ly->scores = S;
+        ly->score_scale = 1;
+    } else {
+        real s = (real)attention_scale(cfg->scale_mode, cfg->scale_const, cfg->dk);
+        tp->scope = ly->label[LABEL_WEIGHTS];
+        P = op_softmax_scaled(tp, qk, s, true);
+        ly->scores = qk;
+        ly->score_scale = s;
+    }
     ly->probs = P;
 
     /* o = P v, heads merged back: [B, H, T, dk] -> [B, T, H, dk] -> [B, T, H*dk] -> Wo */
@@ -58,5 +64,5 @@ Tensor *attention_forward(Tape *tp, GptLayer *ly, const GptConfig *cfg, Tensor *
     tp->scope = ly->label[LABEL_ATTN_OUT];
     Tensor *o = op_matmul(tp, P, v, false, false);
     o = op_reshape(tp, op_permute(tp, o, 4, to_heads), 3, merged);
-    return op_add(tp, op_matmul(tp, o, ly->wo, false, false), ly->bo);
+    return op_linear(tp, o, ly->wo, ly->bo);
 }

@@ -147,16 +147,16 @@ Tensor *gpt_forward(Gpt *m, Tape *tp, const int *tokens, int B, int T)
         tp->scope = ly->label[LABEL_LN2];
         Tensor *h = op_layernorm(tp, x, ly->ln2_g, ly->ln2_b, (real)1e-5);
         tp->scope = ly->label[LABEL_MLP_HIDDEN];
-        h = op_gelu(tp, op_add(tp, op_matmul(tp, h, ly->w1, false, false), ly->b1));
+        h = op_gelu(tp, op_linear(tp, h, ly->w1, ly->b1));
         tp->scope = ly->label[LABEL_MLP_OUT];
-        h = op_add(tp, op_matmul(tp, h, ly->w2, false, false), ly->b2);
+        h = op_linear(tp, h, ly->w2, ly->b2);
         tp->scope = ly->label[LABEL_RESIDUAL];
         x = op_add(tp, x, op_dropout(tp, h, (real)c->dropout));
     }
     tp->scope = "final layernorm";
     Tensor *f = op_layernorm(tp, x, m->lnf_g, m->lnf_b, (real)1e-5);
     tp->scope = "logits";
-    Tensor *logits = op_matmul(tp, f, m->lm_head, false, false);
+    Tensor *logits = op_linear(tp, f, m->lm_head, NULL);
     tp->scope = NULL;
     return logits;
 }

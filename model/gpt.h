@@ -54,7 +54,8 @@ typedef struct GptLayer {
     Tensor *w1, *b1, *w2, *b2;
     char label[LABEL_COUNT][40]; /* "layer 2 attention scores": names for error messages */
     /* What the last forward pass saw, for the metrics (valid until the tape is reset). */
-    Tensor *scores;            /* S = s q k^T, [B, H, T, T], before the mask */
+    Tensor *scores;            /* [B, H, T, T] before the mask: q k^T, or s q k^T when s is learned */
+    real score_scale;          /* what `scores` must be multiplied by to give S = s q k^T */
     Tensor *probs;             /* P = softmax(S), before dropout */
 } GptLayer;
 

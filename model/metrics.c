@@ -11,7 +11,8 @@ typedef struct StatSums {
     double rows, ent, ent_rows, ent_norm, maxw;
 } StatSums;
 
-AttentionStats attention_stats(Arena *scratch, const Tensor *S, const Tensor *P, const unsigned char *row_valid)
+AttentionStats attention_stats(Arena *scratch, const Tensor *S, real s_scale, const Tensor *P,
+                               const unsigned char *row_valid)
 {
     assert(S->ndim == 4 && tensor_same_shape(S, P) && S->shape[2] == S->shape[3]);
     int B = S->shape[0], H = S->shape[1], T = S->shape[2];
@@ -26,9 +27,10 @@ AttentionStats attention_stats(Arena *scratch, const Tensor *S, const Tensor *P,
             int visible = i + 1;
             double h = 0, mx = 0;
             for (int j = 0; j < visible; j++) {
+                double v = (double)(s_scale * s[j]); /* the scaled score, rounded as the softmax saw it */
                 st->n += 1;
-                st->sum += s[j];
-                st->sumsq += (double)s[j] * s[j];
+                st->sum += v;
+                st->sumsq += v * v;
                 if (p[j] > 0) h -= p[j] * log((double)p[j]); /* 0 log 0 = 0 */
                 if (p[j] > mx) mx = p[j];
             }

@@ -12,11 +12,13 @@ typedef struct AttentionStats {
     long rows, entries;   /* how many rows and entries were averaged */
 } AttentionStats;
 
-/* From the scores S and weights P, both [B, H, T, T] with a causal mask (row i sees j <= i).
+/* From the scores S = s * scores and weights P, both [B, H, T, T] with a causal mask (row i
+ * sees j <= i).
  * row_valid[b * T + i] says whether query i of sequence b is a real token (not padding);
  * NULL counts every row. Summed in a fixed order: same result for any thread count.
  * Scratch space comes from `scratch` (the tape's arena: no allocation). */
-AttentionStats attention_stats(Arena *scratch, const Tensor *S, const Tensor *P, const unsigned char *row_valid);
+AttentionStats attention_stats(Arena *scratch, const Tensor *scores, real s, const Tensor *P,
+                               const unsigned char *row_valid);
 
 /* sqrt(sum of squares), in double. */
 double l2_norm(const real *x, size_t n);

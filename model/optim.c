@@ -81,45 +81,47 @@ void optim_scale_grads(Optimizer *o, double f)
     }
 }
 
-/* The new values of one element: SGD changes only p; AdamW also m and v. */
-typedef struct Update {
-    real p, m, v;
-} Update;
+/* The new values of one element: SGD changes only p; AdamW also m and v. In the working
+ * precision, with the bias corrections as factors, so that the loops vectorise. */
+typedef struct UpdateConsts {
+    real lr, wd, b1, b2, c1, c2, inv_bc1, inv_bc2, eps;
+    bool sgd;
+} UpdateConsts;
 
-static inline Update update_one(const OptimConfig *c, real p, real g, real m, real v, double lr, double wd, double bc1,
-                                double bc2)
+static inline void update_one(const UpdateConsts *k, real p, real g, real m, real v, real *np, real *nm, real *nv)
 {
-    Update u;
-    if (c->kind == OPTIM_SGD) { /* p -= lr (g + wd p) */
-        u.p = (real)(p - lr * (g + wd * p));
-        u.m = m;
-        u.v = v;
-        return u;
+    if (k->sgd) { /* p -= lr (g + wd p) */
+        *np = p - k->lr * (g + k->wd * p);
+        *nm = m;
+        *nv = v;
+        return;
     }
-    real b1 = (real)c->beta1, b2 = (real)c->beta2;
-    u.m = b1 * m + (1 - b1) * g;
-    u.v = b2 * v + (1 - b2) * g * g;
-    double step = (u.m / bc1) / (sqrt(u.v / bc2) + c->eps) + wd * p;
-    u.p = (real)(p - lr * step);
-    return u;
+    real m2 = k->b1 * m + k->c1 * g, v2 = k->b2 * v + k->c2 * g * g;
+    real step = (m2 * k->inv_bc1) / (real_sqrt(v2 * k->inv_bc2) + k->eps) + k->wd * p;
+    *np = p - k->lr * step;
+    *nm = m2;
+    *nv = v2;
 }
 
 bool optim_step(Optimizer *o, int step, double lr, int *bad_param)
 {
     const OptimConfig *c = &o->cfg;
-    double bc1 = 1 - pow(c->beta1, step + 1), bc2 = 1 - pow(c->beta2, step + 1);
+    UpdateConsts k = {(real)lr, 0, (real)c->beta1, (real)c->beta2, (real)(1 - c->beta1), (real)(1 - c->beta2),
+                      (real)(1 / (1 - pow(c->beta1, step + 1))), (real)(1 / (1 - pow(c->beta2, step + 1))), (real)c->eps,
+                      c->kind == OPTIM_SGD};
     /* Pass 1 computes every new value without storing it: a step that would produce a NaN or
      * an Inf (an overflow, a bad gradient) must leave the model exactly as it was. */
     size_t off = 0;
     for (int i = 0; i < o->n_params; i++) {
         const Tensor *p = o->params[i];
         const real *m = o->m + off, *v = o->v + off;
-        double wd = o->decay[i] ? c->weight_decay : 0;
+        k.wd = o->decay[i] ? (real)c->weight_decay : 0;
         real probe = 0; /* x * 0 is NaN exactly when x is NaN or infinite */
-#pragma omp parallel for schedule(static) reduction(+ : probe) if (p->size > 65536)
+#pragma omp parallel for simd schedule(static) reduction(+ : probe) if (p->size > 65536)
         for (size_t j = 0; j < p->size; j++) {
-            Update u = update_one(c, p->data[j], p->grad[j], m[j], v[j], lr, wd, bc1, bc2);
-            probe += u.p * 0 + u.m * 0 + u.v * 0;
+            real np, nm, nv;
+            update_one(&k, p->data[j], p->grad[j], m[j], v[j], &np, &nm, &nv);
+            probe += np * 0 + nm * 0 + nv * 0;
         }
         if (probe != 0) {
             *bad_param = i;
@@ -132,14 +134,9 @@ bool optim_step(Optimizer *o, int step, double lr, int *bad_param)
     for (int i = 0; i < o->n_params; i++) {
         Tensor *p = o->params[i];
         real *m = o->m + off, *v = o->v + off;
-        double wd = o->decay[i] ? c->weight_decay : 0;
-#pragma omp parallel for schedule(static) if (p->size > 65536)
-        for (size_t j = 0; j < p->size; j++) {
-            Update u = update_one(c, p->data[j], p->grad[j], m[j], v[j], lr, wd, bc1, bc2);
-            p->data[j] = u.p;
-            m[j] = u.m;
-            v[j] = u.v;
-        }
+        k.wd = o->decay[i] ? (real)c->weight_decay : 0;
+#pragma omp parallel for simd schedule(static) if (p->size > 65536)
+        for (size_t j = 0; j < p->size; j++) update_one(&k, p->data[j], p->grad[j], m[j], v[j], &p->data[j], &m[j], &v[j]);
         off += p->size;
     }
     return true;

@@ -12,29 +12,36 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #define ARENA_ALIGN 64
 
 static uint64_t g_alloc_count;
 
+/* calloc, aligned by hand: calloc's zeroing of a large block costs nothing until a page is
+ * touched (fresh pages from the OS are already zero), where aligned_alloc + memset would make
+ * the whole block resident at once. The pointer calloc returned is kept just before the
+ * aligned one, for mem_free. */
 void *mem_alloc(size_t bytes)
 {
-    size_t rounded;
-    if (bytes == 0) bytes = 1;
-    if (!size_add(bytes, ARENA_ALIGN - 1, &rounded)) goto oom;
-    rounded -= rounded % ARENA_ALIGN;
-    void *p = aligned_alloc(ARENA_ALIGN, rounded);
-    if (!p) goto oom;
-    memset(p, 0, rounded);
+    size_t total;
+    if (!size_add(bytes, ARENA_ALIGN + sizeof(void *), &total)) goto oom;
+    char *raw = calloc(1, total);
+    if (!raw) goto oom;
+    uintptr_t at = ((uintptr_t)raw + sizeof(void *) + ARENA_ALIGN - 1) & ~(uintptr_t)(ARENA_ALIGN - 1);
+    ((void **)at)[-1] = raw;
     g_alloc_count++;
-    return p;
+    return (void *)at;
 oom:
     fprintf(stderr, "error: out of memory (asked for %zu bytes)\n", bytes);
     exit(2);
 }
 
-void mem_free(void *p) { free(p); }
+void mem_free(void *p)
+{
+    if (p) free(((void **)p)[-1]);
+}
 
 uint64_t mem_alloc_count(void) { return g_alloc_count; }
 
@@ -64,8 +71,12 @@ bool size_add(size_t a, size_t b, size_t *out)
 /* An overflow block: a header followed by its bytes. */
 struct ArenaBlock {
     ArenaBlock *next;
-    size_t size;
+    size_t size;   /* bytes, header included */
+    size_t used;   /* bytes handed out, header included */
+    size_t total;  /* sizes of the main block and all overflow blocks up to this one */
 };
+
+enum { OVERFLOW_MIN = 64 << 20 };
 
 static size_t round_up(size_t n)
 {
@@ -110,17 +121,27 @@ void *arena_alloc(Arena *a, size_t bytes)
         a->used += n;
         return p;
     }
-    /* The main block is full: take a block of its own (only happens while sizing the arena). */
-    size_t header = round_up(sizeof(ArenaBlock)), total;
-    if (!size_add(header, n, &total)) {
-        fprintf(stderr, "error: out of memory (asked for %zu bytes)\n", bytes);
-        exit(2);
+    /* The main block is full (only while the first step sizes the arena): carve from the
+     * current overflow block, or start a new one at least as large as all before it and at
+     * least OVERFLOW_MIN. Big blocks come straight from the OS and go back to it when freed;
+     * many blocks of a few MB would stay in the C library's heap after arena_reset, resident
+     * next to the new main block. */
+    ArenaBlock *b = a->overflow;
+    size_t header = round_up(sizeof(ArenaBlock));
+    if (!b || b->size - b->used < n) {
+        size_t size = n + header, before = b ? b->total : a->cap;
+        if (size < OVERFLOW_MIN) size = OVERFLOW_MIN;
+        if (size < before) size = before;
+        ArenaBlock *nb = mem_alloc(size);
+        nb->next = b;
+        nb->size = size;
+        nb->used = header;
+        nb->total = before + size;
+        a->overflow = b = nb;
     }
-    ArenaBlock *b = mem_alloc(total);
-    b->next = a->overflow;
-    b->size = total;
-    a->overflow = b;
-    return (char *)b + header;
+    void *p = (char *)b + b->used;
+    b->used += n;
+    return p;
 }
 
 void *arena_calloc(Arena *a, size_t bytes)

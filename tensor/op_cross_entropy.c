@@ -20,7 +20,7 @@ static void cross_entropy_backward(Tape *tp, TapeEntry *e)
     size_t rows = tensor_rows(z);
     int count = e->i[0];
     if (count == 0) return;
-    real scale = e->out->grad[0] / count, *dz = tensor_grad(tp->arena, z);
+    real scale = e->out->grad[0] / count, *dz = tape_grad(tp, z);
     /* d loss / d z_j = (softmax(z)_j - [j == t]) / count */
 #pragma omp parallel for schedule(static) if (z->size >= PARALLEL_MIN)
     for (size_t r = 0; r < rows; r++) {

@@ -16,7 +16,7 @@ static inline bool keep(uint64_t key, size_t i, real p) { return rng_uniform_at(
 static void dropout_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *x = e->in[0];
-    real p = e->f[0], inv = 1 / (1 - p), *dx = tensor_grad(tp->arena, x);
+    real p = e->f[0], inv = 1 / (1 - p), *dx = tape_grad(tp, x);
     const real *g = e->out->grad;
     /* d out_i / d x_i = keep_i / (1 - p) */
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)

@@ -15,8 +15,7 @@
 
 /* ------------------------------------------------------------------ add */
 
-/* dst[j] += sum over r of g[r * n + j]: each block of columns summed in row order. */
-static void sum_rows_into(const real *g, size_t rows, int n, real *dst)
+void sum_rows_into(const real *g, size_t rows, int n, real *dst)
 {
     enum { COLS = 64 };
     int blocks = (n + COLS - 1) / COLS;
@@ -37,12 +36,12 @@ static void add_backward(Tape *tp, TapeEntry *e)
     Tensor *a = e->in[0], *b = e->in[1];
     const real *g = e->out->grad;
     if (a->requires_grad) { /* d(a + b)/da = 1 */
-        real *da = tensor_grad(tp->arena, a);
+        real *da = tape_grad(tp, a);
 #pragma omp parallel for schedule(static) if (a->size >= PARALLEL_MIN)
         for (size_t i = 0; i < a->size; i++) da[i] += g[i];
     }
     if (b->requires_grad) { /* b was added to every row: its gradient is the sum over rows */
-        real *db = tensor_grad(tp->arena, b);
+        real *db = tape_grad(tp, b);
         sum_rows_into(g, a->size / b->size, (int)b->size, db);
     }
 }
@@ -66,7 +65,7 @@ Tensor *op_add(Tape *tp, Tensor *a, Tensor *b)
 static void scale_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *x = e->in[0];
-    real s = e->f[0], *dx = tensor_grad(tp->arena, x);
+    real s = e->f[0], *dx = tape_grad(tp, x);
     const real *g = e->out->grad;
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
     for (size_t i = 0; i < x->size; i++) dx[i] += s * g[i]; /* d(s x)/dx = s */
@@ -91,13 +90,13 @@ static void scale_heads_backward(Tape *tp, TapeEntry *e)
     size_t n = x->size / ((size_t)B * H); /* elements per (batch, head) matrix */
     const real *g = e->out->grad;
     if (x->requires_grad) { /* dx = s[h] g */
-        real *dx = tensor_grad(tp->arena, x);
+        real *dx = tape_grad(tp, x);
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
         for (int bh = 0; bh < B * H; bh++)
             for (size_t i = 0; i < n; i++) dx[bh * n + i] += s->data[bh % H] * g[bh * n + i];
     }
     if (s->requires_grad) { /* ds[h] = sum over its elements of g * x, batch items in order */
-        real *ds = tensor_grad(tp->arena, s);
+        real *ds = tape_grad(tp, s);
         double *part = arena_alloc(tp->arena, (size_t)B * H * sizeof(double));
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
         for (int bh = 0; bh < B * H; bh++) {
@@ -133,7 +132,7 @@ Tensor *op_scale_heads(Tape *tp, Tensor *x, Tensor *s)
 static void gelu_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *x = e->in[0];
-    real *dx = tensor_grad(tp->arena, x);
+    real *dx = tape_grad(tp, x);
     const real *g = e->out->grad;
     /* y = x/2 (1 + tanh u), u = c (x + 0.044715 x^3):
      * dy/dx = (1 + tanh u)/2 + x/2 (1 - tanh^2 u) c (1 + 3 * 0.044715 x^2) */

@@ -10,7 +10,7 @@ static void embedding_backward(Tape *tp, TapeEntry *e)
     const int *ids = e->aux;
     int C = tensor_cols(table);
     size_t n = tensor_rows(e->out);
-    real *dt = tensor_grad(tp->arena, table);
+    real *dt = tape_grad(tp, table);
     const real *g = e->out->grad;
     /* out[i] = table[ids[i]]  =>  dtable[v] = sum of g[i] over the i with ids[i] == v.
      * A row may be hit many times, so threads split the columns, not the rows. */

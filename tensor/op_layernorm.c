@@ -19,7 +19,7 @@ static void layernorm_backward(Tape *tp, TapeEntry *e)
     if (x->requires_grad) {
         /* With h = g * gain (the gradient at xhat), differentiating through mu and r gives
          *   dx = r (h - mean(h) - xhat mean(h xhat)). */
-        real *dx = tensor_grad(tp->arena, x);
+        real *dx = tape_grad(tp, x);
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
         for (size_t row = 0; row < rows; row++) {
             const real *xr = x->data + row * C, *gr = g + row * C;
@@ -42,8 +42,8 @@ static void layernorm_backward(Tape *tp, TapeEntry *e)
     if (gain->requires_grad || bias->requires_grad) {
         /* dgain_j = sum over rows of g xhat,  dbias_j = sum over rows of g.
          * Split by columns so each sum is taken by one thread, rows in order. */
-        real *dgain = gain->requires_grad ? tensor_grad(tp->arena, gain) : NULL;
-        real *dbias = bias->requires_grad ? tensor_grad(tp->arena, bias) : NULL;
+        real *dgain = gain->requires_grad ? tape_grad(tp, gain) : NULL;
+        real *dbias = bias->requires_grad ? tape_grad(tp, bias) : NULL;
         enum { COLS = 64 };
         int blocks = (C + COLS - 1) / COLS;
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)

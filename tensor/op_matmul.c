@@ -61,7 +61,7 @@ static void matmul_backward(Tape *tp, TapeEntry *e)
     size_t sb = d.shared_b ? 0 : (size_t)d.K * d.N;
     size_t sg = (size_t)d.M * d.N;
     if (a->requires_grad) {
-        real *dA = tensor_grad(tp->arena, a);
+        real *dA = tape_grad(tp, a);
         if (!ta) { /* dA = G op(B)^T */
             GemmShape s = batched(&d, d.M, d.K, d.N, false, !tb, true, sg, sb, sa);
             gemm(&s, G, b->data, dA);
@@ -71,7 +71,7 @@ static void matmul_backward(Tape *tp, TapeEntry *e)
         }
     }
     if (b->requires_grad) {
-        real *dB = tensor_grad(tp->arena, b);
+        real *dB = tape_grad(tp, b);
         if (!tb) { /* dB = op(A)^T G; with a shared b this sums over every row of every batch item */
             GemmShape s = batched(&d, d.K, d.N, d.M, !ta, false, true, sa, sg, sb);
             gemm(&s, a->data, G, dB);
@@ -99,5 +99,38 @@ Tensor *op_matmul(Tape *tp, Tensor *a, Tensor *b, bool trans_a, bool trans_b)
         e->i[0] = trans_a;
         e->i[1] = trans_b;
     }
+    return out;
+}
+
+/* ------------------------------------------------------------------ linear: x W + b */
+
+static void linear_backward(Tape *tp, TapeEntry *e)
+{
+    matmul_backward(tp, e); /* dx = g W^T, dW = x^T g: in[0] and in[1] as for op_matmul */
+    Tensor *b = e->in[2];
+    if (b && b->requires_grad) sum_rows_into(e->out->grad, tensor_rows(e->out), (int)b->size, tape_grad(tp, b));
+}
+
+Tensor *op_linear(Tape *tp, Tensor *x, Tensor *W, Tensor *b)
+{
+    assert(W->ndim == 2 && (!b || b->size == (size_t)W->shape[1]));
+    MatmulDims d = matmul_dims(x, W, false, false);
+    int shape[TENSOR_MAX_DIMS];
+    for (int i = 0; i < x->ndim - 1; i++) shape[i] = x->shape[i];
+    shape[x->ndim - 1] = d.N;
+    Tensor *out = tensor_new(tp->arena, x->ndim, shape, "linear");
+    GemmShape s = gemm_shape(d.M, d.N, d.K, false, false, false);
+    gemm(&s, x->data, W->data, out->data);
+    if (b) {
+        size_t rows = (size_t)d.M;
+#pragma omp parallel for schedule(static) if (out->size >= 32768)
+        for (size_t r = 0; r < rows; r++) {
+            real *y = out->data + r * d.N;
+#pragma omp simd
+            for (int j = 0; j < d.N; j++) y[j] += b->data[j];
+        }
+    }
+    TapeEntry *e = tape_push(tp, linear_backward, "linear", out, x, W, b);
+    if (e) e->i[0] = e->i[1] = 0; /* no transposes, for matmul_backward */
     return out;
 }

@@ -15,9 +15,12 @@ Tensor *op_reshape(Tape *tp, Tensor *x, int ndim, const int *shape)
     }
     assert(size == x->size);
     out->name = "reshape";
-    /* Same numbers, same gradient buffer: the gradient needs no translation. */
+    /* Same numbers, same gradient buffer (taken from x when first needed: see tape_grad): the
+     * gradient needs no translation and no tape entry. */
     out->requires_grad = x->requires_grad && tp->grad_enabled;
-    if (out->requires_grad) out->grad = tensor_grad(tp->arena, x);
+    out->grad = x->grad; /* set for persistent x (a parameter); NULL for x of this step */
+    out->grad_pooled = false;
+    out->view_of = x;
     return out;
 }
 
@@ -47,7 +50,7 @@ static void permute_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *x = e->in[0];
     PermuteGeometry g = permute_geometry(x, x->ndim, e->i);
-    real *dx = tensor_grad(tp->arena, x);
+    real *dx = tape_grad(tp, x);
     const real *go = e->out->grad;
     int *s = g.out_shape;
     /* out is a rearrangement of x, so each gradient value goes back to where it came from */

@@ -16,6 +16,11 @@
  * Backward: d op(a) = g . op(b)^T,  d op(b) = op(a)^T . g. */
 Tensor *op_matmul(Tape *tp, Tensor *a, Tensor *b, bool trans_a, bool trans_b);
 
+/* out = x . W + b: a matmul with a shared 2-D weight W [K, N] and a bias b [N] (or NULL)
+ * added in place, one tensor instead of two. Backward: as op_matmul, and db = g summed
+ * over rows. */
+Tensor *op_linear(Tape *tp, Tensor *x, Tensor *W, Tensor *b);
+
 /* out = a + b, where b has a's shape or a's trailing dims (a bias, broadcast over rows).
  * Backward: da = g, db = g summed over the broadcast rows. */
 Tensor *op_add(Tape *tp, Tensor *a, Tensor *b);
@@ -31,6 +36,10 @@ Tensor *op_scale_heads(Tape *tp, Tensor *x, Tensor *s);
  * sees only columns c <= r + (N - R); the others get probability exactly 0.
  * Backward: dx_j = p_j (g_j - sum_i g_i p_i). */
 Tensor *op_softmax(Tape *tp, Tensor *x, bool causal);
+
+/* softmax(s x) in one pass, the same numbers as op_scale followed by op_softmax (s x is
+ * rounded the same way) without storing s x. Backward: dx_j = s p_j (g_j - sum_i g_i p_i). */
+Tensor *op_softmax_scaled(Tape *tp, Tensor *x, real s, bool causal);
 
 /* Layer normalisation over the last dim: out = (x - mean) / sqrt(var + eps) * gain + bias. */
 Tensor *op_layernorm(Tape *tp, Tensor *x, Tensor *gain, Tensor *bias, real eps);

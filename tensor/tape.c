@@ -54,15 +54,57 @@ TapeEntry *tape_push(Tape *tp, BackwardFn fn, const char *op, Tensor *out,
     return e;
 }
 
+/* ------------------------------------------------------------------ the gradient pool */
+
+static GradFreeList *free_list(Tape *tp, size_t bytes)
+{
+    for (int i = 0; i < tp->n_sizes; i++)
+        if (tp->free_grads[i].bytes == bytes) return &tp->free_grads[i];
+    if (tp->n_sizes == TAPE_GRAD_SIZES) return NULL; /* too many sizes: that one is not reused */
+    GradFreeList *l = &tp->free_grads[tp->n_sizes++];
+    l->bytes = bytes;
+    l->head = NULL;
+    return l;
+}
+
+real *tape_grad(Tape *tp, Tensor *t)
+{
+    if (t->grad) return t->grad;
+    if (t->view_of) return t->grad = tape_grad(tp, t->view_of); /* a view shares its source's */
+    size_t bytes = (t->size * sizeof(real) + 63) / 64 * 64;
+    GradFreeList *l = free_list(tp, bytes);
+    void *block = l ? l->head : NULL;
+    if (block) l->head = *(void **)block;
+    else block = arena_alloc(tp->arena, bytes);
+    memset(block, 0, bytes);
+    t->grad = block;
+    t->grad_pooled = true;
+    return t->grad;
+}
+
+/* Gives t's gradient back to the pool (it is dead: its producer's backward has run). */
+static void release_grad(Tape *tp, Tensor *t)
+{
+    if (!t->grad_pooled || tp->keep_grads) return;
+    GradFreeList *l = free_list(tp, (t->size * sizeof(real) + 63) / 64 * 64);
+    if (l) {
+        *(void **)t->grad = l->head;
+        l->head = t->grad;
+    }
+    t->grad = NULL;
+    t->grad_pooled = false;
+}
+
 void tape_backward_from(Tape *tp, Tensor *out, const real *seed_grad)
 {
     assert(out->requires_grad);
-    real *g = tensor_grad(tp->arena, out);
+    real *g = tape_grad(tp, out);
     for (size_t i = 0; i < out->size; i++) g[i] += seed_grad[i];
     for (int k = tp->n - 1; k >= 0; k--) {
         TapeEntry *e = &tp->entries[k];
         if (!e->out->grad) continue; /* no gradient reached this op's output */
         e->backward(tp, e);
+        release_grad(tp, e->out);
     }
 }
 
@@ -77,6 +119,7 @@ void tape_reset(Tape *tp)
 {
     tp->n = 0;
     tp->dropout_calls = 0;
+    tp->n_sizes = 0; /* the pool's blocks were arena memory */
     arena_reset(tp->arena);
 }
 

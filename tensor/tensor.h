@@ -81,6 +81,8 @@ typedef struct Tensor {
     real *data;
     real *grad;          /* d(loss)/d(data), same layout; NULL until needed */
     bool requires_grad;  /* a gradient must flow to this tensor */
+    bool grad_pooled;    /* grad came from the tape's pool and goes back to it */
+    struct Tensor *view_of; /* a reshape view: shares data and gradient with this tensor */
     const char *name;    /* for error messages: "h.0.attn.wq", "matmul", ... */
 } Tensor;
 
@@ -95,6 +97,9 @@ real *tensor_grad(Arena *a, Tensor *t);
 size_t tensor_rows(const Tensor *t);
 int tensor_cols(const Tensor *t);
 bool tensor_same_shape(const Tensor *a, const Tensor *b);
+/* dst[j] += sum over r of g[r * n + j] (the gradient of a bias broadcast over rows); each
+ * column is summed by one thread, rows in order: the same bits for any thread count. */
+void sum_rows_into(const real *g, size_t rows, int n, real *dst);
 /* Index of the first NaN or infinity in x[0..n), or SIZE_MAX when all are finite. */
 size_t find_nonfinite(const real *x, size_t n);
 
@@ -117,10 +122,21 @@ struct TapeEntry {
     uint64_t key;             /* random key (dropout) */
 };
 
+/* Gradient buffers of one size, free for reuse (see tape_grad). */
+typedef struct GradFreeList {
+    size_t bytes;
+    void *head;               /* a free block holds the pointer to the next one */
+} GradFreeList;
+
+#define TAPE_GRAD_SIZES 64
+
 struct Tape {
     Arena *arena;             /* activations and their gradients; reset every step */
     TapeEntry *entries;
     int n, cap;
+    GradFreeList free_grads[TAPE_GRAD_SIZES];
+    int n_sizes;
+    bool keep_grads;          /* true: backward keeps every gradient (NaN forensics, tests) */
     bool grad_enabled;        /* false: ops record nothing (evaluation) */
     bool training;            /* false: dropout is the identity */
     uint64_t dropout_key;     /* set per step; each dropout call derives its own key from it */
@@ -134,6 +150,11 @@ void tape_free(Tape *tp);
  * Returns the entry to fill with saved values, or NULL when nothing is recorded. */
 TapeEntry *tape_push(Tape *tp, BackwardFn fn, const char *op, Tensor *out,
                      Tensor *in0, Tensor *in1, Tensor *in2);
+/* The gradient buffer of t, zeroed on first use. For tensors of the step it comes from a pool
+ * in the arena: once the op that produced t has run its backward, nothing reads t's gradient
+ * again, and tape_backward gives the buffer back for the next gradient of the same size. So
+ * only a few layers' gradients are alive at a time, not the whole network's. */
+real *tape_grad(Tape *tp, Tensor *t);
 /* d(loss)/d(loss) = 1, then every entry's backward in reverse order. loss must have size 1. */
 void tape_backward(Tape *tp, Tensor *loss);
 /* The same from any output: its gradient is seeded with `seed_grad` (out->size values). */

@@ -135,6 +135,33 @@ static void test_tape_reset_and_no_allocation_after_first_step(void)
           (unsigned long long)(mem_alloc_count() - allocs_after_first));
 }
 
+/* The gradient of an op's output is dead once that op's backward has run: the pool reuses it,
+ * so a deep chain needs a couple of gradient buffers, not one per op. */
+static void test_gradient_pool_reuses_buffers(void)
+{
+    real dx[2][4096];
+    size_t peak[2];
+    for (int keep = 0; keep < 2; keep++) {
+        setup();
+        int s1[1] = {4096};
+        Tensor *x = param(1, s1, -1, 1, 1);
+        memset(x->grad, 0, sizeof dx[0]);
+        g_tape.keep_grads = keep;
+        Tensor *y = x;
+        for (int i = 0; i < 40; i++) y = op_gelu(&g_tape, op_scale(&g_tape, y, (real)1.01));
+        real seed[4096];
+        for (int i = 0; i < 4096; i++) seed[i] = (real)(i % 7) - 3;
+        tape_backward_from(&g_tape, y, seed);
+        memcpy(dx[keep], x->grad, sizeof dx[0]);
+        peak[keep] = g_acts.peak;
+        g_tape.keep_grads = false;
+        tape_reset(&g_tape);
+    }
+    CHECK(memcmp(dx[0], dx[1], sizeof dx[0]) == 0, "reusing gradient buffers changed the gradient");
+    /* 80 outputs of 16 KiB either way; 80 more gradient buffers when kept, a few when pooled */
+    CHECK(peak[0] < 0.55 * peak[1], "pooled peak %zu bytes, kept %zu: buffers not reused", peak[0], peak[1]);
+}
+
 static void test_grad_disabled_records_nothing(void)
 {
     setup();
@@ -230,6 +257,33 @@ static void test_gelu_values(void)
         double want = 0.5 * v[i] * (1 + tanh(u));
         CHECK(fabs(y->data[i] - want) < 1e-6, "gelu(%g) = %g, want %g", v[i], y->data[i], want);
     }
+}
+
+/* The fused ops against the unfused ones they replace: the same numbers, forward and backward. */
+static void test_fused_ops_equal_unfused(void)
+{
+    setup();
+    int sx[4] = {3, 2, 9, 9};
+    Tensor *x = param(4, sx, -8, 8, 1);
+    real seed[486];
+    for (int i = 0; i < 486; i++) seed[i] = (real)((i * 37) % 11) - 5;
+    static real fused[486], fused_grad[486];
+    Tensor *p = op_softmax_scaled(&g_tape, x, (real)0.125, true);
+    memcpy(fused, p->data, sizeof fused);
+    tape_backward_from(&g_tape, p, seed);
+    memcpy(fused_grad, x->grad, sizeof fused_grad);
+    tape_reset(&g_tape);
+    memset(x->grad, 0, sizeof fused_grad);
+    Tensor *q = op_softmax(&g_tape, op_scale(&g_tape, x, (real)0.125), true);
+    CHECK(memcmp(fused, q->data, sizeof fused) == 0, "scaled softmax differs from scale + softmax");
+    tape_backward_from(&g_tape, q, seed);
+    CHECK(memcmp(fused_grad, x->grad, sizeof fused_grad) == 0, "its gradient differs from scale + softmax's");
+    tape_reset(&g_tape);
+
+    int s3[3] = {4, 5, 24}, sb[1] = {40};
+    Tensor *a = param(3, s3, -1, 1, 2), *w = param2(24, 40, 3), *b = param(1, sb, -1, 1, 4);
+    Tensor *lin = op_linear(&g_tape, a, w, b), *ref = op_add(&g_tape, op_matmul(&g_tape, a, w, false, false), b);
+    CHECK(memcmp(lin->data, ref->data, lin->size * sizeof(real)) == 0, "linear differs from matmul + add");
 }
 
 /* ------------------------------------------------------------------ shape ops */
@@ -487,12 +541,14 @@ int main(int argc, char **argv)
         {"tape: gradients add up when a tensor is reused", test_tape_accumulates_when_a_tensor_is_reused},
         {"tape: reset between steps, no allocation after the first", test_tape_reset_and_no_allocation_after_first_step},
         {"tape: nothing recorded with grad disabled", test_grad_disabled_records_nothing},
+        {"tape: gradient buffers are reused once dead", test_gradient_pool_reuses_buffers},
         {"numerics: softmax of 1e4 logits, exact zeros under the mask", test_softmax_huge_logits_and_exact_mask},
         {"numerics: cross-entropy of 1e4 logits", test_cross_entropy_huge_logits},
         {"numerics: cross-entropy = log V when uniform; mask counts", test_cross_entropy_uniform_is_log_v_and_mask_counts},
         {"numerics: layernorm output has mean 0, variance 1", test_layernorm_normalises},
         {"numerics: gelu values", test_gelu_values},
         {"shape: permute moves values, reshape is a view", test_permute_moves_values_and_reshape_is_a_view},
+        {"fused: scaled softmax and linear equal the unfused ops", test_fused_ops_equal_unfused},
         {"dropout: identity, keep rate, deterministic masks", test_dropout_identity_rate_and_determinism},
         {"gemm: fast kernel matches the reference", test_gemm_fast_matches_reference},
         {"gemm: batched equals one by one", test_gemm_batched_matches_loop},

@@ -108,6 +108,26 @@ static void test_matmul_shared_weight(void)
     }
 }
 
+/* --------------------------------------------------------------- linear */
+
+static Tensor *build_linear(Tape *tp, Tensor **in, void *ctx)
+{
+    return op_linear(tp, in[0], in[1], *(bool *)ctx ? in[2] : NULL);
+}
+
+static void test_linear(void)
+{
+    for (int with_bias = 0; with_bias < 2; with_bias++)
+        for (int nd = 2; nd <= 3; nd++) {
+            setup();
+            int sx2[2] = {7, 9}, sx3[3] = {2, 5, 9}, sb[1] = {37};
+            bool bias = with_bias;
+            Tensor *in[3] = {nd == 2 ? input(2, sx2, -1, 1, 1) : input(3, sx3, -1, 1, 1), input2(9, 37, 2),
+                             input(1, sb, -1, 1, 3)};
+            expect_gradients(bias ? "linear with bias" : "linear", build_linear, &bias, in, bias ? 3 : 2, 150);
+        }
+}
+
 /* --------------------------------------------------------------- add, scale */
 
 static Tensor *build_add(Tape *tp, Tensor **in, void *ctx)
@@ -171,6 +191,12 @@ static Tensor *build_softmax(Tape *tp, Tensor **in, void *ctx)
     return op_softmax(tp, in[0], *(bool *)ctx);
 }
 
+static Tensor *build_softmax_scaled(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    return op_softmax_scaled(tp, in[0], (real)0.37, true);
+}
+
 static void test_softmax(void)
 {
     bool plain = false, causal = true;
@@ -186,6 +212,9 @@ static void test_softmax(void)
     int s3[3] = {2, 3, 5};
     Tensor *c[1] = {input(3, s3, -3, 3, 3)};
     expect_gradients("causal softmax [2,3,5]", build_softmax, &causal, c, 1, 100);
+    setup();
+    Tensor *d[1] = {input(4, s2, -6, 6, 4)};
+    expect_gradients("scaled causal softmax [2,2,5,5], s = 0.37", build_softmax_scaled, NULL, d, 1, 200);
 }
 
 /* --------------------------------------------------------------- layernorm, gelu */
@@ -355,7 +384,7 @@ static void test_attention_composite(void)
 /* An op with a deliberately wrong backward (off by 1%): the checker must reject it. */
 static void wrong_scale_backward(Tape *tp, TapeEntry *e)
 {
-    real *dx = tensor_grad(tp->arena, e->in[0]);
+    real *dx = tape_grad(tp, e->in[0]);
     for (size_t i = 0; i < e->in[0]->size; i++) dx[i] += (real)1.01 * e->f[0] * e->out->grad[i];
 }
 
@@ -384,10 +413,11 @@ int main(int argc, char **argv)
         {"grad: matmul 2-D, all transposes", test_matmul_2d_all_transposes},
         {"grad: matmul batched", test_matmul_batched},
         {"grad: matmul shared weight", test_matmul_shared_weight},
+        {"grad: linear (matmul + bias)", test_linear},
         {"grad: add and bias broadcast", test_add_same_shape_and_broadcast},
         {"grad: scale", test_scale},
         {"grad: scale_heads", test_scale_heads},
-        {"grad: softmax (plain, causal)", test_softmax},
+        {"grad: softmax (plain, causal, scaled)", test_softmax},
         {"grad: layernorm", test_layernorm},
         {"grad: gelu", test_gelu},
         {"grad: embedding", test_embedding},

@@ -5,6 +5,7 @@
 #include "../model/metrics.h"
 #include "../model/optim.h"
 #include "../model/score_stats.h"
+#include "../model/train_step.h"
 #include "../data/data.h"
 #include "../tensor/rng.h"
 
@@ -30,7 +31,7 @@ static void test_uniform_attention_entropy_and_max_weight(void)
                 S->data[(bh * T + i) * T + j] = 0.5f;
                 P->data[(bh * T + i) * T + j] = j <= i ? 1.0f / (i + 1) : 0;
             }
-    AttentionStats st = attention_stats(&g_arena, S, P, NULL);
+    AttentionStats st = attention_stats(&g_arena, S, 1, P, NULL);
     double ent = 0, maxw = 0;
     for (int i = 0; i < T; i++) {
         ent += log(i + 1.0);
@@ -57,7 +58,7 @@ static void test_one_hot_attention_and_padding_rows(void)
         for (int j = 0; j < T; j++) S->data[i * T + j] = (real)(j <= i ? (j % 2 ? 2 : -2) : 1000); /* masked: ignored */
     }
     unsigned char valid[T] = {1, 1, 1, 0}; /* the last query is padding */
-    AttentionStats st = attention_stats(&g_arena, S, P, valid);
+    AttentionStats st = attention_stats(&g_arena, S, 1, P, valid);
     CHECK(st.entropy == 0 && st.entropy_norm == 0, "one-hot rows: entropy %g (norm %g), want 0", st.entropy, st.entropy_norm);
     CHECK(st.max_weight == 1, "one-hot rows: max weight %g, want 1", st.max_weight);
     /* visible scores of rows 0..2: -2 | -2 2 | -2 2 -2  -> sum -4, mean -4/6, E[s^2] = 4 */
@@ -92,9 +93,13 @@ static void test_score_std_of_random_unit_vectors_is_one_after_sqrt_scale(void)
                 P->data[(bh * T + i) * T + j] = 0;
             }
     }
-    AttentionStats st = attention_stats(&g_arena, S, P, NULL);
+    AttentionStats st = attention_stats(&g_arena, S, 1, P, NULL);
     double n = (double)st.entries, tol = 5 * sqrt(2.0 / n) * 1.5; /* 5 sigma; 1.5: scores in a row share q */
     CHECK(fabs(st.score_std - 1) < tol, "score std %.4f, want 1 +- %.3f (n = %.0f)", st.score_std, tol, n);
+    /* the same scores given raw, with the scale passed separately (as the model does) */
+    for (size_t i = 0; i < S->size; i++) S->data[i] *= 8; /* back to q.k: 1/sqrt(64) = 1/8 */
+    AttentionStats raw = attention_stats(&g_arena, S, (real)0.125, P, NULL);
+    CHECK(fabs(raw.score_std - st.score_std) < 1e-6, "scale passed separately: std %.6f vs %.6f", raw.score_std, st.score_std);
     arena_free(&g_arena);
 }
 
@@ -274,8 +279,9 @@ static void test_row_experiment_is_consistent(void)
     CHECK(e.scaled_pmax <= 1 && e.scaled_pmin >= 0 && e.scaled_pmin <= 1.0 / 32 && e.scaled_pmax >= 1.0 / 32, "weights");
 }
 
-/* The steps ./train runs (batch, forward, loss, backward, norm, metrics, update, reset):
- * after the first one, nothing is allocated. */
+/* The steps the trainer runs (batch, forward, loss, backward, norm, clipping, update, reset):
+ * after the first one, nothing is allocated. (./train also computes the metrics on log
+ * steps; they take their scratch space from the tape's arena.) */
 static void test_training_steps_allocate_nothing_after_the_first(void)
 {
     DataConfig dc = {.task = TASK_COPY, .symbols = 6, .min_len = 2, .max_len = 5, .val_size = 16, .context = 12, .seed = 1};
@@ -301,15 +307,9 @@ static void test_training_steps_allocate_nothing_after_the_first(void)
     uint64_t after_first = 0;
     for (int step = 0; step < 6; step++) {
         dataset_train_batch(&d, step, &b);
-        memset(m.grads, 0, m.n_values * sizeof(real));
         tp.dropout_key = (uint64_t)step;
-        Tensor *loss = op_cross_entropy(&tp, gpt_forward(&m, &tp, b.tokens, b.B, b.T), b.targets, b.loss_mask);
-        tape_backward(&tp, loss);
-        optim_scale_grads(&o, 1 / fmax(1, optim_grad_norm(&o)));
-        for (int l = 0; l < cfg.layers; l++) attention_stats(tp.arena, m.layer[l].scores, m.layer[l].probs, b.valid);
-        int bad;
-        optim_step(&o, step, optim_lr(&oc, step), &bad);
-        tape_reset(&tp);
+        StepResult res = gpt_train_step(&m, &tp, &o, b.tokens, b.targets, b.loss_mask, b.B, b.T, step, 1.0);
+        CHECK(res.updated && isfinite(res.loss), "step %d failed", step);
         if (step == 0) after_first = mem_alloc_count();
     }
     CHECK(mem_alloc_count() == after_first, "%llu allocations in steps 2-6",
