@@ -93,6 +93,53 @@ static inline real fma_r(real a, real b, real c)
 #endif
 }
 
+/* ------------------------------------------------------------------ packing B */
+
+static bool g_portable; /* tests set it to run the portable code where there are intrinsics */
+
+void gemm_force_portable(bool on) { g_portable = on; }
+
+#if defined(__AVX512F__) && !defined(REAL_DOUBLE)
+#include <immintrin.h>
+#define GEMM_HAVE_AVX512 1
+
+/* The x86 fast path of the one transposing copy: 16 rows of 16 floats (row c at src + c ld)
+ * to out[k][c] (out + k ldo), transposed in registers in four rounds of interleaving (32-bit
+ * pairs, 64-bit pairs, 128-bit lanes, 256-bit halves). The portable loop in pack_b computes
+ * the same values one by one; tests run both and compare them. */
+static void transpose16(const real *src, size_t ld, real *out, size_t ldo)
+{
+    __m512 r[16], t[16];
+    for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + i * ld);
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+        r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+    }
+    for (int i = 0; i < 16; i += 8)
+        for (int j = 0; j < 4; j++) {
+            t[i + j] = _mm512_shuffle_f32x4(r[i + j], r[i + j + 4], 0x88);
+            t[i + j + 4] = _mm512_shuffle_f32x4(r[i + j], r[i + j + 4], 0xdd);
+        }
+    for (int j = 0; j < 8; j++) {
+        r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
+        r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xdd);
+    }
+    for (int k = 0; k < 16; k++) _mm512_storeu_ps(out + k * ldo, r[k]);
+}
+#else
+#define GEMM_HAVE_AVX512 0
+static void transpose16(const real *src, size_t ld, real *out, size_t ldo)
+{
+    (void)src, (void)ld, (void)out, (void)ldo; /* never called: no AVX-512 in this build */
+}
+#endif
+
 /* Pack rows [k0, k0+kc) x cols [j0, j0+nc) of op(B) as NR-column strips: strip q holds, for
  * each k, the NR values B(k0 + k, j0 + q*NR + c) (zero past the last column). */
 static void pack_b(const GemmShape *s, const real *B, int k0, int kc, int j0, int nc, real *dst)
@@ -106,15 +153,21 @@ static void pack_b(const GemmShape *s, const real *B, int k0, int kc, int j0, in
                 for (int c = 0; c < cols; c++) d[k * NR + c] = src[c];
                 for (int c = cols; c < NR; c++) d[k * NR + c] = 0;
             }
-        } else {
-            for (int c = 0; c < NR; c++) {
-                if (c < cols) {
-                    const real *src = B + (size_t)(j0 + q + c) * s->ldb + k0;
-                    for (int k = 0; k < kc; k++) d[k * NR + c] = src[k];
-                } else {
-                    for (int k = 0; k < kc; k++) d[k * NR + c] = 0;
-                }
-            }
+            continue;
+        }
+        /* B stored N x K: a transposing copy. Whole 16 x 16 blocks go through registers where
+         * the machine allows; everything else, one value at a time. */
+        int k_fast = 0, c_fast = 0;
+        if (GEMM_HAVE_AVX512 && !g_portable) {
+            k_fast = kc / 16 * 16;
+            c_fast = cols / 16 * 16;
+            for (int c = 0; c < c_fast; c += 16)
+                for (int k = 0; k < k_fast; k += 16)
+                    transpose16(B + (size_t)(j0 + q + c) * s->ldb + k0 + k, (size_t)s->ldb, d + (size_t)k * NR + c, NR);
+        }
+        for (int c = 0; c < NR; c++) {
+            const real *src = B + (size_t)(j0 + q + c) * s->ldb + k0;
+            for (int k = c < c_fast ? k_fast : 0; k < kc; k++) d[k * NR + c] = c < cols ? src[k] : 0;
         }
     }
 }

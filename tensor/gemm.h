@@ -26,6 +26,9 @@ typedef struct GemmShape {
 GemmShape gemm_shape(int M, int N, int K, bool trans_a, bool trans_b, bool accumulate);
 
 void gemm(const GemmShape *s, const real *A, const real *B, real *C);
+/* Where x86 intrinsics speed up a part of gemm, a portable loop computes the same values;
+ * true makes gemm use the portable code everywhere (for tests). */
+void gemm_force_portable(bool on);
 void gemm_reference(const GemmShape *s, const real *A, const real *B, real *C);
 
 #endif

@@ -353,13 +353,15 @@ static void fill(real *x, size_t n, uint64_t seed)
     for (size_t i = 0; i < n; i++) x[i] = (real)(2 * rng_uniform(&r) - 1);
 }
 
-static void test_gemm_fast_matches_reference(void)
+/* The fast kernel against the three-loop definition, on one of the two code paths. */
+static void check_gemm_against_reference(bool portable)
 {
     /* Tolerance: both sum K products of numbers in [-1, 1] in float32, in different orders
      * (the fast kernel sums 256-long slices with fma). The error of either is below
      * K * 2^-24 * sum|a_k b_k| <= K^2 * 6e-8 in the worst case; in practice ~sqrt(K) * 6e-8 * |C|.
      * We allow 1e-5 * K, far below the O(1) error of any indexing bug. */
     int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {64, 32, 256}, {65, 33, 257}, {100, 300, 70}, {129, 257, 600}};
+    gemm_force_portable(portable);
     for (int s = 0; s < 6; s++)
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++)
@@ -377,12 +379,46 @@ static void test_gemm_fast_matches_reference(void)
                     gemm_reference(&g, A, B, C2);
                     double worst = 0;
                     for (size_t i = 0; i < nc; i++) worst = fmax(worst, fabs((double)C1[i] - C2[i]));
-                    CHECK(worst <= 1e-5 * K, "%dx%dx%d ta=%d tb=%d acc=%d: max diff %g", M, N, K, ta, tb, acc, worst);
+                    CHECK(worst <= 1e-5 * K, "%dx%dx%d ta=%d tb=%d acc=%d portable=%d: max diff %g", M, N, K, ta, tb, acc,
+                          portable, worst);
                     mem_free(A);
                     mem_free(B);
                     mem_free(C1);
                     mem_free(C2);
                 }
+    gemm_force_portable(false);
+}
+
+static void test_gemm_fast_matches_reference(void)
+{
+    check_gemm_against_reference(false);
+    check_gemm_against_reference(true);
+}
+
+/* Where x86 intrinsics speed up gemm (packing a transposed B), the portable code computes the
+ * same values: both paths, every form, shapes with and without whole 16 x 16 blocks. */
+static void test_gemm_portable_and_intrinsic_paths_agree(void)
+{
+    int shapes[][3] = {{7, 5, 3}, {40, 48, 32}, {65, 47, 40}, {129, 300, 260}};
+    for (int sh = 0; sh < 4; sh++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
+                GemmShape g = gemm_shape(M, N, K, ta, tb, false);
+                real *A = mem_alloc((size_t)M * K * sizeof(real)), *B = mem_alloc((size_t)K * N * sizeof(real));
+                real *C1 = mem_alloc((size_t)M * N * sizeof(real)), *C2 = mem_alloc((size_t)M * N * sizeof(real));
+                fill(A, (size_t)M * K, 21);
+                fill(B, (size_t)K * N, 22);
+                gemm_force_portable(true);
+                gemm(&g, A, B, C1);
+                gemm_force_portable(false);
+                gemm(&g, A, B, C2);
+                CHECK(memcmp(C1, C2, (size_t)M * N * sizeof(real)) == 0, "%dx%dx%d ta=%d tb=%d: the paths differ", M, N, K, ta, tb);
+                mem_free(A);
+                mem_free(B);
+                mem_free(C1);
+                mem_free(C2);
+            }
 }
 
 static void test_gemm_batched_matches_loop(void)
@@ -552,6 +588,7 @@ int main(int argc, char **argv)
         {"dropout: identity, keep rate, deterministic masks", test_dropout_identity_rate_and_determinism},
         {"gemm: fast kernel matches the reference", test_gemm_fast_matches_reference},
         {"gemm: batched equals one by one", test_gemm_batched_matches_loop},
+        {"gemm: the portable and the intrinsic paths give the same bits", test_gemm_portable_and_intrinsic_paths_agree},
         {"gemm: concurrent calls from a parallel region", test_gemm_inside_a_parallel_region},
         {"determinism: same bits with 1 and 2 threads", test_same_bits_for_any_thread_count},
         {"rng: reference value and statistics", test_rng_reference_values_and_statistics},
