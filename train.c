@@ -18,9 +18,11 @@
 #include "model/metrics.h"
 #include "model/optim.h"
 #include "tensor/rng.h"
+#include "tensor/safetensors.h"
 
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,20 @@ enum { EXIT_USER = 2, EXIT_NONFINITE = 3 };
 enum { STREAM_DROPOUT = 21 }; /* RNG stream of the dropout masks (see tensor/rng.h) */
 
 _Static_assert(sizeof(int) == 4, "token ids are stored as 32-bit integers");
+
+/* --inject, the faults the tests provoke on purpose:
+ *   nan:STEP:PARAM        an Inf in PARAM's first value before step STEP's forward pass (lasting)
+ *   nan:STEP:grad.PARAM   an Inf in PARAM's gradient after step STEP's backward pass (one step)
+ *   crash-in-save:N       the N-th checkpoint write dies half-way (the process is killed)
+ *   crash-after-step:N    the process is killed right after step N (and its saves) */
+typedef enum InjectKind { INJECT_NONE, INJECT_NAN, INJECT_CRASH_IN_SAVE, INJECT_CRASH_AFTER_STEP } InjectKind;
+
+typedef struct Injection {
+    InjectKind kind;
+    int n;              /* the step, or the save's number */
+    Tensor *param;      /* INJECT_NAN */
+    bool grad;          /* INJECT_NAN into the gradient */
+} Injection;
 
 /* Per-layer measurements of one logged step. */
 typedef struct LayerMetrics {
@@ -61,22 +77,19 @@ typedef struct Run {
     EvalResult last_eval;
     int last_eval_step;
     bool step_failed;          /* this step's update was not applied (--nan=continue) */
-    /* --inject-nan=STEP:NAME puts an Inf into parameter NAME before step STEP's forward pass
-     * (a lasting fault), or, for NAME = grad.PARAM, into PARAM's gradient after the backward
-     * pass (a fault of one step). For testing the NaN checks. */
-    int inject_step;
-    Tensor *inject_param;
-    bool inject_grad;
+    Injection inject;          /* --inject: a fault for the tests */
+    int saves;                 /* checkpoints written so far */
 } Run;
 
 static void die(int code, const char *fmt, ...)
 {
+    char msg[4096];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "error: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    message_one_line(msg);
+    fprintf(stderr, "error: %s\n", msg);
     exit(code);
 }
 
@@ -127,6 +140,35 @@ static void check_memory(const GptConfig *c, int B, int T)
             have / (1ull << 30));
 }
 
+/* The fault --inject asks for; one that could never happen in this run is refused. */
+static Injection parse_injection(const char *text, const Gpt *m, const Options *o, int start, int stop)
+{
+    Injection in = {INJECT_NONE, 0, NULL, false};
+    char *end;
+    const char *arg = strchr(text, ':');
+    long n = arg ? strtol(arg + 1, &end, 10) : -1;
+    bool number = arg && arg[1] >= '0' && arg[1] <= '9' && n >= 1 && n <= 100000000;
+    if (number && !strncmp(text, "crash-in-save:", 14) && !*end) in.kind = INJECT_CRASH_IN_SAVE;
+    else if (number && !strncmp(text, "crash-after-step:", 17) && !*end) in.kind = INJECT_CRASH_AFTER_STEP;
+    else if (number && !strncmp(text, "nan:", 4) && *end == ':') {
+        const char *name = end + 1;
+        in.kind = INJECT_NAN;
+        in.grad = !strncmp(name, "grad.", 5);
+        in.param = gpt_param(m, in.grad ? name + 5 : name);
+        if (!in.param) die(EXIT_USER, "--inject=%s: no parameter named %s", text, in.grad ? name + 5 : name);
+    } else {
+        die(EXIT_USER, "--inject=%s: expected nan:STEP:PARAM, nan:STEP:grad.PARAM, crash-in-save:N or crash-after-step:N", text);
+    }
+    in.n = (int)n;
+    if (in.kind == INJECT_CRASH_IN_SAVE) {
+        int saves = o->save[0] ? 1 + (o->save_every > 0 ? (stop - 1) / o->save_every - start / o->save_every : 0) : 0;
+        if (in.n > saves) die(EXIT_USER, "--inject=%s: this run writes %d checkpoint%s", text, saves, saves == 1 ? "" : "s");
+    } else if (in.n <= start || in.n > stop) {
+        die(EXIT_USER, "--inject=%s: this run does steps %d to %d", text, start + 1, stop);
+    }
+    return in;
+}
+
 static void setup(Run *r, int argc, char **argv)
 {
     char err[2048];
@@ -138,7 +180,11 @@ static void setup(Run *r, int argc, char **argv)
         options_print_help(argv[0]);
         exit(0);
     }
-    if (o->load[0] && !checkpoint_apply_config(o->load, o, set, err, sizeof err)) die(EXIT_USER, "%s", err);
+    /* a checkpoint is opened once, and its checksum verified, before its config is used */
+    StFile ckpt;
+    if (o->load[0] && !(checkpoint_open(&ckpt, o->load, err, sizeof err) &&
+                        checkpoint_apply_config_from(&ckpt, o->load, o, set, err, sizeof err)))
+        die(EXIT_USER, "%s", err);
     if (!options_validate(o, err, sizeof err)) die(EXIT_USER, "%s", err);
     check_writable_dir("save", o->save);
     check_writable_dir("dump-state", o->dump_state);
@@ -193,20 +239,16 @@ static void setup(Run *r, int argc, char **argv)
     optim_init(&r->opt, &oc, r->model.params, r->decay, r->model.n_params);
 
     r->state = (RunState){0, -1, 0, 0, 0};
-    if (o->load[0] && !checkpoint_load(o->load, &r->model, &r->opt, &r->state, &r->data.vocab, err, sizeof err))
-        die(EXIT_USER, "%s", err);
+    if (o->load[0]) {
+        if (!checkpoint_load_from(&ckpt, o->load, &r->model, &r->opt, &r->state, &r->data.vocab, err, sizeof err))
+            die(EXIT_USER, "%s", err);
+        st_close(&ckpt);
+    }
     r->start = r->state.next_step;
     r->stop = o->stop_at ? o->stop_at : o->steps;
     if (r->start > r->stop) die(EXIT_USER, "--load=%s is at step %d, past the end of this run (%d)", o->load, r->start, r->stop);
 
-    r->inject_step = -1;
-    if (o->inject_nan[0]) {
-        const char *name = strchr(o->inject_nan, ':') + 1;
-        r->inject_step = atoi(o->inject_nan);
-        r->inject_grad = !strncmp(name, "grad.", 5);
-        r->inject_param = gpt_param(&r->model, r->inject_grad ? name + 5 : name);
-        if (!r->inject_param) die(EXIT_USER, "--inject-nan=%s: no parameter of that name", o->inject_nan);
-    }
+    if (o->inject[0]) r->inject = parse_injection(o->inject, &r->model, o, r->start, r->stop);
 
     batch_alloc(&r->batch, o->batch, T);
     evaluator_init(&r->eval, o->batch, T);
@@ -270,21 +312,19 @@ static void check_gradients(Run *r, int step, Tensor *loss)
     if (find_nonfinite(m->grads, m->n_values) == SIZE_MAX) return;
     char msg[1024], where[512] = "", which[256];
     describe_param(m, m->grads, "gradient of", which, sizeof which);
-    /* The backward pass gave its intermediate gradients back as it went; to find the first
-     * non-finite one, run it again keeping them all (same inputs: the same numbers). */
+    /* The backward pass gave its intermediate gradients back as it went; to find the op that
+     * made the first non-finite one, run it again op by op (same inputs: the same numbers). */
     Tape *tp = &r->tape;
     memset(m->grads, 0, m->n_values * sizeof(real));
-    tp->keep_grads = true;
-    tape_backward(tp, loss);
-    tp->keep_grads = false;
-    if (r->inject_grad && step + 1 == r->inject_step) r->inject_param->grad[0] = (real)INFINITY;
-    size_t k;
-    int e = tape_first_nonfinite_grad(tp, &k);
-    if (e >= 0) {
-        const TapeEntry *te = &tp->entries[e];
-        snprintf(where, sizeof where, "; first in the backward pass: %g in the gradient of %s (op %s, element %zu)",
-                 (double)te->out->grad[k], te->out->name, te->op, k);
+    TapeFinding f;
+    if (tape_backward_find_nonfinite(tp, loss, &f) >= 0) {
+        const TapeEntry *te = &tp->entries[f.entry];
+        const Tensor *in = te->in[f.input];
+        snprintf(where, sizeof where, "; first made by the backward of op %s (output %s): %g in the gradient of %s, element %zu",
+                 te->op, te->out->name, (double)in->grad[f.element], in->name, f.element);
     }
+    const Injection *in = &r->inject;
+    if (in->kind == INJECT_NAN && in->grad && step + 1 == in->n) in->param->grad[0] = (real)INFINITY;
     snprintf(msg, sizeof msg, "non-finite gradient%s%s", which, where);
     report_nonfinite(r, step, msg);
 }
@@ -327,8 +367,9 @@ static void train_step(Run *r, int step, bool log_step)
     char err[1024];
     r->step_failed = false;
     r->grad_norm = NAN;
-    bool inject = step + 1 == r->inject_step;
-    if (inject && !r->inject_grad) r->inject_param->data[0] = (real)INFINITY;
+    const Injection *in = &r->inject;
+    bool inject = in->kind == INJECT_NAN && step + 1 == in->n;
+    if (inject && !in->grad) in->param->data[0] = (real)INFINITY;
 
     dataset_train_batch(&r->data, step, &r->batch);
     memset(m->grads, 0, m->n_values * sizeof(real));
@@ -343,7 +384,7 @@ static void train_step(Run *r, int step, bool log_step)
     bool backward = !r->step_failed;
     if (backward) {
         tape_backward(tp, loss);
-        if (inject && r->inject_grad) r->inject_param->grad[0] = (real)INFINITY;
+        if (inject && in->grad) in->param->grad[0] = (real)INFINITY;
         check_gradients(r, step, loss);
     }
     if (step == r->start && r->o.dump_state[0] &&
@@ -421,6 +462,8 @@ static void save(Run *r, int next_step)
 {
     char err[1024];
     r->state.next_step = next_step;
+    r->saves++;
+    if (r->inject.kind == INJECT_CRASH_IN_SAVE && r->saves == r->inject.n) st_crash_during_next_write(4096);
     if (!checkpoint_save(r->o.save, &r->model, &r->opt, &r->state, &r->o, &r->data.vocab, err, sizeof err))
         die(EXIT_USER, "%s", err);
 }
@@ -467,6 +510,7 @@ int main(int argc, char **argv)
         }
         if (log_now) log_row(r, done, evaluate_now);
         if (o->save[0] && o->save_every > 0 && done % o->save_every == 0 && done != r->stop) save(r, done);
+        if (r->inject.kind == INJECT_CRASH_AFTER_STEP && done == r->inject.n) raise(SIGKILL);
     }
     if (r->last_eval_step != r->stop) { /* nothing ran (a finished checkpoint): evaluate it */
         r->last_eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, o->eval_examples);

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FORMAT_CHECKPOINT "attention-scale-checkpoint/1"
-#define FORMAT_DUMP "attention-scale-dump/1"
+/* /2: the checksum covers the whole file; /1 (before 2026-11-30): the data section only, and
+ * such files are still read. */
+#define FORMAT_CHECKPOINT "attention-scale-checkpoint/2"
+#define FORMAT_CHECKPOINT_V1 "attention-scale-checkpoint/1"
+#define FORMAT_DUMP "attention-scale-dump/2"
 
 /* "config.<name>" for every option stored with a run. */
 static void add_config(StWriter *w, const Options *o)
@@ -72,22 +75,50 @@ bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, const
     return ok;
 }
 
+/* The format, then the checksum: nothing else in the file is used before both have passed. */
+static bool check_opened(StFile *sf, const char *path, char *err, size_t err_len)
+{
+    const char *format = st_meta(sf, "format");
+    bool v1 = format && !strcmp(format, FORMAT_CHECKPOINT_V1);
+    char inner[256];
+    if (!format || (!v1 && strcmp(format, FORMAT_CHECKPOINT) != 0))
+        errorf(err, err_len, "--load=%s: not a checkpoint of this program (metadata \"format\" is %s)", path,
+               format ? format : "missing");
+    else if (!st_verify_checksum(sf, !v1, inner, sizeof inner))
+        errorf(err, err_len, "--load=%s: %s", path, inner);
+    else
+        return true;
+    st_close(sf);
+    return false;
+}
+
+bool checkpoint_open(StFile *sf, const char *path, char *err, size_t err_len)
+{
+    return st_open(sf, path, err, err_len) && check_opened(sf, path, err, err_len);
+}
+
+bool checkpoint_open_stream(StFile *sf, FILE *f, const char *path, char *err, size_t err_len)
+{
+    return st_open_stream(sf, f, path, err, err_len) && check_opened(sf, path, err, err_len);
+}
+
 bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char *err, size_t err_len)
 {
     StFile sf;
-    if (!st_open(&sf, path, err, err_len)) return false;
+    if (!checkpoint_open(&sf, path, err, err_len)) return false;
+    bool ok = checkpoint_apply_config_from(&sf, path, o, set, err, err_len);
+    st_close(&sf);
+    return ok;
+}
+
+bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const bool *set, char *err, size_t err_len)
+{
     bool ok = true;
-    const char *format = st_meta(&sf, "format");
-    if (!format || strcmp(format, FORMAT_CHECKPOINT) != 0) {
-        ok = errorf(err, err_len, "--load=%s: not a checkpoint of this program (metadata \"format\" is %s)", path,
-                  format ? format : "missing");
-        goto done;
-    }
     for (int i = 0; i < options_count() && ok; i++) {
         if (options_group(i) == GROUP_RUN) continue;
         char key[96], where[OPT_TEXT_LEN + 128];
         snprintf(key, sizeof key, "config.%s", options_name(i));
-        const char *value = st_meta(&sf, key);
+        const char *value = st_meta(sf, key);
         if (!value) {
             ok = errorf(err, err_len, "--load=%s: metadata lacks \"%s\"", path, key);
             break;
@@ -110,8 +141,6 @@ bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char
             ok = errorf(err, err_len, "--%s=%s, but the checkpoint %s was made with %s", options_name(i), mine, path,
                       options_format(&stored, i));
     }
-done:
-    st_close(&sf);
     return ok;
 }
 
@@ -133,6 +162,10 @@ static bool load_tensor(StFile *sf, const char *name, const Tensor *t, real *dst
     }
     char inner[256];
     if (!st_read_real(sf, st, dst, inner, sizeof inner)) return errorf(err, err_len, "--load=%s: %s", path, inner);
+    size_t k = find_nonfinite(dst, t->size);
+    if (k != SIZE_MAX)
+        return errorf(err, err_len, "--load=%s: tensor \"%s\" holds %g at element %zu (it was saved from a run that had diverged)",
+                      path, name, (double)dst[k], k);
     return true;
 }
 
@@ -152,31 +185,23 @@ bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, RunState *rs, con
                      size_t err_len)
 {
     StFile sf;
-    char inner[256];
-    if (!st_open(&sf, path, err, err_len)) return false;
+    if (!checkpoint_open(&sf, path, err, err_len)) return false;
+    bool ok = checkpoint_load_from(&sf, path, m, opt, rs, vocab, err, err_len);
+    st_close(&sf);
+    return ok;
+}
+
+bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, RunState *rs, const Vocab *vocab,
+                          char *err, size_t err_len)
+{
     bool ok = false;
     char *words = NULL;
-    const char *checksum = st_meta(&sf, "checksum"), *stored_words = st_meta(&sf, "vocab");
-    const char *interval = st_meta(&sf, "run.interval_loss");
-    uint32_t crc;
+    const char *stored_words = st_meta(sf, "vocab");
+    const char *interval = st_meta(sf, "run.interval_loss");
     long step, vsize, threshold, nans, isteps;
-    if (!checksum) {
-        errorf(err, err_len, "--load=%s: metadata lacks the checksum", path);
-        goto done;
-    }
-    if (!st_data_crc32(&sf, &crc, inner, sizeof inner)) {
-        errorf(err, err_len, "--load=%s: %s", path, inner);
-        goto done;
-    }
-    char want[32];
-    snprintf(want, sizeof want, "crc32:%08x", crc);
-    if (strcmp(want, checksum) != 0) {
-        errorf(err, err_len, "--load=%s: checksum mismatch (stored %s, data has %s): the file is corrupted", path, checksum, want);
-        goto done;
-    }
-    if (!meta_long(&sf, "step", 0, 100000000, &step) || !meta_long(&sf, "vocab_size", 1, 100000000, &vsize) ||
-        !meta_long(&sf, "run.steps_to_threshold", -1, 100000000, &threshold) ||
-        !meta_long(&sf, "run.nan_count", 0, 100000000, &nans) || !meta_long(&sf, "run.interval_steps", 0, 100000000, &isteps) ||
+    if (!meta_long(sf, "step", 0, 100000000, &step) || !meta_long(sf, "vocab_size", 1, 100000000, &vsize) ||
+        !meta_long(sf, "run.steps_to_threshold", -1, 100000000, &threshold) ||
+        !meta_long(sf, "run.nan_count", 0, 100000000, &nans) || !meta_long(sf, "run.interval_steps", 0, 100000000, &isteps) ||
         !interval) {
         errorf(err, err_len, "--load=%s: metadata lacks a valid step, vocab_size or run.* entry", path);
         goto done;
@@ -189,19 +214,24 @@ bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, RunState *rs, con
         goto done;
     }
     for (int i = 0; i < m->n_params; i++)
-        if (!load_tensor(&sf, m->params[i]->name, m->params[i], m->params[i]->data, path, err, err_len)) goto done;
+        if (!load_tensor(sf, m->params[i]->name, m->params[i], m->params[i]->data, path, err, err_len)) goto done;
     /* a model-only file (no optimizer state) resumes with fresh Adam moments */
     if (opt) {
         char name[ST_MAX_NAME];
         snprintf(name, sizeof name, "optim.m.%s", m->params[0]->name);
-        bool has_state = st_find(&sf, name) != NULL;
+        bool has_state = st_find(sf, name) != NULL;
         size_t off = 0;
         for (int i = 0; i < m->n_params && has_state; i++) {
             const Tensor *p = m->params[i];
             snprintf(name, sizeof name, "optim.m.%s", p->name);
-            if (!load_tensor(&sf, name, p, opt->m + off, path, err, err_len)) goto done;
+            if (!load_tensor(sf, name, p, opt->m + off, path, err, err_len)) goto done;
             snprintf(name, sizeof name, "optim.v.%s", p->name);
-            if (!load_tensor(&sf, name, p, opt->v + off, path, err, err_len)) goto done;
+            if (!load_tensor(sf, name, p, opt->v + off, path, err, err_len)) goto done;
+            for (size_t k = 0; k < p->size; k++) /* a second moment is a mean of squares */
+                if (opt->v[off + k] < 0) {
+                    errorf(err, err_len, "--load=%s: tensor \"%s\" holds a negative value at element %zu", path, name, k);
+                    goto done;
+                }
             off += p->size;
         }
     }
@@ -213,7 +243,6 @@ bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, RunState *rs, con
     ok = true;
 done:
     mem_free(words);
-    st_close(&sf);
     return ok;
 }
 

@@ -7,6 +7,8 @@
 #include "../model/optim.h"
 #include "options.h"
 
+#include "../tensor/safetensors.h"
+
 /* What a resumed run needs, beyond the parameters and the optimizer state, to continue
  * exactly as an uninterrupted run would (its log and summary included). */
 typedef struct RunState {
@@ -22,12 +24,22 @@ typedef struct RunState {
 bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, const RunState *rs, const Options *o,
                      const Vocab *vocab, char *err, size_t err_len);
 
-/* Applies the configuration stored in a checkpoint to `o`: options the user did not set take
- * the checkpoint's values; options that define the model or the data must not differ. */
-bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char *err, size_t err_len);
+/* Opens a checkpoint and checks its format and its checksum (over the whole file) before
+ * anything in it is used; on failure the file is closed. The caller closes it with st_close
+ * after the two steps below, so that both read the same, verified file. */
+bool checkpoint_open(StFile *sf, const char *path, char *err, size_t err_len);
+/* The same from a stream (taken over, closed by st_close); `path` names it in messages. */
+bool checkpoint_open_stream(StFile *sf, FILE *f, const char *path, char *err, size_t err_len);
 
-/* Loads parameters (and, when present, Adam moments) after verifying the checksum, the
- * vocabulary and every name, shape and dtype against the model; fills the run state. */
+/* Applies the configuration stored in an opened checkpoint to `o`: options the user did not
+ * set take the checkpoint's values; options that define the model or the data must not differ. */
+bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const bool *set, char *err, size_t err_len);
+/* Loads parameters (and, when present, Adam moments) from an opened checkpoint after checking
+ * the vocabulary and every name, shape and value (finite) against the model; fills the run state. */
+bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, RunState *rs, const Vocab *vocab,
+                          char *err, size_t err_len);
+/* Each of the two from a file: open, apply or load, close. */
+bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char *err, size_t err_len);
 bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, RunState *rs, const Vocab *vocab, char *err,
                      size_t err_len);
 

@@ -71,7 +71,7 @@ static const OptSpec g_specs[] = {
     {"stop-at", KIND_INT, GROUP_RUN, OFF(stop_at), "0", 0, 100000000, NULL, "stop after this step (0: --steps); the schedule still spans --steps"},
     {"dump-state", KIND_TEXT, GROUP_RUN, OFF(dump_state), "", 0, 0, NULL, "write everything about the first step here"},
     {"nan", KIND_TEXT, GROUP_TRAIN, OFF(nan), "stop", 0, 0, "stop|continue", "on a NaN/Inf: stop (exit 3) or count and skip the update"},
-    {"inject-nan", KIND_TEXT, GROUP_RUN, OFF(inject_nan), "", 0, 0, NULL, "testing: STEP:PARAM puts an Inf into a parameter, STEP:grad.PARAM into its gradient"},
+    {"inject", KIND_TEXT, GROUP_RUN, OFF(inject), "", 0, 0, NULL, "testing faults: nan:STEP:PARAM, nan:STEP:grad.PARAM, crash-in-save:N, crash-after-step:N"},
     {"quiet", KIND_BOOL, GROUP_RUN, OFF(quiet), "0", 0, 1, NULL, "only the summary line"},
 };
 
@@ -219,18 +219,8 @@ static char *trim(char *s)
     return s;
 }
 
-bool options_read_config(Options *o, const char *path, bool *set, char *err, size_t err_len)
+bool options_parse_config(Options *o, const char *name, char *text, size_t size, bool *set, char *err, size_t err_len)
 {
-    enum { MAX_CONFIG = 1 << 20 };
-    FILE *f = fopen(path, "rb");
-    if (!f) return errorf(err, err_len, "--config=%s: %s", path, strerror(errno));
-    static char text[MAX_CONFIG + 1];
-    size_t size = fread(text, 1, MAX_CONFIG + 1, f);
-    bool read_error = ferror(f);
-    fclose(f);
-    if (read_error) return errorf(err, err_len, "--config=%s: read error", path);
-    if (size > MAX_CONFIG) return errorf(err, err_len, "--config=%s: larger than 1 MiB", path);
-    text[size] = 0;
     char where[OPT_TEXT_LEN + 64];
     int lineno = 0;
     for (size_t pos = 0; pos < size;) {
@@ -239,7 +229,7 @@ bool options_read_config(Options *o, const char *path, bool *set, char *err, siz
         pos += n + (nl != NULL);
         line[n] = 0;
         lineno++;
-        snprintf(where, sizeof where, "%.*s:%d", OPT_TEXT_LEN, path, lineno);
+        snprintf(where, sizeof where, "%.*s:%d", OPT_TEXT_LEN, name, lineno);
         if (strlen(line) != n) return errorf(err, err_len, "%s: contains a NUL byte", where);
         char *hash = strchr(line, '#');
         if (hash) *hash = 0;
@@ -258,6 +248,21 @@ bool options_read_config(Options *o, const char *path, bool *set, char *err, siz
         if (set) set[options_index(key)] = true;
     }
     return true;
+}
+
+bool options_read_config(Options *o, const char *path, bool *set, char *err, size_t err_len)
+{
+    enum { MAX_CONFIG = 1 << 20 };
+    FILE *f = fopen(path, "rb");
+    if (!f) return errorf(err, err_len, "--config=%s: %s", path, strerror(errno));
+    static char text[MAX_CONFIG + 1];
+    size_t size = fread(text, 1, MAX_CONFIG + 1, f);
+    bool read_error = ferror(f);
+    fclose(f);
+    if (read_error) return errorf(err, err_len, "--config=%s: read error", path);
+    if (size > MAX_CONFIG) return errorf(err, err_len, "--config=%s: larger than 1 MiB", path);
+    text[size] = 0;
+    return options_parse_config(o, path, text, size, set, err, err_len);
 }
 
 bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help, char *err, size_t err_len)
@@ -320,12 +325,6 @@ bool options_validate(const Options *o, char *err, size_t err_len)
         return errorf(err, err_len, "--heads=%d x --dk=%d is larger than 65536", o->heads, dk);
     if (o->min_lr > o->lr) return errorf(err, err_len, "--min-lr=%g is larger than --lr=%g", o->min_lr, o->lr);
     if (o->stop_at > o->steps) return errorf(err, err_len, "--stop-at=%d is past --steps=%d", o->stop_at, o->steps);
-    if (o->inject_nan[0]) {
-        char *colon = strchr(o->inject_nan, ':'), *end;
-        long step = strtol(o->inject_nan, &end, 10);
-        if (!colon || end != colon || step < 0 || !colon[1])
-            return errorf(err, err_len, "--inject-nan=%s: expected STEP:PARAM or STEP:grad.PARAM, e.g. 3:h.0.attn.wq", o->inject_nan);
-    }
     return true; /* memory is checked by ./train once the vocabulary and lengths are known */
 }
 

@@ -32,7 +32,7 @@ typedef struct Options {
     double loss_threshold;
     char log[OPT_TEXT_LEN], save[OPT_TEXT_LEN], load[OPT_TEXT_LEN], dump_state[OPT_TEXT_LEN];
     char nan[OPT_TEXT_LEN];
-    char inject_nan[OPT_TEXT_LEN];
+    char inject[OPT_TEXT_LEN];
     bool quiet;
 } Options;
 
@@ -50,6 +50,9 @@ void options_defaults(Options *o);
 bool options_set(Options *o, const char *name, const char *value, const char *where, char *err, size_t err_len);
 /* Reads `key = value` lines (# starts a comment). */
 bool options_read_config(Options *o, const char *path, bool *set, char *err, size_t err_len);
+/* The same from text in memory: `size` bytes followed by one more byte of room (a NUL ends the
+ * last line there); modified in place; `name` is used in messages. */
+bool options_parse_config(Options *o, const char *name, char *text, size_t size, bool *set, char *err, size_t err_len);
 /* Parses argv: --config=FILE first, then every --name=value over it. `set[i]` records which
  * options were given explicitly (by the file or a flag). *help is set for --help. */
 bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help, char *err, size_t err_len);

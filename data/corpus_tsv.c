@@ -90,7 +90,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, err_len, "cannot open --data=%s: %s", path, strerror(errno));
+        errorf(err, err_len, "cannot open --data=%s: %s", path, strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
@@ -100,7 +100,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
         n += got;
         if (n < cap) break;
         if (cap >= TSV_MAX_FILE) {
-            snprintf(err, err_len, "--data=%s is larger than %d MiB", path, TSV_MAX_FILE >> 20);
+            errorf(err, err_len, "--data=%s is larger than %d MiB", path, TSV_MAX_FILE >> 20);
             mem_free(buf);
             fclose(f);
             return NULL;
@@ -114,7 +114,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
     bool failed = ferror(f);
     fclose(f);
     if (failed) {
-        snprintf(err, err_len, "cannot read --data=%s", path);
+        errorf(err, err_len, "cannot read --data=%s", path);
         mem_free(buf);
         return NULL;
     }
@@ -125,10 +125,17 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
 
 bool tsv_load(Dataset *d, char *err, size_t err_len)
 {
-    const char *path = d->cfg.path;
     size_t size;
-    char *text = read_file(path, &size, err, err_len);
+    char *text = read_file(d->cfg.path, &size, err, err_len);
     if (!text) return false;
+    bool ok = tsv_parse(d, text, size, err, err_len);
+    mem_free(text);
+    return ok;
+}
+
+bool tsv_parse(Dataset *d, const char *text, size_t size, char *err, size_t err_len)
+{
+    const char *path = d->cfg.path;
     int *src = mem_alloc(TSV_MAX_WORDS * sizeof(int)), *tgt = mem_alloc(TSV_MAX_WORDS * sizeof(int));
     ExampleList all = {0};
     PairKey *keys = NULL;
@@ -136,59 +143,59 @@ bool tsv_load(Dataset *d, char *err, size_t err_len)
     bool ok = false;
     long lineno = 0;
     for (size_t pos = 0; pos < size;) {
-        char *line = text + pos;
-        char *nl = memchr(line, '\n', size - pos);
+        const char *line = text + pos;
+        const char *nl = memchr(line, '\n', size - pos);
         size_t n = nl ? (size_t)(nl - line) : size - pos;
         pos += n + (nl != NULL);
         lineno++;
         if (n > TSV_MAX_LINE) {
-            snprintf(err, err_len, "%s:%ld: line longer than %d bytes", path, lineno, TSV_MAX_LINE);
+            errorf(err, err_len, "%s:%ld: line longer than %d bytes", path, lineno, TSV_MAX_LINE);
             goto done;
         }
         if (n > 0 && line[n - 1] == '\r') n--; /* Windows line ends */
         if (memchr(line, 0, n)) {
-            snprintf(err, err_len, "%s:%ld: contains a NUL byte", path, lineno);
+            errorf(err, err_len, "%s:%ld: contains a NUL byte", path, lineno);
             goto done;
         }
         size_t blank = 0;
         while (blank < n && (line[blank] == ' ' || line[blank] == '\t')) blank++;
         if (blank == n) continue; /* blank line */
         if (!utf8_valid((const unsigned char *)line, n)) {
-            snprintf(err, err_len, "%s:%ld: not valid UTF-8", path, lineno);
+            errorf(err, err_len, "%s:%ld: not valid UTF-8", path, lineno);
             goto done;
         }
-        char *tab = memchr(line, '\t', n);
+        const char *tab = memchr(line, '\t', n);
         if (!tab) {
-            snprintf(err, err_len, "%s:%ld: no tab between source and target", path, lineno);
+            errorf(err, err_len, "%s:%ld: no tab between source and target", path, lineno);
             goto done;
         }
         if (memchr(tab + 1, '\t', n - (size_t)(tab + 1 - line))) {
-            snprintf(err, err_len, "%s:%ld: more than one tab (expected source<TAB>target)", path, lineno);
+            errorf(err, err_len, "%s:%ld: more than one tab (expected source<TAB>target)", path, lineno);
             goto done;
         }
         int ns = words(&d->vocab, line, (size_t)(tab - line), src);
         int nt = words(&d->vocab, tab + 1, n - (size_t)(tab + 1 - line), tgt);
         if (ns == -2 || nt == -2) {
-            snprintf(err, err_len, "%s:%ld: the words <pad>, <bos>, <sep> and <eos> are reserved", path, lineno);
+            errorf(err, err_len, "%s:%ld: the words <pad>, <bos>, <sep> and <eos> are reserved", path, lineno);
             goto done;
         }
         if (ns < 0 || nt < 0) {
-            snprintf(err, err_len, "%s:%ld: more than %d words on one side", path, lineno, TSV_MAX_WORDS);
+            errorf(err, err_len, "%s:%ld: more than %d words on one side", path, lineno, TSV_MAX_WORDS);
             goto done;
         }
         if (ns == 0 || nt == 0) {
-            snprintf(err, err_len, "%s:%ld: empty %s", path, lineno, ns == 0 ? "source" : "target");
+            errorf(err, err_len, "%s:%ld: empty %s", path, lineno, ns == 0 ? "source" : "target");
             goto done;
         }
         if (ns + nt + 2 > d->cfg.context) {
-            snprintf(err, err_len, "%s:%ld: %d + %d words need %d positions with BOS and SEP, but --context=%d",
+            errorf(err, err_len, "%s:%ld: %d + %d words need %d positions with BOS and SEP, but --context=%d",
                      path, lineno, ns, nt, ns + nt + 2, d->cfg.context);
             goto done;
         }
         example_list_push(&all, src, ns, tgt, nt);
     }
     if (all.n < 2) {
-        snprintf(err, err_len, "--data=%s: %s (need at least 2 sentence pairs)", path,
+        errorf(err, err_len, "--data=%s: %s (need at least 2 sentence pairs)", path,
                  all.n ? "only one sentence pair" : "no sentence pairs");
         goto done;
     }
@@ -224,7 +231,7 @@ bool tsv_load(Dataset *d, char *err, size_t err_len)
     }
     mem_free(source);
     if (d->train.n == 0) {
-        snprintf(err, err_len, "--data=%s: every pair has the same source; nothing is left to train on", path);
+        errorf(err, err_len, "--data=%s: every pair has the same source; nothing is left to train on", path);
         goto done;
     }
     ok = true;
@@ -234,6 +241,5 @@ done:
     mem_free(keep);
     mem_free(src);
     mem_free(tgt);
-    mem_free(text);
     return ok;
 }

@@ -82,6 +82,8 @@ typedef struct Dataset {
  * returns false with a one-line message in err. */
 bool dataset_open(Dataset *d, const DataConfig *cfg, char *err, size_t err_len);
 void dataset_free(Dataset *d);
+/* A TSV corpus from text in memory (cfg->path names it in messages): what the fuzz tests feed. */
+bool dataset_open_tsv_text(Dataset *d, const DataConfig *cfg, const char *text, size_t size, char *err, size_t err_len);
 /* Longest model input an example needs: BOS + source + SEP + target (EOS is only a target). */
 int dataset_max_input(const Dataset *d);
 
@@ -94,6 +96,9 @@ void translate_sample(Rng *r, int *src, int *src_len, int *tgt, int *tgt_len);
 enum { TRANSLATE_MAX_WORDS = 10 };
 
 bool tsv_load(Dataset *d, char *err, size_t err_len);
+/* The same from text in memory (d->cfg.path names it in messages); d's vocabulary must hold
+ * the special tokens already (see dataset_open). */
+bool tsv_parse(Dataset *d, const char *text, size_t size, char *err, size_t err_len);
 
 /* ---------------------------------------------------------------- batches */
 

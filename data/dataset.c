@@ -116,7 +116,7 @@ static bool build_val_set(Dataset *d, char *err, size_t err_len)
     const DataConfig *c = &d->cfg;
     double space = distinct_sources(c);
     if (c->val_size > space / 2) {
-        snprintf(err, err_len, "--val-size=%d is more than half of the %.0f distinct sources this task has; "
+        errorf(err, err_len, "--val-size=%d is more than half of the %.0f distinct sources this task has; "
                  "lower it or lengthen the sequences", c->val_size, space);
         return false;
     }
@@ -168,11 +168,20 @@ bool dataset_open(Dataset *d, const DataConfig *cfg, char *err, size_t err_len)
         return tsv_load(d, err, err_len);
     }
     if (dataset_max_input(d) > cfg->context) {
-        snprintf(err, err_len, "--context=%d is too short: this task needs %d positions (BOS + source + SEP + target)",
+        errorf(err, err_len, "--context=%d is too short: this task needs %d positions (BOS + source + SEP + target)",
                  cfg->context, dataset_max_input(d));
         return false;
     }
     return build_val_set(d, err, err_len);
+}
+
+bool dataset_open_tsv_text(Dataset *d, const DataConfig *cfg, const char *text, size_t size, char *err, size_t err_len)
+{
+    memset(d, 0, sizeof *d);
+    d->cfg = *cfg;
+    d->cfg.task = TASK_TSV;
+    vocab_init(&d->vocab);
+    return tsv_parse(d, text, size, err, err_len);
 }
 
 void dataset_free(Dataset *d)

@@ -51,7 +51,16 @@ bool errorf(char *err, size_t err_len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, err_len, fmt, ap);
     va_end(ap);
+    message_one_line(err);
     return false;
+}
+
+void message_one_line(char *msg)
+{
+    /* messages quote input (a path, a value, a name from a file): its control characters,
+     * newlines among them, become '?' so that a message stays on one line */
+    for (unsigned char *p = (unsigned char *)msg; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) *p = '?';
 }
 
 bool size_mul(size_t a, size_t b, size_t *out)

@@ -75,15 +75,23 @@ enum {
     NC = 256,  /* columns of a tile: its packed B (KC x NC) stays in L2, one NR strip in L1 */
 };
 
+/* The micro-kernel and its two instances are left out of the sanitizer builds' checks (see
+ * block_kernel); the attribute must be on every function the kernel is inlined into. */
+#if defined(__GNUC__) || defined(__clang__)
+#define UNCHECKED __attribute__((no_sanitize("address", "undefined")))
+#define UNCHECKED_INLINE __attribute__((always_inline, no_sanitize("address", "undefined")))
+#else
+#define UNCHECKED
+#define UNCHECKED_INLINE
+#endif
+
 /* Packing buffers, one pair per thread and never allocated at run time. Thread-local rather
  * than indexed by omp_get_thread_num(): gemm may be called from inside a parallel region
  * (./probe does), where thread numbers of the inner team are not unique. */
 static _Thread_local _Alignas(64) real g_pack_b[KC * NC];
 static _Thread_local _Alignas(64) real g_pack_edge[2 * MR * KC]; /* the rows of an edge block of A */
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((no_sanitize("address", "undefined"))) /* inlined into micro_kernel: see there */
-#endif
+UNCHECKED_INLINE /* inlined into block_kernel: see there */
 static inline real fma_r(real a, real b, real c)
 {
 #ifdef REAL_DOUBLE
@@ -182,11 +190,9 @@ static void pack_b(const GemmShape *s, const real *B, int k0, int kc, int j0, in
  * block in memory instead, so the edges of C go through a scratch block (edge_kernel).
  * Inlined with constant mr and nr, each call site becomes its own fixed-size kernel.
  * It reads only the caller's A and the packing buffer, within the bounds the caller checked,
- * so the sanitizer builds leave it uninstrumented (instrumented, it does not vectorise and the
- * tests run 20x slower); the packing code and the edge handling stay checked. */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((always_inline, no_sanitize("address", "undefined")))
-#endif
+ * so the sanitizer builds leave it uninstrumented (instrumented, it does not vectorise and a
+ * training step gets 50x slower); the packing and the edge handling stay checked. */
+UNCHECKED_INLINE
 static inline void block_kernel(int mr, int nr, int kc, const real *restrict a, size_t a_row, size_t a_k,
                                 const real *restrict b, real *restrict C, size_t ldc, bool add)
 {
@@ -218,12 +224,12 @@ static inline void block_kernel(int mr, int nr, int kc, const real *restrict a, 
             for (int j = 0; j < nr; j++) C[r * ldc + j] = t[r][j];
 }
 
-static void kernel_wide(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, bool add)
+UNCHECKED static void kernel_wide(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, bool add)
 {
     block_kernel(MR, NR, kc, a, a_row, a_k, b, C, ldc, add);
 }
 
-static void kernel_narrow(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, bool add)
+UNCHECKED static void kernel_narrow(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, bool add)
 {
     block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, add);
 }

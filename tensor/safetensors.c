@@ -9,14 +9,18 @@
 #include "safetensors.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define ST_MAX_HEADER (100u << 20) /* the format's own limit: 100 MB */
 #define ST_MAX_TENSORS (1 << 16)    /* a 24-layer checkpoint with optimizer state holds ~1300 */
 #define ST_MAX_META 4096            /* keys are checked for duplicates pairwise: keep this small */
+#define CHECKSUM_FIELD "\"checksum\":\"crc32:" /* as written; a quote inside a JSON string is escaped,
+                                               so this text cannot occur anywhere else */
 
 static const char *dtype_name(StDtype d) { return d == ST_F32 ? "F32" : d == ST_I32 ? "I32" : "U8"; }
 static size_t dtype_size(StDtype d) { return d == ST_U8 ? 1 : 4; }
@@ -316,6 +320,32 @@ static bool index_add(StFile *sf, int k)
     return true;
 }
 
+static int cmp_begin(const void *a, const void *b)
+{
+    const StTensor *x = *(StTensor *const *)a, *y = *(StTensor *const *)b;
+    if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end; /* empty tensors first */
+}
+
+/* The format's rule: the tensors' byte ranges cover the data section exactly, without gaps or
+ * overlaps (empty tensors aside). A header whose offsets were damaged breaks it. */
+static bool tiles_data(const StFile *sf)
+{
+    if (sf->n_tensors == 0) return sf->data_size == 0;
+    StTensor **order = mem_alloc((size_t)sf->n_tensors * sizeof *order);
+    for (int i = 0; i < sf->n_tensors; i++) order[i] = &sf->tensors[i];
+    qsort(order, (size_t)sf->n_tensors, sizeof *order, cmp_begin);
+    uint64_t at = 0;
+    bool ok = true;
+    for (int i = 0; i < sf->n_tensors && ok; i++) {
+        if (order[i]->begin == order[i]->end) continue; /* an empty tensor takes no room */
+        ok = order[i]->begin == at;
+        at = order[i]->end;
+    }
+    mem_free(order);
+    return ok && at == sf->data_size;
+}
+
 bool st_parse_header(StFile *sf, const char *json, size_t len, uint64_t data_size, char *err, size_t err_len)
 {
     memset(sf, 0, sizeof *sf);
@@ -373,6 +403,10 @@ bool st_parse_header(StFile *sf, const char *json, size_t len, uint64_t data_siz
         errorf(err, err_len, "checkpoint header: unexpected bytes after the JSON object");
         goto done;
     }
+    if (!tiles_data(sf)) {
+        errorf(err, err_len, "checkpoint header: the tensors' byte ranges overlap or leave gaps in the data");
+        goto done;
+    }
     ok = true;
 done:
     mem_free(j.scratch);
@@ -387,6 +421,12 @@ bool st_open(StFile *sf, const char *path, char *err, size_t err_len)
     memset(sf, 0, sizeof *sf);
     FILE *f = fopen(path, "rb");
     if (!f) return errorf(err, err_len, "cannot open checkpoint %s: %s", path, strerror(errno));
+    return st_open_stream(sf, f, path, err, err_len);
+}
+
+bool st_open_stream(StFile *sf, FILE *f, const char *path, char *err, size_t err_len)
+{
+    memset(sf, 0, sizeof *sf);
     unsigned char len8[8];
     long size;
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
@@ -402,9 +442,9 @@ bool st_open(StFile *sf, const char *path, char *err, size_t err_len)
     if (hlen > ST_MAX_HEADER || hlen > (uint64_t)size - 8) {
         fclose(f);
         return errorf(err, err_len, "checkpoint %s: header length %llu does not fit the %ld-byte file (not a safetensors file?)",
-                    path, (unsigned long long)hlen, size);
+                      path, (unsigned long long)hlen, size);
     }
-    char *json = mem_alloc((size_t)hlen + 1);
+    char *json = mem_alloc((size_t)hlen + 1); /* zeroed: a NUL-terminated string */
     if (fread(json, 1, (size_t)hlen, f) != hlen) {
         mem_free(json);
         fclose(f);
@@ -412,12 +452,14 @@ bool st_open(StFile *sf, const char *path, char *err, size_t err_len)
     }
     char inner[256];
     bool ok = st_parse_header(sf, json, (size_t)hlen, (uint64_t)size - 8 - hlen, inner, sizeof inner);
-    mem_free(json);
     if (!ok) {
+        mem_free(json);
         fclose(f);
         return errorf(err, err_len, "%s: %s", path, inner);
     }
     sf->f = f;
+    sf->header = json;
+    sf->header_len = hlen;
     sf->data_start = 8 + hlen;
     return true;
 }
@@ -432,6 +474,7 @@ void st_close(StFile *sf)
     mem_free(sf->meta);
     mem_free(sf->tensors);
     mem_free(sf->index);
+    mem_free(sf->header);
     memset(sf, 0, sizeof *sf);
 }
 
@@ -511,19 +554,37 @@ bool st_read_u8(StFile *sf, const StTensor *t, unsigned char *dst, char *err, si
     return read_bytes(sf, t, ST_U8, consume_u8, dst, err, err_len);
 }
 
-bool st_data_crc32(StFile *sf, uint32_t *crc, char *err, size_t err_len)
+bool st_verify_checksum(StFile *sf, bool whole_file, char *err, size_t err_len)
 {
+    const char *stored = st_meta(sf, "checksum");
+    if (!stored) return errorf(err, err_len, "checkpoint: metadata lacks the checksum");
+    char *at = sf->header ? strstr(sf->header, CHECKSUM_FIELD) : NULL;
+    if (!at || strstr(at + 1, CHECKSUM_FIELD) || strlen(stored) != 14)
+        return errorf(err, err_len, "checkpoint: the checksum field is malformed");
+    uint32_t c = 0;
+    if (whole_file) { /* the length and the header, with the checksum's own digits as "0"s */
+        char *digits = at + sizeof CHECKSUM_FIELD - 1, saved[8];
+        memcpy(saved, digits, 8);
+        memset(digits, '0', 8);
+        unsigned char len8[8];
+        for (int i = 0; i < 8; i++) len8[i] = (unsigned char)(sf->header_len >> (8 * i));
+        c = crc32_update(c, len8, 8);
+        c = crc32_update(c, (const unsigned char *)sf->header, (size_t)sf->header_len);
+        memcpy(digits, saved, 8);
+    }
     if (fseek(sf->f, (long)sf->data_start, SEEK_SET) != 0) return errorf(err, err_len, "checkpoint: cannot seek");
     unsigned char buf[1 << 16];
     uint64_t left = sf->data_size;
-    uint32_t c = 0;
     while (left > 0) {
         size_t n = left < sizeof buf ? (size_t)left : sizeof buf;
         if (fread(buf, 1, n, sf->f) != n) return errorf(err, err_len, "checkpoint: truncated data");
         c = crc32_update(c, buf, n);
         left -= n;
     }
-    *crc = c;
+    char want[16];
+    snprintf(want, sizeof want, "crc32:%08x", c);
+    if (strcmp(want, stored) != 0)
+        return errorf(err, err_len, "checksum mismatch (stored %s, the file gives %s): the file is corrupted", stored, want);
     return true;
 }
 
@@ -690,13 +751,23 @@ static bool sink_crc(const unsigned char *p, size_t n, void *ctx)
     return true;
 }
 
-static bool sink_file(const unsigned char *p, size_t n, void *ctx) { return fwrite(p, 1, n, ctx) == n; }
+static long long g_crash_after = -1; /* st_crash_during_next_write */
+
+void st_crash_during_next_write(long long bytes) { g_crash_after = bytes; }
+
+static bool sink_file(const unsigned char *p, size_t n, void *ctx)
+{
+    if (g_crash_after >= 0 && (long long)n >= g_crash_after) { /* the simulated crash */
+        fwrite(p, 1, (size_t)g_crash_after, ctx);
+        fflush(ctx);
+        raise(SIGKILL);
+    }
+    if (g_crash_after >= 0) g_crash_after -= (long long)n;
+    return fwrite(p, 1, n, ctx) == n;
+}
 
 bool st_write(const StWriter *w, const char *path, char *err, size_t err_len)
 {
-    uint32_t crc = 0;
-    emit_data(w, sink_crc, &crc);
-
     Text h = {0};
     text_add(&h, "{\"__metadata__\":{", 17);
     for (int i = 0; i < w->n_meta; i++) {
@@ -705,7 +776,7 @@ bool st_write(const StWriter *w, const char *path, char *err, size_t err_len)
         text_json_string(&h, w->meta[i].value);
         text_add(&h, ",", 1);
     }
-    text_printf(&h, "\"checksum\":\"crc32:%08x\"}", crc);
+    text_add(&h, CHECKSUM_FIELD "00000000\"}", sizeof CHECKSUM_FIELD - 1 + 10); /* filled in below */
     uint64_t off = 0;
     for (int i = 0; i < w->n; i++) {
         const StEntry *e = &w->entries[i];
@@ -720,6 +791,17 @@ bool st_write(const StWriter *w, const char *path, char *err, size_t err_len)
     text_add(&h, "}", 1);
     while (h.n % 8) text_add(&h, " ", 1); /* the data starts 8-byte aligned */
 
+    /* The checksum covers the whole file (length, header, data) with its own 8 digits as "0"s:
+     * a corrupted header (an offset, a setting in the metadata) is caught as well as the data. */
+    unsigned char len8[8];
+    for (int i = 0; i < 8; i++) len8[i] = (unsigned char)((uint64_t)h.n >> (8 * i));
+    uint32_t crc = crc32_update(0, len8, 8);
+    crc = crc32_update(crc, (const unsigned char *)h.s, h.n);
+    emit_data(w, sink_crc, &crc);
+    char digits[9];
+    snprintf(digits, sizeof digits, "%08x", crc);
+    memcpy(strstr(h.s, CHECKSUM_FIELD) + sizeof CHECKSUM_FIELD - 1, digits, 8);
+
     char tmp[4096];
     int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || n >= (int)sizeof tmp) {
@@ -731,12 +813,13 @@ bool st_write(const StWriter *w, const char *path, char *err, size_t err_len)
         mem_free(h.s);
         return errorf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
     }
-    unsigned char len8[8];
-    for (int i = 0; i < 8; i++) len8[i] = (unsigned char)((uint64_t)h.n >> (8 * i));
-    bool ok = fwrite(len8, 1, 8, f) == 8 && fwrite(h.s, 1, h.n, f) == h.n && emit_data(w, sink_file, f);
+    bool ok = sink_file(len8, 8, f) && sink_file((const unsigned char *)h.s, h.n, f) && emit_data(w, sink_file, f);
     ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int saved_errno = errno;
-    ok = (fclose(f) == 0) && ok;
+    int saved_errno = ok ? 0 : errno;
+    if (fclose(f) != 0 && ok) { /* a deferred write error shows up here */
+        ok = false;
+        saved_errno = errno;
+    }
     mem_free(h.s);
     if (!ok) {
         remove(tmp);
@@ -747,13 +830,14 @@ bool st_write(const StWriter *w, const char *path, char *err, size_t err_len)
         remove(tmp);
         return errorf(err, err_len, "cannot rename %s to %s: %s", tmp, path, strerror(saved_errno));
     }
-    /* make the rename itself durable: sync the directory entry */
+    /* make the rename itself durable: sync the directory entry. Best effort: the new file is
+     * whole and in place already, and some file systems cannot sync a directory. */
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash) *(slash == dir ? slash + 1 : slash) = 0;
     else snprintf(dir, sizeof dir, ".");
-    int fd = open(dir, O_RDONLY);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
     if (fd >= 0) {
         fsync(fd);
         close(fd);

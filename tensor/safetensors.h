@@ -36,6 +36,8 @@ typedef struct StMeta {
 
 typedef struct StFile {
     FILE *f;
+    char *header;        /* the raw JSON, NUL-terminated */
+    uint64_t header_len;
     uint64_t data_start, data_size;
     StTensor *tensors;
     int n_tensors;
@@ -47,6 +49,8 @@ typedef struct StFile {
 
 /* Opens and validates the header. On failure returns false with a one-line message. */
 bool st_open(StFile *sf, const char *path, char *err, size_t err_len);
+/* The same from an open stream (closed by st_close, or here on failure); `path` for messages. */
+bool st_open_stream(StFile *sf, FILE *f, const char *path, char *err, size_t err_len);
 /* The same from bytes in memory (used by the fuzz tests): data is not copied. */
 bool st_parse_header(StFile *sf, const char *json, size_t len, uint64_t data_size, char *err, size_t err_len);
 void st_close(StFile *sf);
@@ -56,8 +60,10 @@ const char *st_meta(const StFile *sf, const char *key); /* NULL when absent */
 bool st_read_real(StFile *sf, const StTensor *t, real *dst, char *err, size_t err_len);
 bool st_read_i32(StFile *sf, const StTensor *t, int32_t *dst, char *err, size_t err_len);
 bool st_read_u8(StFile *sf, const StTensor *t, unsigned char *dst, char *err, size_t err_len);
-/* CRC-32 (the zlib/PNG polynomial) of the whole data section. */
-bool st_data_crc32(StFile *sf, uint32_t *crc, char *err, size_t err_len);
+/* Checks the metadata's "checksum" against the file: the CRC-32 (the zlib/PNG polynomial) of
+ * the whole file with the checksum's own 8 hex digits read as "0"s; or, when !whole_file (files
+ * written before that rule), of the data section alone. */
+bool st_verify_checksum(StFile *sf, bool whole_file, char *err, size_t err_len);
 
 /* ---------------------------------------------------------------- writing */
 
@@ -84,9 +90,13 @@ void st_add_tensor(StWriter *w, const char *name, const Tensor *t); /* F32 from 
 void st_add_meta(StWriter *w, const char *key, const char *value);
 /* Writes atomically: a temporary file in the same directory, flushed to disk (fsync), then
  * renamed over `path`. A crash leaves either the old file or the new one, never a mix.
- * Adds the metadata entry "checksum" = "crc32:xxxxxxxx" of the data section. */
+ * Adds the metadata entry "checksum" = "crc32:xxxxxxxx" (see st_verify_checksum). */
 bool st_write(const StWriter *w, const char *path, char *err, size_t err_len);
 
 uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n);
+
+/* For tests of crash safety: the next st_write writes `bytes` bytes of its temporary file,
+ * flushes them, and kills the process (SIGKILL), as a power cut or `kill -9` would. */
+void st_crash_during_next_write(long long bytes);
 
 #endif

@@ -69,8 +69,10 @@ static GradFreeList *free_list(Tape *tp, size_t bytes)
 
 real *tape_grad(Tape *tp, Tensor *t)
 {
+    /* a view shares its source's gradient: ask the source every time, since the source's buffer
+     * goes back to the pool after its backward, and a later pass gets a new one */
+    if (t->view_of) return t->grad = tape_grad(tp, t->view_of);
     if (t->grad) return t->grad;
-    if (t->view_of) return t->grad = tape_grad(tp, t->view_of); /* a view shares its source's */
     size_t bytes = (t->size * sizeof(real) + 63) / 64 * 64;
     GradFreeList *l = free_list(tp, bytes);
     void *block = l ? l->head : NULL;
@@ -136,15 +138,24 @@ int tape_first_nonfinite_output(const Tape *tp, size_t *element)
     return -1;
 }
 
-int tape_first_nonfinite_grad(const Tape *tp, size_t *element)
+int tape_backward_find_nonfinite(Tape *tp, Tensor *loss, TapeFinding *found)
 {
+    assert(loss->size == 1 && loss->requires_grad);
+    bool keep = tp->keep_grads;
+    tp->keep_grads = true;
+    found->entry = -1;
+    tape_grad(tp, loss)[0] += 1;
     for (int k = tp->n - 1; k >= 0; k--) {
-        const Tensor *t = tp->entries[k].out;
-        size_t i = t->grad ? find_nonfinite(t->grad, t->size) : SIZE_MAX;
-        if (i != SIZE_MAX) {
-            *element = i;
-            return k;
+        TapeEntry *e = &tp->entries[k];
+        if (!e->out->grad) continue;
+        e->backward(tp, e);
+        /* every gradient was finite before this backward ran: a non-finite one now is its doing */
+        for (int j = 0; j < 3 && found->entry < 0; j++) {
+            const Tensor *in = e->in[j];
+            size_t i = in && in->requires_grad && in->grad ? find_nonfinite(in->grad, in->size) : SIZE_MAX;
+            if (i != SIZE_MAX) *found = (TapeFinding){.entry = k, .input = j, .element = i};
         }
     }
-    return -1;
+    tp->keep_grads = keep;
+    return found->entry;
 }

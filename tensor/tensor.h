@@ -46,6 +46,8 @@ uint64_t mem_alloc_count(void);  /* number of mem_alloc calls so far */
  * message into err (as snprintf) and returns false, so `return errorf(err, n, "...");` both
  * explains and fails. The program's main prints the message and exits with status 2. */
 bool errorf(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Replaces control characters (newlines among them) in a message by '?': errorf does it. */
+void message_one_line(char *msg);
 
 /* Overflow-safe size arithmetic: false when a*b (or a+b) does not fit in size_t. */
 bool size_mul(size_t a, size_t b, size_t *out);
@@ -161,9 +163,17 @@ void tape_backward(Tape *tp, Tensor *loss);
 void tape_backward_from(Tape *tp, Tensor *out, const real *seed_grad);
 /* Forget the ops and free the activations (the arena), keeping the memory for the next step. */
 void tape_reset(Tape *tp);
-/* NaN forensics: the first entry (in forward order) whose output holds a NaN or Inf, and the
- * first (in backward order) whose output gradient does; -1 when there is none. */
+/* NaN forensics, forward: the first entry (in forward order) whose output holds a NaN or an
+ * Inf, and the element; -1 when there is none. */
 int tape_first_nonfinite_output(const Tape *tp, size_t *element);
-int tape_first_nonfinite_grad(const Tape *tp, size_t *element);
+/* NaN forensics, backward: tape_backward(loss) again, keeping every gradient, noting the first
+ * op whose backward wrote a NaN or an Inf into one of its inputs' gradients (entries[entry],
+ * its input in[input], at `element`). Every gradient must be zero beforehand. Returns the entry
+ * or -1. */
+typedef struct TapeFinding {
+    int entry, input;
+    size_t element;
+} TapeFinding;
+int tape_backward_find_nonfinite(Tape *tp, Tensor *loss, TapeFinding *found);
 
 #endif

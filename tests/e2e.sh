@@ -57,19 +57,83 @@ else
     bad "resume refuses a different --seed" "$(cat "$dir/seed.err")"
 fi
 
+# ---------------------------------------------------------------- nothing is lost
+# step (metadata "step") of a checkpoint, read from its header
+ckpt_step() {
+    local hlen
+    hlen=$(od -An -t u8 -N 8 "$1" | tr -d ' ')
+    head -c $((8 + hlen)) "$1" | tail -c "$hlen" | grep -a -o '"step":"[0-9]*"' | grep -o '[0-9]*'
+}
+# a kill in the middle of writing a checkpoint leaves the previous one whole
+rm -f "$dir"/crash.st*
+"$train" "${small[@]}" --steps=20 --save-every=10 --save="$dir/crash.st" --inject=crash-in-save:2 >/dev/null 2>&1
+rc=$?
+step=$(ckpt_step "$dir/crash.st")
+"$train" --load="$dir/crash.st" --quiet >"$dir/crash-resume.out" 2>&1
+rc2=$?
+if [ $rc -eq 137 ] && [ "$step" = 10 ] && [ $rc2 -eq 0 ] && grep -q '^summary: steps=20' "$dir/crash-resume.out"; then
+    ok "killed while writing a checkpoint: the previous one (step 10) is whole, loads and resumes"
+else
+    bad "a kill during a save keeps the previous checkpoint" "exit $rc, step $step, resume exit $rc2" "$(cat "$dir/crash-resume.out")"
+fi
+# a kill after step 50 (last save at 40): resuming gives what an uninterrupted run gives
+"$train" "${small[@]}" --steps=60 --dropout=0.1 --log-every=10 --save="$dir/whole.st" >"$dir/whole.out" 2>&1
+"$train" "${small[@]}" --steps=60 --dropout=0.1 --log-every=10 --save="$dir/broken.st" --save-every=20 \
+    --inject=crash-after-step:50 >/dev/null 2>&1
+rc=$?
+step=$(ckpt_step "$dir/broken.st")
+"$train" --load="$dir/broken.st" --save="$dir/mended.st" --quiet >"$dir/mended.out" 2>&1
+a=$(grep '^summary:' "$dir/whole.out" | sed 's/ time_s=.*//')
+b=$(grep '^summary:' "$dir/mended.out" | sed 's/ time_s=.*//')
+if [ $rc -eq 137 ] && [ "$step" = 40 ] && [ -n "$a" ] && [ "$a" = "$b" ] && cmp -s "$dir/whole.st" "$dir/mended.st"; then
+    ok "killed after step 50, resumed from the --save-every checkpoint of step 40: same summary, same bytes"
+else
+    bad "resume after a crash is exact" "exit $rc, step $step" "whole:  $a" "mended: $b"
+fi
+# kill -9 at random moments of a run that saves at every step: what is left always loads.
+# Each round waits for the first checkpoint, then kills after a delay, so that the kill lands
+# while the run is saving over and over, on a fast machine or a slow (sanitizer) build.
+kills=0
+loaded=0
+mid_save=0
+for delay in 0.05 0.2 0.35 0.5 0.65; do
+    rm -f "$dir"/kill.st "$dir"/kill.st.tmp.*
+    "$train" --layers=4 --dmodel=128 --batch=4 --steps=100000 --save-every=1 --save="$dir/kill.st" --quiet \
+        >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 1 600); do [ -e "$dir/kill.st" ] && break; sleep 0.05; done
+    sleep "$delay"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    kills=$((kills + 1))
+    compgen -G "$dir/kill.st.tmp.*" >/dev/null && mid_save=$((mid_save + 1)) # killed while writing one
+    step=$(ckpt_step "$dir/kill.st")
+    "$train" --load="$dir/kill.st" --stop-at=$((step + 1)) --eval-examples=4 --examples=0 --quiet >/dev/null 2>&1 &&
+        loaded=$((loaded + 1))
+done
+if [ $loaded -eq $kills ] && [ $kills -eq 5 ]; then
+    ok "$kills kill -9 during a run saving every step ($mid_save in the middle of a write): every checkpoint left behind loads"
+else
+    bad "kill -9 never corrupts the checkpoint" "$loaded of $kills checkpoints loaded"
+fi
+
 # ---------------------------------------------------------------- thread count does not matter
 # the default model: activations of 32 x 18 x 64 and attention of 32 x 4 x 18 x 18 elements
 # are above the size where loops go parallel, so the threads really share the work
-"$train" --steps=12 --dropout=0.1 --attn-dropout=0.1 --eval-examples=32 --quiet --threads=1 --save="$dir/t1.st" >"$dir/t1.out" 2>&1
-"$train" --steps=12 --dropout=0.1 --attn-dropout=0.1 --eval-examples=32 --quiet --threads=2 --save="$dir/t2.st" >"$dir/t2.out" 2>&1
-if [ -s "$dir/t1.st" ] && cmp -s "$dir/t1.st" "$dir/t2.st"; then
-    ok "1 and 2 threads give byte-identical checkpoints"
+for t in 1 2; do
+    "$train" --steps=12 --dropout=0.1 --attn-dropout=0.1 --eval-examples=32 --log-every=1 --quiet --threads=$t \
+        --save="$dir/t$t.st" --log="$dir/t$t.csv" >"$dir/t$t.out" 2>&1
+done
+curve1=$(cut -d, -f1-4 "$dir/t1.csv")
+curve2=$(cut -d, -f1-4 "$dir/t2.csv")
+if [ -s "$dir/t1.st" ] && cmp -s "$dir/t1.st" "$dir/t2.st" && [ "$(echo "$curve1" | wc -l)" -eq 13 ] && [ "$curve1" = "$curve2" ]; then
+    ok "1 and 2 threads give the same loss curve and byte-identical checkpoints"
 else
     bad "1 and 2 threads give byte-identical checkpoints" "$(cmp "$dir/t1.st" "$dir/t2.st" 2>&1)"
 fi
 
 # ---------------------------------------------------------------- NaN is caught and named
-"$train" "${small[@]}" --steps=10 --inject-nan=3:h.0.attn.wq >"$dir/nan.out" 2>"$dir/nan.err"
+"$train" "${small[@]}" --steps=10 --inject=nan:3:h.0.attn.wq >"$dir/nan.out" 2>"$dir/nan.err"
 rc=$?
 if [ $rc -eq 3 ] && grep -q "step 3:" "$dir/nan.err" && grep -q "layer 0 queries" "$dir/nan.err" &&
     grep -q "parameter h.0.attn.wq holds inf" "$dir/nan.err"; then
@@ -77,15 +141,28 @@ if [ $rc -eq 3 ] && grep -q "step 3:" "$dir/nan.err" && grep -q "layer 0 queries
 else
     bad "an injected Inf is caught and named" "exit $rc" "$(cat "$dir/nan.err")"
 fi
-"$train" "${small[@]}" --steps=10 --inject-nan=4:grad.h.0.mlp.w2 >"$dir/nang.out" 2>"$dir/nang.err"
+"$train" "${small[@]}" --steps=10 --inject=nan:4:grad.h.0.mlp.w2 >"$dir/nang.out" 2>"$dir/nang.err"
 rc=$?
 if [ $rc -eq 3 ] && grep -q "step 4: non-finite gradient; gradient of h.0.mlp.w2 holds inf" "$dir/nang.err"; then
     ok "a non-finite gradient stops training with exit 3 and names the parameter"
 else
     bad "a non-finite gradient is caught and named" "exit $rc" "$(cat "$dir/nang.err")"
 fi
+# not injected: no scale and plain SGD with a huge rate blow up on their own, in the forward
+# pass (lr 1e5: the raw scores overflow) or first in the backward pass (lr 1e3)
+blowup=("${small[@]}" --scale=1 --optim=sgd --clip=0 --warmup=0 --steps=50)
+"$train" "${blowup[@]}" --lr=1e5 >/dev/null 2>"$dir/blow.err"
+rc=$?
+"$train" "${blowup[@]}" --lr=1e3 >/dev/null 2>"$dir/blowg.err"
+rc2=$?
+if [ $rc -eq 3 ] && grep -Eq "^error: step [0-9]+: loss is -?(nan|inf); first non-finite value: -?(nan|inf) in layer 0 [a-z ]+ \(op [a-z_]+, element [0-9]+\)" "$dir/blow.err" &&
+    [ $rc2 -eq 3 ] && grep -Eq "^error: step [0-9]+: non-finite gradient; .*first made by the backward of op [a-z_]+ \(output [a-z0-9 ]+\): -?(nan|inf) in the gradient of " "$dir/blowg.err"; then
+    ok "a run that blows up by itself (--scale=1, SGD, huge lr): exit 3, naming the step, tensor and op"
+else
+    bad "a natural blow-up is caught and named" "exit $rc: $(head -n 1 "$dir/blow.err")" "exit $rc2: $(head -n 1 "$dir/blowg.err")"
+fi
 # one bad step with --nan=continue: counted, its update skipped, the run goes on healthily
-"$train" "${small[@]}" --steps=40 --inject-nan=4:grad.h.0.mlp.w2 --nan=continue --log="$dir/nanc.csv" >"$dir/nanc.out" 2>&1
+"$train" "${small[@]}" --steps=40 --inject=nan:4:grad.h.0.mlp.w2 --nan=continue --log="$dir/nanc.csv" >"$dir/nanc.out" 2>&1
 rc=$?
 count=$(summary_field "$dir/nanc.out" nan_count)
 final=$(summary_field "$dir/nanc.out" final_loss)

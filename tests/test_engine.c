@@ -470,9 +470,9 @@ static void test_gemm_inside_a_parallel_region(void)
  * of 65536, logits of 32768 (each at or above the PARALLEL_MIN of 32768), gemms of 1e7 flops. */
 enum { DB = 8, DT = 64, DC = 128, DV = 64, DGRADS = DC * DC + DV * DC };
 
-static void run_big_net(int threads, real *loss_out, real *grads_out)
+/* The forward pass of the big network on fresh parameters; *w1 and *table are two of them. */
+static Tensor *big_net_forward(Tensor **w1_out, Tensor **table_out)
 {
-    omp_set_num_threads(threads);
     setup();
     int s1[1] = {DC};
     Tensor *w1 = param2(DC, DC, 1), *b1 = param(1, s1, -1, 1, 2), *g = param(1, s1, 1, 1, 3),
@@ -484,11 +484,25 @@ static void run_big_net(int threads, real *loss_out, real *grads_out)
     }
     g_tape.dropout_key = 1234;
     NetShape shape = {DB, DT, DC, DV};
-    Tensor *loss = net(&g_tape, shape, w1, b1, g, bb, table, ids, targets);
+    *w1_out = w1;
+    *table_out = table;
+    return net(&g_tape, shape, w1, b1, g, bb, table, ids, targets);
+}
+
+/* Copies the gradients of w1 and table into grads (DGRADS values). */
+static void copy_big_grads(const Tensor *w1, const Tensor *table, real *grads)
+{
+    memcpy(grads, w1->grad, DC * DC * sizeof(real));
+    memcpy(grads + DC * DC, table->grad, DV * DC * sizeof(real));
+}
+
+static void run_big_net(int threads, real *loss_out, real *grads_out)
+{
+    omp_set_num_threads(threads);
+    Tensor *w1, *table, *loss = big_net_forward(&w1, &table);
     tape_backward(&g_tape, loss);
     *loss_out = loss->data[0];
-    memcpy(grads_out, w1->grad, DC * DC * sizeof(real));
-    memcpy(grads_out + DC * DC, table->grad, DV * DC * sizeof(real));
+    copy_big_grads(w1, table, grads_out);
 }
 
 static void test_same_bits_for_any_thread_count(void)
@@ -541,8 +555,84 @@ static void test_fast_exp_and_tanh_match_libm(void)
     CHECK(isnan(exp_nonpositive(NAN)) && isnan(tanh_fast(NAN)), "NaN must stay NaN");
 }
 
+/* ------------------------------------------------------------------ NaN checks */
+
+/* This file is compiled like the trainer (-O3, no -ffast-math). With -ffast-math or
+ * -ffinite-math-only the compiler may assume that no NaN or Inf exists and fold the check away;
+ * then this test fails. (tests/run.sh also refuses those flags in the Makefile.) */
+static void test_nan_checks_survive_optimisation(void)
+{
+    static real x[1000];
+    const real bad[3] = {(real)NAN, (real)INFINITY, -(real)INFINITY};
+    int sizes[4] = {1, 7, 64, 1000}, misses = 0;
+    for (int si = 0; si < 4; si++)
+        for (int b = 0; b < 3; b++)
+            for (int p = 0; p < sizes[si]; p += 1 + sizes[si] / 17) {
+                for (int i = 0; i < sizes[si]; i++) x[i] = (real)(i % 5) - 2;
+                CHECK(find_nonfinite(x, (size_t)sizes[si]) == SIZE_MAX, "a finite array was flagged");
+                x[p] = bad[b];
+                if (p + 3 < sizes[si]) x[p + 3] = bad[(b + 1) % 3]; /* the first one must be reported */
+                misses += find_nonfinite(x, (size_t)sizes[si]) != (size_t)p;
+            }
+    CHECK(misses == 0, "%d NaN/Inf values were missed or misplaced", misses);
+}
+
 /* ------------------------------------------------------------------ rng */
 
+
+/* loss = sum(s * 4x) with x = 1/4 (the sum as a product with a ones vector). For s = 1e38 the
+ * forward values fit a float (loss = 3e38 < 3.4e38), d(loss)/d(4x) = 1e38 too, but d(loss)/dx =
+ * 4e38 overflows: the first non-finite gradient is made by the backward of the op 4x (entry 0),
+ * in its input x. For s = 1e30, nothing overflows and nothing may be reported. */
+static void test_backward_forensics_name_the_op(void)
+{
+    for (int overflow = 0; overflow < 2; overflow++) {
+        setup();
+        Tensor *x = param2(1, 3, 5);
+        for (int i = 0; i < 3; i++) x->data[i] = (real)0.25;
+        int shape[2] = {3, 1};
+        Tensor *ones = tensor_new(&g_params, 2, shape, "ones");
+        for (int i = 0; i < 3; i++) ones->data[i] = 1;
+        real s = overflow ? (real)1e38 : (real)1e30;
+        Tensor *a = op_scale(&g_tape, x, 4);
+        Tensor *b = op_scale(&g_tape, a, s);
+        Tensor *loss = op_matmul(&g_tape, b, ones, false, false); /* [1, 1] */
+        CHECK(isfinite(loss->data[0]), "the forward pass overflowed: %g", loss->data[0]);
+        TapeFinding f;
+        int e = tape_backward_find_nonfinite(&g_tape, loss, &f);
+        CHECK(all_finite(a->grad, 3) && a->grad[0] == s, "d(loss)/d(4x) = %g, want %g", a->grad[0], s);
+        if (!overflow) {
+            CHECK(e == -1, "finite gradients were reported as non-finite (entry %d)", e);
+            CHECK(x->grad[0] == 4 * s, "dx = %g, want 4e30", x->grad[0]);
+        } else {
+            CHECK(e == 0 && f.input == 0 && f.element == 0 && g_tape.entries[0].in[0] == x,
+                  "found entry %d (op %s), input %d, element %zu; want entry 0 (op scale), input 0, element 0", e,
+                  e >= 0 ? g_tape.entries[e].op : "-", f.input, f.element);
+            CHECK(isinf(x->grad[0]), "dx = %g, want inf", x->grad[0]);
+        }
+    }
+}
+
+/* The forensics replay runs after a real backward pass has given its gradient buffers back to
+ * the pool, on a graph with reshape views (which share their source's gradient): it must
+ * compute exactly the same gradients, and find nothing non-finite. */
+static void test_backward_replay_equals_backward(void)
+{
+    static real first[DGRADS], replay[DGRADS];
+    omp_set_num_threads(2);
+    Tensor *w1, *table, *loss = big_net_forward(&w1, &table);
+    tape_backward(&g_tape, loss);
+    copy_big_grads(w1, table, first);
+    memset(w1->grad, 0, w1->size * sizeof(real));
+    memset(table->grad, 0, table->size * sizeof(real));
+    TapeFinding f;
+    int e = tape_backward_find_nonfinite(&g_tape, loss, &f);
+    copy_big_grads(w1, table, replay);
+    CHECK(e == -1, "the replay found a non-finite gradient at entry %d (op %s)", e, e >= 0 ? g_tape.entries[e].op : "-");
+    int differ = 0;
+    for (int i = 0; i < DGRADS; i++) differ += first[i] != replay[i];
+    CHECK(differ == 0, "%d of %d gradients differ between the backward pass and its replay", differ, DGRADS);
+}
 static void test_rng_reference_values_and_statistics(void)
 {
     /* SplitMix64 started at state 0 is published with first output 0xe220a8397b1dcdaf. */
@@ -593,6 +683,9 @@ int main(int argc, char **argv)
         {"determinism: same bits with 1 and 2 threads", test_same_bits_for_any_thread_count},
         {"rng: reference value and statistics", test_rng_reference_values_and_statistics},
         {"fastmath: exp and tanh match libm, keep NaN", test_fast_exp_and_tanh_match_libm},
+        {"nan: the checks still fire in the optimised build", test_nan_checks_survive_optimisation},
+        {"nan: backward forensics name the op that made the first Inf", test_backward_forensics_name_the_op},
+        {"nan: the forensics replay gives the same gradients as the backward pass", test_backward_replay_equals_backward},
     };
     int rc = test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
     tape_free(&g_tape);

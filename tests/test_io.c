@@ -61,12 +61,17 @@ static void test_safetensors_round_trip(void)
     CHECK(!st_read_real(&sf, st_find(&sf, "ids"), back, err, sizeof err) && strstr(err, "is I32"), "dtype mismatch: %s", err);
     const char *note = st_meta(&sf, "note");
     CHECK(note && !strcmp(note, "quote \" backslash \\ newline \n tab \t done"), "metadata escapes");
-    uint32_t crc;
-    char want[32];
-    CHECK(st_data_crc32(&sf, &crc, err, sizeof err), "crc");
-    snprintf(want, sizeof want, "crc32:%08x", crc);
-    CHECK(st_meta(&sf, "checksum") && !strcmp(st_meta(&sf, "checksum"), want), "stored checksum");
+    CHECK(st_verify_checksum(&sf, true, err, sizeof err), "stored checksum: %s", err);
     st_close(&sf);
+    /* the checksum is the CRC-32 of the whole file with its own 8 digits as zeros */
+    char *digits = strstr((char *)raw + 8, "\"checksum\":\"crc32:") + 18;
+    char stored[9];
+    memcpy(stored, digits, 8);
+    stored[8] = 0;
+    memset(digits, '0', 8);
+    char want[9];
+    snprintf(want, sizeof want, "%08x", crc32_update(0, raw, n));
+    CHECK(!strcmp(stored, want), "checksum %s, the file with zeros gives %s", stored, want);
     /* CRC-32 of "123456789" is the standard check value cbf43926 */
     CHECK(crc32_update(0, (const unsigned char *)"123456789", 9) == 0xcbf43926u, "CRC-32 check value");
 }
@@ -87,6 +92,9 @@ static void test_safetensors_rejects_bad_headers(void)
     char err[256];
     CHECK(st_parse_header(&sf, t, strlen(t), 8, err, sizeof err), "valid header refused: %s", err);
     st_close(&sf);
+    expect_header_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
+                        "\"b\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[2,6]}}", 8, "overlap or leave gaps");
+    expect_header_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[4,8]}}", 8, "overlap or leave gaps");
     expect_header_error(t, 7, "outside");
     expect_header_error("{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8, "need 12");
     expect_header_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}}", 8, "unsupported dtype");
@@ -198,9 +206,57 @@ static void test_checkpoint_round_trip_and_corruption(void)
     raw[n - 7] ^= 0x10;
     const char *bad = test_write_file("flipped.safetensors", raw, n);
     CHECK(!checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "checksum mismatch"), "flip: %s", err);
+    raw[n - 7] ^= 0x10;
+    /* and in the header: a training setting in the metadata, changed in a way that parses */
+    char *lr = strstr((char *)raw + 8, "\"config.lr\":\"0.");
+    CHECK(lr != NULL, "no config.lr in the header");
+    if (lr) {
+        lr[15] = lr[15] == '9' ? '8' : (char)(lr[15] + 1); /* a digit of 0.003... */
+        bad = test_write_file("header.safetensors", raw, n);
+        CHECK(!checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "checksum mismatch"), "header: %s", err);
+        /* the config is not read before the checksum has passed */
+        Options o2;
+        options_defaults(&o2);
+        bool set[128] = {false};
+        CHECK(!checkpoint_apply_config(bad, &o2, set, err, sizeof err) && strstr(err, "checksum mismatch"), "config: %s", err);
+        lr[15] = lr[15] == '8' ? '9' : (char)(lr[15] - 1);
+    }
+    /* a file of the first format version, whose checksum covers the data section only, is read */
+    char *format = strstr((char *)raw + 8, "attention-scale-checkpoint/2");
+    char *digits = strstr((char *)raw + 8, "\"checksum\":\"crc32:");
+    CHECK(format && digits, "no format or checksum in the header");
+    if (format && digits) {
+        format[27] = '1';
+        uint64_t hlen = 0;
+        for (int i = 7; i >= 0; i--) hlen = hlen << 8 | raw[i];
+        char hex[9];
+        snprintf(hex, sizeof hex, "%08x", crc32_update(0, raw + 8 + hlen, n - 8 - hlen));
+        memcpy(digits + 18, hex, 8);
+        bad = test_write_file("v1.safetensors", raw, n);
+        CHECK(checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err), "a /1 file: %s", err);
+        raw[n - 7] ^= 0x10;
+        bad = test_write_file("v1-flipped.safetensors", raw, n);
+        CHECK(!checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "checksum mismatch"), "a /1 flip: %s", err);
+        raw[n - 7] ^= 0x10;
+        n = read_all(path, raw, sizeof raw); /* back to the file as saved */
+    }
     /* truncated: the last tensor's bytes are gone */
     bad = test_write_file("truncated.safetensors", raw, n - 100);
     CHECK(!checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "outside"), "truncated: %s", err);
+
+    /* a whole, checksummed file whose values are not usable: a NaN weight, a negative second moment */
+    real keep = a.values[3];
+    a.values[3] = (real)NAN;
+    bad = test_path("nan.safetensors");
+    CHECK(checkpoint_save(bad, &a, &oa, &saved, &o, &v, err, sizeof err), "save: %s", err);
+    CHECK(!checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "holds nan at element 3"), "NaN weight: %s", err);
+    a.values[3] = keep;
+    real keep_v = oa.v[5];
+    oa.v[5] = -1;
+    CHECK(checkpoint_save(bad, &a, &oa, &saved, &o, &v, err, sizeof err), "save: %s", err);
+    CHECK(!checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "optim.v.wte\" holds a negative value at element 5"),
+          "negative second moment: %s", err);
+    oa.v[5] = keep_v;
 
     /* a model of another shape is refused with the tensor's name */
     GptConfig wide = cfg;
@@ -272,7 +328,6 @@ static void test_flags_are_checked(void)
     expect_args_error("--seed=\t5", "not a non-negative integer");
     expect_args_error("--scale=1e-40", "from 1e-4 to 1e8");
     expect_args_error("--data=\xff.tsv", "not valid UTF-8");
-    expect_args_error("--inject-nan=3", "STEP:PARAM");
 }
 
 static void test_config_files(void)
