@@ -323,6 +323,7 @@ static void check_gradients(Run *r, int step, Tensor *loss)
         snprintf(where, sizeof where, "; first made by the backward of op %s (output %s): %g in the gradient of %s, element %zu",
                  te->op, te->out->name, (double)in->grad[f.element], in->name, f.element);
     }
+    /* the replay recomputed the gradients: put back the injected fault, as the step saw it */
     const Injection *in = &r->inject;
     if (in->kind == INJECT_NAN && in->grad && step + 1 == in->n) in->param->grad[0] = (real)INFINITY;
     snprintf(msg, sizeof msg, "non-finite gradient%s%s", which, where);

@@ -26,30 +26,23 @@ void example_list_free(ExampleList *l)
     memset(l, 0, sizeof *l);
 }
 
-static void *grow(void *old, size_t used_bytes, size_t new_bytes)
-{
-    void *p = mem_alloc(new_bytes);
-    if (used_bytes) memcpy(p, old, used_bytes);
-    mem_free(old);
-    return p;
-}
 
 void example_list_push(ExampleList *l, const int *src, int src_len, const int *tgt, int tgt_len)
 {
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 256;
         size_t used = (size_t)l->n * sizeof(int), bytes = (size_t)cap * sizeof(int);
-        l->src_off = grow(l->src_off, used, bytes);
-        l->src_len = grow(l->src_len, used, bytes);
-        l->tgt_off = grow(l->tgt_off, used, bytes);
-        l->tgt_len = grow(l->tgt_len, used, bytes);
+        l->src_off = mem_grow(l->src_off, used, bytes);
+        l->src_len = mem_grow(l->src_len, used, bytes);
+        l->tgt_off = mem_grow(l->tgt_off, used, bytes);
+        l->tgt_len = mem_grow(l->tgt_len, used, bytes);
         l->cap = cap;
     }
     size_t need = l->pool_len + (size_t)src_len + (size_t)tgt_len;
     if (need > l->pool_cap) {
         size_t cap = l->pool_cap ? 2 * l->pool_cap : 4096;
         while (cap < need) cap *= 2;
-        l->pool = grow(l->pool, l->pool_len * sizeof(int), cap * sizeof(int));
+        l->pool = mem_grow(l->pool, l->pool_len * sizeof(int), cap * sizeof(int));
         l->pool_cap = cap;
     }
     l->src_off[l->n] = (int)l->pool_len;

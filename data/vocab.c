@@ -60,10 +60,7 @@ int vocab_add(Vocab *v, const char *word, size_t len)
     if (id >= 0) return id;
     if (v->size == v->cap) {
         int cap = v->cap ? 2 * v->cap : 64;
-        char **w = mem_alloc((size_t)cap * sizeof(char *));
-        if (v->size) memcpy(w, v->words, (size_t)v->size * sizeof(char *));
-        mem_free(v->words);
-        v->words = w;
+        v->words = mem_grow(v->words, (size_t)v->size * sizeof(char *), (size_t)cap * sizeof(char *));
         v->cap = cap;
     }
     char *copy = mem_alloc(len + 1);

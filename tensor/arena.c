@@ -45,6 +45,14 @@ void mem_free(void *p)
 
 uint64_t mem_alloc_count(void) { return g_alloc_count; }
 
+void *mem_grow(void *old, size_t used_bytes, size_t new_bytes)
+{
+    void *p = mem_alloc(new_bytes);
+    if (used_bytes) memcpy(p, old, used_bytes);
+    mem_free(old);
+    return p;
+}
+
 bool errorf(char *err, size_t err_len, const char *fmt, ...)
 {
     va_list ap;

@@ -192,10 +192,7 @@ static bool parse_metadata(Json *j, StFile *sf)
         if (sf->n_meta == ST_MAX_META) return errorf(j->err, j->err_len, "checkpoint header: too many metadata entries");
         if (sf->n_meta == cap) {
             cap = cap ? 2 * cap : 16;
-            StMeta *m = mem_alloc((size_t)cap * sizeof *m);
-            if (sf->n_meta) memcpy(m, sf->meta, (size_t)sf->n_meta * sizeof *m);
-            mem_free(sf->meta);
-            sf->meta = m;
+            sf->meta = mem_grow(sf->meta, (size_t)sf->n_meta * sizeof(StMeta), (size_t)cap * sizeof(StMeta));
         }
         StMeta *m = &sf->meta[sf->n_meta];
         m->key = copy_string(j->scratch, klen);
@@ -378,10 +375,8 @@ bool st_parse_header(StFile *sf, const char *json, size_t len, uint64_t data_siz
                 }
                 if (sf->n_tensors == cap) {
                     cap = cap ? 2 * cap : 64;
-                    StTensor *t = mem_alloc((size_t)cap * sizeof *t);
-                    if (sf->n_tensors) memcpy(t, sf->tensors, (size_t)sf->n_tensors * sizeof *t);
-                    mem_free(sf->tensors);
-                    sf->tensors = t;
+                    sf->tensors = mem_grow(sf->tensors, (size_t)sf->n_tensors * sizeof(StTensor),
+                                           (size_t)cap * sizeof(StTensor));
                 }
                 StTensor *t = &sf->tensors[sf->n_tensors];
                 memset(t, 0, sizeof *t);
@@ -607,10 +602,7 @@ void st_add(StWriter *w, const char *name, StDtype dtype, const void *data, int 
 {
     if (w->n == w->cap) {
         int cap = w->cap ? 2 * w->cap : 64;
-        StEntry *e = mem_alloc((size_t)cap * sizeof *e);
-        if (w->n) memcpy(e, w->entries, (size_t)w->n * sizeof *e);
-        mem_free(w->entries);
-        w->entries = e;
+        w->entries = mem_grow(w->entries, (size_t)w->n * sizeof(StEntry), (size_t)cap * sizeof(StEntry));
         w->cap = cap;
     }
     StEntry *e = &w->entries[w->n++];

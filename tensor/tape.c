@@ -36,10 +36,7 @@ TapeEntry *tape_push(Tape *tp, BackwardFn fn, const char *op, Tensor *out,
     if (tp->n == tp->cap) {
         /* Grows during the first step only: the tape keeps its capacity across resets. */
         int cap = tp->cap ? 2 * tp->cap : 256;
-        TapeEntry *e = mem_alloc((size_t)cap * sizeof *e);
-        if (tp->n) memcpy(e, tp->entries, (size_t)tp->n * sizeof *e);
-        mem_free(tp->entries);
-        tp->entries = e;
+        tp->entries = mem_grow(tp->entries, (size_t)tp->n * sizeof(TapeEntry), (size_t)cap * sizeof(TapeEntry));
         tp->cap = cap;
     }
     TapeEntry *e = &tp->entries[tp->n++];

@@ -41,6 +41,8 @@ static inline real real_sqrt(real x) { return sqrtf(x); }
 void *mem_alloc(size_t bytes);   /* 64-byte aligned, zeroed; aborts with a message when out of memory */
 void mem_free(void *p);
 uint64_t mem_alloc_count(void);  /* number of mem_alloc calls so far */
+/* A growing array's new block: new_bytes, with the first used_bytes copied from old (freed). */
+void *mem_grow(void *old, size_t used_bytes, size_t new_bytes);
 
 /* User errors are reported, not printed, by the code that finds them: errorf writes a one-line
  * message into err (as snprintf) and returns false, so `return errorf(err, n, "...");` both
