@@ -3,7 +3,7 @@
 #   make          the programs, optimised (-O3 -march=native)
 #   make test     build and run the whole test suite
 #   make asan     the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make bench    the speed benchmark (bench.c): kernels and training steps against the FMA peak
+#   make bench    the speed benchmark (bench/bench.c): kernels and training steps against the FMA peak
 #   make fuzz     libFuzzer on the config, TSV and checkpoint readers (clang; FUZZ_SECONDS=60 each)
 #   make valgrind a short run, a save and a resume under valgrind's memcheck
 #   make clean
@@ -27,12 +27,18 @@ OPT     := -O3
 SAN     := -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDLIBS  := -lm
 
+# The layers, each using only those before it: base <- tensor <- io, model; base <- data;
+# eval uses model and data; run (the program around the step) uses all of them.
+BASE_SRC := $(wildcard base/*.c)
 ENGINE  := $(wildcard tensor/*.c)
+IO      := $(wildcard io/*.c)
 MODEL   := $(wildcard model/*.c)
 DATA    := $(wildcard data/*.c)
-CLI     := $(wildcard cli/*.c)
-TESTLIB := tests/test.c tests/gradcheck.c tests/fuzz_targets.c
-APP     := $(ENGINE) $(MODEL) $(DATA) $(CLI)
+EVAL    := $(wildcard eval/*.c)
+RUN     := $(wildcard run/*.c)
+STATS   := stats/score_stats.c
+TESTLIB := tests/test.c tests/gradcheck.c tests/fuzz_targets.c $(STATS)
+APP     := $(BASE_SRC) $(ENGINE) $(IO) $(MODEL) $(DATA) $(EVAL) $(RUN)
 
 PROGRAMS := train probe report
 
@@ -47,9 +53,9 @@ all: $(PROGRAMS) $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/
 
 # ---------------------------------------------------------------- programs
 train_SRC  := train.c $(APP)
-probe_SRC  := probe.c $(APP)
+probe_SRC  := stats/probe.c $(STATS) $(APP)
 report_SRC := tools/report.c tools/svg.c
-bench_SRC  := bench.c $(APP)
+bench_SRC  := bench/bench.c $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
 define program
@@ -91,8 +97,10 @@ $(foreach t,$(TESTS64),$(eval $(call test_program,f64,$(t),$(OPT))))
 $(foreach t,$(TESTS32),$(eval $(call test_program,asan32,$(t),$(SAN))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,asan64,$(t),$(SAN))))
 
+# The golden fingerprints (tests/golden.sh) hold for this optimised build only: they are
+# compared here, not under the sanitizers (another optimisation level adds in another order).
 test: $(PROGRAMS) $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
-	tests/run.sh build/f32 build/f64 .
+	tests/run.sh build/f32 build/f64 . golden
 
 asan: $(addprefix build/asan32/,$(PROGRAMS)) $(addprefix build/asan32/tests/,$(TESTS32)) $(addprefix build/asan64/tests/,$(TESTS64))
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build/asan32 build/asan64 build/asan32

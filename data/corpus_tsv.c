@@ -12,8 +12,8 @@
  */
 #include "data.h"
 
-#include "../tensor/rng.h"
-#include "../tensor/tensor.h"
+#include "../base/base.h"
+#include "../base/rng.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -123,7 +123,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
     return buf;
 }
 
-bool tsv_load(Dataset *d, char *err, size_t err_len)
+static bool tsv_load(Dataset *d, char *err, size_t err_len)
 {
     size_t size;
     char *text = read_file(d->cfg.path, &size, err, err_len);
@@ -243,3 +243,9 @@ done:
     mem_free(tgt);
     return ok;
 }
+
+const TaskSpec task_tsv = {
+    .name = "tsv",
+    .help = "a user's corpus, one source<TAB>target pair per line (set by --data)",
+    .load = tsv_load,
+};

@@ -18,7 +18,10 @@
 
 enum { TOK_PAD = 0, TOK_BOS = 1, TOK_SEP = 2, TOK_EOS = 3, TOK_FIRST_WORD = 4 };
 
+/* The tasks, in the order of the table in tasks.c. */
 typedef enum TaskKind { TASK_COPY, TASK_REVERSE, TASK_TRANSLATE, TASK_TSV } TaskKind;
+
+typedef struct Rng Rng;
 
 /* ---------------------------------------------------------------- vocabulary */
 
@@ -35,7 +38,7 @@ void vocab_free(Vocab *v);
 int vocab_add(Vocab *v, const char *word, size_t len); /* the id of word, added if new */
 int vocab_find(const Vocab *v, const char *word, size_t len); /* -1 when absent */
 
-/* ---------------------------------------------------------------- examples */
+/* ---------------------------------------------------------------- examples (examples.c) */
 
 typedef struct Example {
     int src_len, tgt_len;
@@ -66,8 +69,34 @@ typedef struct DataConfig {
     uint64_t seed;
 } DataConfig;
 
-typedef struct Dataset {
+typedef struct Dataset Dataset;
+
+/* A task: one file (task_<name>.c) defines its TaskSpec, tasks.c lists it in a table.
+ * A synthetic task makes its examples from random numbers: validation examples first (a fixed
+ * list), training examples on the fly. A corpus task reads them from a file instead. */
+typedef struct TaskSpec {
+    const char *name;   /* as --task spells it */
+    const char *help;   /* one line for --help */
+    /* synthetic tasks: */
+    void (*add_words)(Vocab *v, const DataConfig *c);          /* its words, after the special tokens */
+    void (*lengths)(const DataConfig *c, int *max_src, int *max_tgt); /* the longest source and target */
+    double (*distinct_sources)(const DataConfig *c);           /* how many different sources it can make */
+    /* one example; src and tgt have room for max_src and max_tgt tokens */
+    void (*sample)(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len);
+    /* a corpus task: reads c->path into the vocabulary, d->train, d->val and the lengths */
+    bool (*load)(Dataset *d, char *err, size_t err_len);
+} TaskSpec;
+
+extern const TaskSpec task_copy, task_reverse, task_translate, task_tsv;
+
+/* The spec of a task kind; NULL past the last. */
+const TaskSpec *task_spec(int kind);
+/* Its name as --task spells it and a line of help; NULL past the last. */
+const char *task_name(int kind, const char **help);
+
+struct Dataset {
     DataConfig cfg;
+    const TaskSpec *task;
     Vocab vocab;
     ExampleList val;
     ExampleList train;      /* TASK_TSV only: synthetic tasks generate training data */
@@ -75,7 +104,7 @@ typedef struct Dataset {
     int max_src, max_tgt;   /* longest source and target any example can have */
     int max_pair;           /* longest source + target of one example */
     long skipped;           /* TSV lines dropped as duplicates */
-} Dataset;
+};
 
 /* Builds the vocabulary and the validation set (and, for a TSV file, the training set).
  * On bad input (unreadable or malformed file, sentences that do not fit the context...)
@@ -87,17 +116,8 @@ bool dataset_open_tsv_text(Dataset *d, const DataConfig *cfg, const char *text, 
 /* Longest model input an example needs: BOS + source + SEP + target (EOS is only a target). */
 int dataset_max_input(const Dataset *d);
 
-/* Generators of the synthetic tasks: fill src/tgt (room for max_src/max_tgt), return lengths. */
-typedef struct Rng Rng;
-void copy_sample(Rng *r, int symbols, int min_len, int max_len, bool reverse, int *src, int *src_len,
-                 int *tgt, int *tgt_len);
-void translate_vocab(Vocab *v);
-void translate_sample(Rng *r, int *src, int *src_len, int *tgt, int *tgt_len);
-enum { TRANSLATE_MAX_WORDS = 10 };
-
-bool tsv_load(Dataset *d, char *err, size_t err_len);
-/* The same from text in memory (d->cfg.path names it in messages); d's vocabulary must hold
- * the special tokens already (see dataset_open). */
+/* A TSV corpus from text in memory (d->cfg.path names it in messages); d's vocabulary must
+ * hold the special tokens already (see dataset_open). What task_tsv's load does with a file. */
 bool tsv_parse(Dataset *d, const char *text, size_t size, char *err, size_t err_len);
 
 /* ---------------------------------------------------------------- batches */

@@ -2,66 +2,14 @@
  * layout of examples in a batch. */
 #include "data.h"
 
-#include "../tensor/rng.h"
-#include "../tensor/tensor.h"
+#include "../base/base.h"
+#include "../base/rng.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* RNG streams of the data (see rng.h): one for the validation set, one for training. */
-enum { STREAM_VAL = 11, STREAM_TRAIN = 12 };
-
-/* ---------------------------------------------------------------- example lists */
-
-void example_list_free(ExampleList *l)
-{
-    mem_free(l->src_off);
-    mem_free(l->src_len);
-    mem_free(l->tgt_off);
-    mem_free(l->tgt_len);
-    mem_free(l->pool);
-    memset(l, 0, sizeof *l);
-}
-
-
-void example_list_push(ExampleList *l, const int *src, int src_len, const int *tgt, int tgt_len)
-{
-    if (l->n == l->cap) {
-        int cap = l->cap ? 2 * l->cap : 256;
-        size_t used = (size_t)l->n * sizeof(int), bytes = (size_t)cap * sizeof(int);
-        l->src_off = mem_grow(l->src_off, used, bytes);
-        l->src_len = mem_grow(l->src_len, used, bytes);
-        l->tgt_off = mem_grow(l->tgt_off, used, bytes);
-        l->tgt_len = mem_grow(l->tgt_len, used, bytes);
-        l->cap = cap;
-    }
-    size_t need = l->pool_len + (size_t)src_len + (size_t)tgt_len;
-    if (need > l->pool_cap) {
-        size_t cap = l->pool_cap ? 2 * l->pool_cap : 4096;
-        while (cap < need) cap *= 2;
-        l->pool = mem_grow(l->pool, l->pool_len * sizeof(int), cap * sizeof(int));
-        l->pool_cap = cap;
-    }
-    l->src_off[l->n] = (int)l->pool_len;
-    l->src_len[l->n] = src_len;
-    memcpy(l->pool + l->pool_len, src, (size_t)src_len * sizeof(int));
-    l->pool_len += (size_t)src_len;
-    l->tgt_off[l->n] = (int)l->pool_len;
-    l->tgt_len[l->n] = tgt_len;
-    memcpy(l->pool + l->pool_len, tgt, (size_t)tgt_len * sizeof(int));
-    l->pool_len += (size_t)tgt_len;
-    l->n++;
-}
-
-Example example_list_get(const ExampleList *l, int i)
-{
-    assert(i >= 0 && i < l->n);
-    Example e = {l->src_len[i], l->tgt_len[i], l->pool + l->src_off[i], l->pool + l->tgt_off[i]};
-    return e;
-}
 
 /* ---------------------------------------------------------------- hashing sources */
 
@@ -86,34 +34,16 @@ static bool in_val(const Dataset *d, uint64_t h)
 
 /* ---------------------------------------------------------------- synthetic tasks */
 
-static void sample_synthetic(const Dataset *d, Rng *r, int *src, int *src_len, int *tgt, int *tgt_len)
-{
-    const DataConfig *c = &d->cfg;
-    if (c->task == TASK_TRANSLATE)
-        translate_sample(r, src, src_len, tgt, tgt_len);
-    else
-        copy_sample(r, c->symbols, c->min_len, c->max_len, c->task == TASK_REVERSE, src, src_len, tgt, tgt_len);
-}
-
-/* How many different sources the task can produce (to refuse impossible validation sizes). */
-static double distinct_sources(const DataConfig *c)
-{
-    if (c->task == TASK_TRANSLATE) return 2e8;
-    double n = 0;
-    for (int len = c->min_len; len <= c->max_len; len++) n += pow(c->symbols, len);
-    return n;
-}
-
 static bool build_val_set(Dataset *d, char *err, size_t err_len)
 {
     const DataConfig *c = &d->cfg;
-    double space = distinct_sources(c);
+    double space = d->task->distinct_sources(c);
     if (c->val_size > space / 2) {
         errorf(err, err_len, "--val-size=%d is more than half of the %.0f distinct sources this task has; "
                  "lower it or lengthen the sequences", c->val_size, space);
         return false;
     }
-    Rng r = rng_stream(c->seed, STREAM_VAL);
+    Rng r = rng_stream(c->seed, RNG_STREAM_VALIDATION);
     int src[64], tgt[64], sl, tl;
     /* an open-addressing set of the hashes taken so far (0 marks an empty slot) */
     size_t cap = 64;
@@ -121,7 +51,7 @@ static bool build_val_set(Dataset *d, char *err, size_t err_len)
     uint64_t *set = mem_alloc(cap * sizeof(uint64_t));
     d->val_hashes = mem_alloc((size_t)(c->val_size + 1) * sizeof(uint64_t));
     while (d->val.n < c->val_size) {
-        sample_synthetic(d, &r, src, &sl, tgt, &tl);
+        d->task->sample(&r, c, src, &sl, tgt, &tl);
         uint64_t h = hash_tokens(src, sl) | 1; /* never 0 */
         size_t i = h & (cap - 1);
         while (set[i] && set[i] != h) i = (i + 1) & (cap - 1);
@@ -139,27 +69,14 @@ bool dataset_open(Dataset *d, const DataConfig *cfg, char *err, size_t err_len)
 {
     memset(d, 0, sizeof *d);
     d->cfg = *cfg;
+    d->task = task_spec(cfg->task);
+    assert(d->task);
     vocab_init(&d->vocab);
-    switch (cfg->task) {
-    case TASK_COPY:
-    case TASK_REVERSE:
-        assert(cfg->symbols >= 1 && cfg->min_len >= 1 && cfg->max_len >= cfg->min_len && cfg->max_len <= 64);
-        for (int i = 0; i < cfg->symbols; i++) {
-            char w[16];
-            int n = cfg->symbols <= 26 ? snprintf(w, sizeof w, "%c", 'A' + i) : snprintf(w, sizeof w, "s%d", i);
-            vocab_add(&d->vocab, w, (size_t)n);
-        }
-        d->max_src = d->max_tgt = cfg->max_len;
-        d->max_pair = 2 * cfg->max_len;
-        break;
-    case TASK_TRANSLATE:
-        translate_vocab(&d->vocab);
-        d->max_src = d->max_tgt = TRANSLATE_MAX_WORDS;
-        d->max_pair = 2 * TRANSLATE_MAX_WORDS;
-        break;
-    case TASK_TSV:
-        return tsv_load(d, err, err_len);
-    }
+    if (d->task->load) return d->task->load(d, err, err_len);
+    d->task->add_words(&d->vocab, cfg);
+    d->task->lengths(cfg, &d->max_src, &d->max_tgt);
+    assert(d->max_src <= 64 && d->max_tgt <= 64); /* build_val_set's buffers */
+    d->max_pair = d->max_src + d->max_tgt;
     if (dataset_max_input(d) > cfg->context) {
         errorf(err, err_len, "--context=%d is too short: this task needs %d positions (BOS + source + SEP + target)",
                  cfg->context, dataset_max_input(d));
@@ -173,6 +90,7 @@ bool dataset_open_tsv_text(Dataset *d, const DataConfig *cfg, const char *text, 
     memset(d, 0, sizeof *d);
     d->cfg = *cfg;
     d->cfg.task = TASK_TSV;
+    d->task = task_spec(TASK_TSV);
     vocab_init(&d->vocab);
     return tsv_parse(d, text, size, err, err_len);
 }
@@ -247,15 +165,15 @@ void batch_set_row(Batch *b, int row, const Example *ex)
 
 void dataset_train_batch(const Dataset *d, int step, Batch *b)
 {
-    Rng r = rng_stream(rng_key(d->cfg.seed, STREAM_TRAIN), (uint64_t)step);
+    Rng r = rng_stream(rng_key(d->cfg.seed, RNG_STREAM_TRAINING), (uint64_t)step);
     int *room = b->scratch; /* each row's source and target, kept for b->examples */
     for (int row = 0; row < b->B; row++) {
         Example ex;
-        if (d->cfg.task == TASK_TSV) {
+        if (!d->task->sample) { /* a corpus: one of its training pairs */
             ex = example_list_get(&d->train, (int)rng_below(&r, (uint32_t)d->train.n));
         } else {
             int *src = room + (size_t)row * b->T, *tgt = src + d->max_src, sl, tl;
-            do sample_synthetic(d, &r, src, &sl, tgt, &tl);
+            do d->task->sample(&r, &d->cfg, src, &sl, tgt, &tl);
             while (in_val(d, hash_tokens(src, sl)));
             ex = (Example){sl, tl, src, tgt};
         }

@@ -3,13 +3,71 @@
  * (source length + 1) positions; reversing needs a different offset at every step. */
 #include "data.h"
 
-#include "../tensor/rng.h"
+#include "../base/rng.h"
 
-void copy_sample(Rng *r, int symbols, int min_len, int max_len, bool reverse, int *src, int *src_len,
-                 int *tgt, int *tgt_len)
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+
+/* The alphabet: A, B, C ... for up to 26 symbols, else s0, s1, s2 ... */
+static void symbol_words(Vocab *v, const DataConfig *c)
 {
-    int n = min_len + (int)rng_below(r, (uint32_t)(max_len - min_len + 1));
-    for (int i = 0; i < n; i++) src[i] = TOK_FIRST_WORD + (int)rng_below(r, (uint32_t)symbols);
-    for (int i = 0; i < n; i++) tgt[i] = reverse ? src[n - 1 - i] : src[i];
+    for (int i = 0; i < c->symbols; i++) {
+        char w[16];
+        int n = c->symbols <= 26 ? snprintf(w, sizeof w, "%c", 'A' + i) : snprintf(w, sizeof w, "s%d", i);
+        vocab_add(v, w, (size_t)n);
+    }
+}
+
+static void symbol_lengths(const DataConfig *c, int *max_src, int *max_tgt)
+{
+    assert(c->symbols >= 1 && c->min_len >= 1 && c->max_len >= c->min_len && c->max_len <= 64);
+    *max_src = *max_tgt = c->max_len;
+}
+
+/* sum over the lengths of symbols^length */
+static double symbol_sources(const DataConfig *c)
+{
+    double n = 0;
+    for (int len = c->min_len; len <= c->max_len; len++) n += pow(c->symbols, len);
+    return n;
+}
+
+static int random_symbols(Rng *r, const DataConfig *c, int *src)
+{
+    int n = c->min_len + (int)rng_below(r, (uint32_t)(c->max_len - c->min_len + 1));
+    for (int i = 0; i < n; i++) src[i] = TOK_FIRST_WORD + (int)rng_below(r, (uint32_t)c->symbols);
+    return n;
+}
+
+static void copy_sample(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len)
+{
+    int n = random_symbols(r, c, src);
+    for (int i = 0; i < n; i++) tgt[i] = src[i];
     *src_len = *tgt_len = n;
 }
+
+static void reverse_sample(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len)
+{
+    int n = random_symbols(r, c, src);
+    for (int i = 0; i < n; i++) tgt[i] = src[n - 1 - i];
+    *src_len = *tgt_len = n;
+}
+
+const TaskSpec task_copy = {
+    .name = "copy",
+    .help = "repeat the source symbols (--symbols, --min-len, --max-len)",
+    .add_words = symbol_words,
+    .lengths = symbol_lengths,
+    .distinct_sources = symbol_sources,
+    .sample = copy_sample,
+};
+
+const TaskSpec task_reverse = {
+    .name = "reverse",
+    .help = "the source symbols in reverse order",
+    .add_words = symbol_words,
+    .lengths = symbol_lengths,
+    .distinct_sources = symbol_sources,
+    .sample = reverse_sample,
+};

@@ -12,11 +12,12 @@
  */
 #include "data.h"
 
-#include "../tensor/rng.h"
+#include "../base/rng.h"
 
 #include <string.h>
 
 enum { DETS = 3, ADJS = 8, NOUNS = 12, VERBS = 8, ADVS = 4 };
+enum { MAX_WORDS = 10 }; /* the longest sentence: det adj adj noun verb det adj adj noun adverb */
 enum { DET0 = 0, ADJ0 = DET0 + DETS, NOUN0 = ADJ0 + ADJS, VERB0 = NOUN0 + NOUNS, ADV0 = VERB0 + VERBS,
        WORDS = ADV0 + ADVS };
 
@@ -40,8 +41,9 @@ static const char *const g_target[WORDS] = {
 static int src_id(int word) { return TOK_FIRST_WORD + word; }
 static int tgt_id(int word) { return TOK_FIRST_WORD + WORDS + word; }
 
-void translate_vocab(Vocab *v)
+static void translate_words(Vocab *v, const DataConfig *c)
 {
+    (void)c;
     for (int i = 0; i < WORDS; i++) vocab_add(v, g_source[i], strlen(g_source[i]));
     for (int i = 0; i < WORDS; i++) vocab_add(v, g_target[i], strlen(g_target[i]));
 }
@@ -75,8 +77,9 @@ static int translate_np(const int *np, int n, int *out)
     return k;
 }
 
-void translate_sample(Rng *r, int *src, int *src_len, int *tgt, int *tgt_len)
+static void translate_sample(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len)
 {
+    (void)c;
     int subj[4], obj[4];
     int ns = noun_phrase(r, subj);
     int verb = VERB0 + (int)rng_below(r, VERBS);
@@ -97,3 +100,26 @@ void translate_sample(Rng *r, int *src, int *src_len, int *tgt, int *tgt_len)
     if (adverb >= 0) tgt[m++] = tgt_id(adverb);
     *tgt_len = m;
 }
+
+static void translate_lengths(const DataConfig *c, int *max_src, int *max_tgt)
+{
+    (void)c;
+    *max_src = *max_tgt = MAX_WORDS;
+}
+
+/* 3 determiners x (1 + 8 + 8*7 adjective lists) x 12 nouns = 2340 noun phrases; two of them,
+ * 8 verbs and 5 endings (4 adverbs or none) make 2.2e8 sentences: about 2e8, rounded down */
+static double translate_sources(const DataConfig *c)
+{
+    (void)c;
+    return 2e8;
+}
+
+const TaskSpec task_translate = {
+    .name = "translate",
+    .help = "a synthetic language pair: word order changes, every word has one translation",
+    .add_words = translate_words,
+    .lengths = translate_lengths,
+    .distinct_sources = translate_sources,
+    .sample = translate_sample,
+};

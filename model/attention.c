@@ -1,4 +1,4 @@
-/* attention.c - multi-head causal self-attention, and the one place the score scale is chosen.
+/* attention.c - multi-head causal self-attention, and the one place where the scores are formed.
  *
  * Why scale at all: if the entries of q and k are independent with mean 0 and variance 1,
  *     Var(q . k) = sum_i Var(q_i k_i) = dk,
@@ -10,6 +10,8 @@
 
 #include <assert.h>
 #include <math.h>
+
+/* ------------------------------------------------------------------ the score multiplier */
 
 double attention_scale(ScaleMode mode, double scale_const, int dk)
 {
@@ -24,7 +26,53 @@ double attention_scale(ScaleMode mode, double scale_const, int dk)
     return 0;
 }
 
-Tensor *attention_forward(Tape *tp, GptLayer *ly, const GptConfig *cfg, Tensor *a)
+const char *scale_mode_name(int mode, const char **help)
+{
+    static const char *const names[][2] = {
+        [SCALE_ONE] = {"1", "raw q.k: its std grows like sqrt(dk)"},
+        [SCALE_SQRT] = {"sqrt", "s = 1/sqrt(dk): score std near 1 at any head size"},
+        [SCALE_DK] = {"dk", "s = 1/dk"},
+        [SCALE_LEARNED] = {"learned", "one learned s per head, initially 1/sqrt(dk)"},
+    };
+    if (mode < 0 || mode >= SCALE_CONST) return NULL;
+    if (help) *help = names[mode][1];
+    return names[mode][0];
+}
+
+/* ------------------------------------------------------------------ score rules */
+
+/* A score rule turns the queries and keys of every head, q and k [B, H, T, dk], into the
+ * attention weights P [B, H, T, T] (causal mask, softmax: row i spreads 1 over keys j <= i),
+ * and says in *trace what it computed. Each way of forming scores is one rule, in one table. */
+typedef Tensor *(*ScoreRule)(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
+                             AttentionTrace *trace);
+
+/* S = s q k^T. A fixed s is folded into the softmax (one pass, S never stored); a learned s is
+ * a parameter per head with its own op. */
+static Tensor *dot_product_weights(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
+                                   AttentionTrace *trace)
+{
+    tp->scope = ly->label[LABEL_SCORES];
+    Tensor *qk = op_matmul(tp, q, k, TRANSPOSE_B);
+    if (cfg->scale_mode == SCALE_LEARNED) {
+        Tensor *S = op_scale_heads(tp, qk, ly->scale);
+        tp->scope = ly->label[LABEL_WEIGHTS];
+        *trace = (AttentionTrace){.scores = S, .scale = 1, .weights = op_softmax(tp, S, MASK_CAUSAL)};
+    } else {
+        real s = (real)attention_scale(cfg->scale_mode, cfg->scale_const, cfg->dk);
+        tp->scope = ly->label[LABEL_WEIGHTS];
+        *trace = (AttentionTrace){.scores = qk, .scale = s, .weights = op_softmax_scaled(tp, qk, s, MASK_CAUSAL)};
+    }
+    return trace->weights;
+}
+
+static const ScoreRule g_score_rules[] = {
+    [ATTN_DOT] = dot_product_weights,
+};
+
+/* ------------------------------------------------------------------ the attention block */
+
+Tensor *attention_forward(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *a, AttentionTrace *trace)
 {
     int B = a->shape[0], T = a->shape[1], H = cfg->heads, dk = cfg->dk;
     int split[4] = {B, T, H, dk}, to_heads[4] = {0, 2, 1, 3}, merged[3] = {B, T, H * dk};
@@ -37,32 +85,14 @@ Tensor *attention_forward(Tape *tp, GptLayer *ly, const GptConfig *cfg, Tensor *
     tp->scope = ly->label[LABEL_VALUES];
     Tensor *v = op_permute(tp, op_reshape(tp, op_linear(tp, a, ly->wv, ly->bv), 4, split), 4, to_heads);
 
-    /* S = s q k^T: [B, H, T, T]; entry (i, j) is how much query i matches key j.
-     * causal: position i attends to j <= i only; masked weights are exactly 0.
-     * A fixed s is folded into the softmax (one pass, S never stored); a learned s is a
-     * parameter per head with its own op. */
-    tp->scope = ly->label[LABEL_SCORES];
-    Tensor *qk = op_matmul(tp, q, k, false, true);
-    Tensor *P;
-    if (cfg->scale_mode == SCALE_LEARNED) {
-        Tensor *S = op_scale_heads(tp, qk, ly->scale);
-        tp->scope = ly->label[LABEL_WEIGHTS];
-        P = op_softmax(tp, S, true);
-        ly->scores = S;
-        ly->score_scale = 1;
-    } else {
-        real s = (real)attention_scale(cfg->scale_mode, cfg->scale_const, cfg->dk);
-        tp->scope = ly->label[LABEL_WEIGHTS];
-        P = op_softmax_scaled(tp, qk, s, true);
-        ly->scores = qk;
-        ly->score_scale = s;
-    }
-    ly->probs = P;
+    /* P [B, H, T, T]: entry (i, j) is how much query i takes from key j (0 for j > i) */
+    assert(cfg->attn >= 0 && cfg->attn < (int)(sizeof g_score_rules / sizeof g_score_rules[0]));
+    Tensor *P = g_score_rules[cfg->attn](tp, ly, cfg, q, k, trace);
 
     /* o = P v, heads merged back: [B, H, T, dk] -> [B, T, H, dk] -> [B, T, H*dk] -> Wo */
     P = op_dropout(tp, P, (real)cfg->attn_dropout);
     tp->scope = ly->label[LABEL_ATTN_OUT];
-    Tensor *o = op_matmul(tp, P, v, false, false);
+    Tensor *o = op_matmul(tp, P, v, TRANSPOSE_NONE);
     o = op_reshape(tp, op_permute(tp, o, 4, to_heads), 3, merged);
     return op_linear(tp, o, ly->wo, ly->bo);
 }

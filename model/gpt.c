@@ -1,7 +1,7 @@
 /* gpt.c - the decoder's parameters, their initialisation and the forward pass. */
 #include "gpt.h"
 
-#include "../tensor/rng.h"
+#include "../base/rng.h"
 
 #include <assert.h>
 #include <math.h>
@@ -102,12 +102,12 @@ bool gpt_param_decays(const Tensor *p) { return p->ndim == 2; }
 
 void gpt_init(Gpt *m, uint64_t seed)
 {
-    Rng r = rng_stream(seed, 1); /* stream 1: initialisation */
+    Rng r = rng_stream(seed, RNG_STREAM_INIT);
     for (int i = 0; i < m->n_params; i++) {
         Tensor *p = m->params[i];
         const char *suffix = strrchr(p->name, '.');
         if (is_embedding(p)) {
-            for (size_t j = 0; j < p->size; j++) p->data[j] = (real)(0.02 * rng_normal(&r));
+            for (size_t j = 0; j < p->size; j++) p->data[j] = (real)(GPT_EMBEDDING_STD * rng_normal(&r));
         } else if (p->ndim == 2) {
             /* Xavier/Glorot: U(-b, b) has variance b^2/3 = 2/(fan_in + fan_out), which keeps
              * the variance of activations and of gradients roughly constant across layers. */
@@ -117,7 +117,8 @@ void gpt_init(Gpt *m, uint64_t seed)
         } else if (suffix && !strcmp(suffix, ".g")) {
             for (size_t j = 0; j < p->size; j++) p->data[j] = 1;
         } else if (suffix && !strcmp(suffix, ".scale")) {
-            for (size_t j = 0; j < p->size; j++) p->data[j] = (real)(1 / sqrt((double)m->cfg.dk));
+            real s = (real)attention_scale(SCALE_SQRT, 0, m->cfg.dk);
+            for (size_t j = 0; j < p->size; j++) p->data[j] = s;
         } else {
             for (size_t j = 0; j < p->size; j++) p->data[j] = 0; /* biases */
         }
@@ -126,7 +127,7 @@ void gpt_init(Gpt *m, uint64_t seed)
 
 /* ------------------------------------------------------------------ forward */
 
-Tensor *gpt_forward(Gpt *m, Tape *tp, const int *tokens, int B, int T)
+Tensor *gpt_forward(Gpt *m, Tape *tp, const int *tokens, int B, int T, AttentionTrace *trace)
 {
     const GptConfig *c = &m->cfg;
     assert(T >= 1 && T <= c->context);
@@ -140,12 +141,13 @@ Tensor *gpt_forward(Gpt *m, Tape *tp, const int *tokens, int B, int T)
     for (int l = 0; l < c->layers; l++) {
         GptLayer *ly = &m->layer[l];
         tp->scope = ly->label[LABEL_LN1];
-        Tensor *a = op_layernorm(tp, x, ly->ln1_g, ly->ln1_b, (real)1e-5);
-        Tensor *att = attention_forward(tp, ly, c, a);
+        Tensor *a = op_layernorm(tp, x, ly->ln1_g, ly->ln1_b, (real)GPT_LAYERNORM_EPS);
+        AttentionTrace unused;
+        Tensor *att = attention_forward(tp, ly, c, a, trace ? &trace[l] : &unused);
         tp->scope = ly->label[LABEL_RESIDUAL];
         x = op_add(tp, x, op_dropout(tp, att, (real)c->dropout));
         tp->scope = ly->label[LABEL_LN2];
-        Tensor *h = op_layernorm(tp, x, ly->ln2_g, ly->ln2_b, (real)1e-5);
+        Tensor *h = op_layernorm(tp, x, ly->ln2_g, ly->ln2_b, (real)GPT_LAYERNORM_EPS);
         tp->scope = ly->label[LABEL_MLP_HIDDEN];
         h = op_gelu(tp, op_linear(tp, h, ly->w1, ly->b1));
         tp->scope = ly->label[LABEL_MLP_OUT];
@@ -154,7 +156,7 @@ Tensor *gpt_forward(Gpt *m, Tape *tp, const int *tokens, int B, int T)
         x = op_add(tp, x, op_dropout(tp, h, (real)c->dropout));
     }
     tp->scope = "final layernorm";
-    Tensor *f = op_layernorm(tp, x, m->lnf_g, m->lnf_b, (real)1e-5);
+    Tensor *f = op_layernorm(tp, x, m->lnf_g, m->lnf_b, (real)GPT_LAYERNORM_EPS);
     tp->scope = "logits";
     Tensor *logits = op_linear(tp, f, m->lm_head, NULL);
     tp->scope = NULL;

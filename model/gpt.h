@@ -19,9 +19,18 @@ typedef enum ScaleMode {
     SCALE_ONE,     /* s = 1 */
     SCALE_SQRT,    /* s = 1 / sqrt(dk): Var(s q.k) = 1 when q, k have unit-variance entries */
     SCALE_DK,      /* s = 1 / dk */
-    SCALE_CONST,   /* s = 1 / c for a given constant c */
     SCALE_LEARNED, /* s = a learnable number per head, initialised at 1 / sqrt(dk) */
+    SCALE_CONST,   /* s = 1 / c for a given constant c (last: it has no name, a number stands for it) */
 } ScaleMode;
+
+/* How a head turns q and k into scores (model/attention.c keeps one row per kind). */
+typedef enum AttnKind {
+    ATTN_DOT,      /* S = s q.k, s as the ScaleMode says */
+} AttnKind;
+
+/* Constants of the architecture, named once. */
+#define GPT_LAYERNORM_EPS 1e-5  /* added to the variance in every LayerNorm */
+#define GPT_EMBEDDING_STD 0.02  /* token and position embeddings start as N(0, 0.02^2) */
 
 typedef struct GptConfig {
     int vocab;         /* V */
@@ -30,6 +39,7 @@ typedef struct GptConfig {
     int dmodel;        /* C */
     int heads;         /* H */
     int dk;            /* head size (q, k, v per head); often C / H, but free */
+    AttnKind attn;     /* how scores are formed */
     ScaleMode scale_mode;
     double scale_const;   /* c for SCALE_CONST */
     double attn_dropout;  /* on the attention weights P */
@@ -37,8 +47,11 @@ typedef struct GptConfig {
     double init_gain;     /* multiplies every Xavier bound */
 } GptConfig;
 
-/* The multiplier s for a fixed scale mode (not SCALE_LEARNED). */
+/* The multiplier s for a fixed scale mode (not SCALE_LEARNED): the one place s is computed. */
 double attention_scale(ScaleMode mode, double scale_const, int dk);
+/* The name of a scale mode as --scale spells it ("1", "sqrt", "dk", "learned"), and a line of
+ * help; NULL for SCALE_CONST (given as a number) and past the last mode. */
+const char *scale_mode_name(int mode, const char **help);
 
 /* The parts of a layer whose tensors are named (see gpt_create). */
 enum {
@@ -53,11 +66,15 @@ typedef struct GptLayer {
     Tensor *ln2_g, *ln2_b;
     Tensor *w1, *b1, *w2, *b2;
     char label[LABEL_COUNT][40]; /* "layer 2 attention scores": names for error messages */
-    /* What the last forward pass saw, for the metrics (valid until the tape is reset). */
-    Tensor *scores;            /* [B, H, T, T] before the mask: q k^T, or s q k^T when s is learned */
-    real score_scale;          /* what `scores` must be multiplied by to give S = s q k^T */
-    Tensor *probs;             /* P = softmax(S), before dropout */
 } GptLayer;
+
+/* What one layer's attention computed in a forward pass, for the metrics: valid until the
+ * tape is reset. The scores S as the softmax saw them are scale * scores. */
+typedef struct AttentionTrace {
+    Tensor *scores;  /* [B, H, T, T], before the mask */
+    real scale;      /* the multiplier still to apply to `scores` (1 when already applied) */
+    Tensor *weights; /* P = softmax(S) with the causal mask, before dropout */
+} AttentionTrace;
 
 #define GPT_MAX_PARAMS 512
 
@@ -81,18 +98,19 @@ typedef struct Gpt {
 /* Allocates the parameters (uninitialised); cfg must be valid. */
 void gpt_create(Gpt *m, const GptConfig *cfg);
 void gpt_free(Gpt *m);
-/* Xavier/Glorot uniform for weight matrices, N(0, 0.02) for embeddings, 0 for biases,
- * 1 for LN gains, 1/sqrt(dk) for learned scales; from the given RNG seed. */
+/* Xavier/Glorot uniform for weight matrices, N(0, GPT_EMBEDDING_STD^2) for embeddings, 0 for
+ * biases, 1 for LN gains, 1/sqrt(dk) for learned scales; from the given seed. */
 void gpt_init(Gpt *m, uint64_t seed);
 Tensor *gpt_param(const Gpt *m, const char *name); /* NULL when there is no such parameter */
 /* True for parameters that get weight decay: the 2-D weight matrices and embeddings. */
 bool gpt_param_decays(const Tensor *p);
 
 /* Records the forward pass for tokens [B, T] (T <= context) on the tape; returns logits
- * [B, T, V]. The tape's `training` flag switches dropout on or off. */
-Tensor *gpt_forward(Gpt *m, Tape *tp, const int *tokens, int B, int T);
+ * [B, T, V]. The tape's `training` flag switches dropout on or off. When `trace` is not NULL,
+ * trace[l] receives what layer l's attention computed. */
+Tensor *gpt_forward(Gpt *m, Tape *tp, const int *tokens, int B, int T, AttentionTrace *trace);
 
-/* The attention sub-block of one layer: a [B, T, C] -> [B, T, C]. */
-Tensor *attention_forward(Tape *tp, GptLayer *ly, const GptConfig *cfg, Tensor *a);
+/* The attention sub-block of one layer: a [B, T, C] -> [B, T, C]; fills *trace. */
+Tensor *attention_forward(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *a, AttentionTrace *trace);
 
 #endif

@@ -1,6 +1,8 @@
 /* metrics.c - score statistics, attention entropy and peakedness, per layer. */
 #include "metrics.h"
 
+#include "../tensor/parallel.h"
+
 #include <assert.h>
 #include <math.h>
 #include <string.h>
@@ -11,13 +13,14 @@ typedef struct StatSums {
     double rows, ent, ent_rows, ent_norm, maxw;
 } StatSums;
 
-AttentionStats attention_stats(Arena *scratch, const Tensor *S, real s_scale, const Tensor *P,
-                               const unsigned char *row_valid)
+AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, const unsigned char *row_valid)
 {
+    const Tensor *S = trace->scores, *P = trace->weights;
+    real s_scale = trace->scale;
     assert(S->ndim == 4 && tensor_same_shape(S, P) && S->shape[2] == S->shape[3]);
     int B = S->shape[0], H = S->shape[1], T = S->shape[2];
     StatSums *parts = arena_calloc(scratch, (size_t)B * H * sizeof *parts);
-#pragma omp parallel for schedule(static) if (S->size >= 32768)
+#pragma omp parallel for schedule(static) if (S->size >= PARALLEL_MIN)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H;
         StatSums *st = &parts[bh];

@@ -2,7 +2,7 @@
 #ifndef MODEL_METRICS_H
 #define MODEL_METRICS_H
 
-#include "../tensor/tensor.h"
+#include "gpt.h"
 
 typedef struct AttentionStats {
     double score_mean, score_std; /* of the scaled scores s q.k over visible (unmasked) entries */
@@ -12,13 +12,12 @@ typedef struct AttentionStats {
     long rows, entries;   /* how many rows and entries were averaged */
 } AttentionStats;
 
-/* From the scores S = s * scores and weights P, both [B, H, T, T] with a causal mask (row i
- * sees j <= i).
+/* From one layer's trace: the scores S = trace->scale * trace->scores and the weights P, both
+ * [B, H, T, T] with a causal mask (row i sees j <= i).
  * row_valid[b * T + i] says whether query i of sequence b is a real token (not padding);
  * NULL counts every row. Summed in a fixed order: same result for any thread count.
  * Scratch space comes from `scratch` (the tape's arena: no allocation). */
-AttentionStats attention_stats(Arena *scratch, const Tensor *scores, real s, const Tensor *P,
-                               const unsigned char *row_valid);
+AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, const unsigned char *row_valid);
 
 /* sqrt(sum of squares), in double. */
 double l2_norm(const real *x, size_t n);

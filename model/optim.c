@@ -1,15 +1,26 @@
-/* optim.c - AdamW (Loshchilov & Hutter) and plain SGD.
- *
- * Adam keeps running averages of the gradient (m) and of its square (v):
- *     m = b1 m + (1 - b1) g,   v = b2 v + (1 - b2) g^2,   mhat = m / (1 - b1^t),  vhat = v / (1 - b2^t)
- *     p -= lr * (mhat / (sqrt(vhat) + eps) + wd * p)
- * Each step is roughly lr in size whatever the gradient's scale; the decay term is "decoupled":
- * it shrinks p directly instead of being added to g (where Adam would rescale it).
- */
+/* optim.c - what every optimizer shares: the table of optimizers, their state buffers, the
+ * learning-rate schedule, the gradient norm and clipping, and the all-or-nothing update. */
 #include "optim.h"
+
+#include "../tensor/parallel.h"
 
 #include <math.h>
 #include <string.h>
+
+static const OptimSpec *const g_optimizers[] = {
+    [OPTIM_ADAMW] = &optim_adamw,
+    [OPTIM_SGD] = &optim_sgd,
+};
+enum { N_OPTIMIZERS = (int)(sizeof g_optimizers / sizeof g_optimizers[0]) };
+
+const OptimSpec *optim_spec(int kind) { return kind >= 0 && kind < N_OPTIMIZERS ? g_optimizers[kind] : NULL; }
+
+const char *optim_name(int kind, const char **help)
+{
+    const OptimSpec *s = optim_spec(kind);
+    if (s && help) *help = s->help;
+    return s ? s->name : NULL;
+}
 
 enum { NORM_CHUNK = 4096 };
 
@@ -17,6 +28,7 @@ void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const boo
 {
     memset(o, 0, sizeof *o);
     o->cfg = *cfg;
+    o->spec = optim_spec(cfg->kind);
     o->params = params;
     o->decay = decay;
     o->n_params = n_params;
@@ -25,15 +37,13 @@ void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const boo
         o->n_values += params[i]->size;
         o->n_partial += (params[i]->size + NORM_CHUNK - 1) / NORM_CHUNK;
     }
-    o->m = mem_alloc(o->n_values * sizeof(real)); /* zeroed */
-    o->v = mem_alloc(o->n_values * sizeof(real));
+    for (int s = 0; s < o->spec->n_state; s++) o->state[s] = mem_alloc(o->n_values * sizeof(real)); /* zeroed */
     o->partial = mem_alloc(o->n_partial * sizeof(double));
 }
 
 void optim_free(Optimizer *o)
 {
-    mem_free(o->m);
-    mem_free(o->v);
+    for (int s = 0; s < OPTIM_MAX_STATE; s++) mem_free(o->state[s]);
     mem_free(o->partial);
     memset(o, 0, sizeof *o);
 }
@@ -58,7 +68,7 @@ double optim_grad_norm(Optimizer *o)
         const Tensor *p = o->params[i];
         long chunks = (long)((p->size + NORM_CHUNK - 1) / NORM_CHUNK);
         double *part = o->partial + k;
-#pragma omp parallel for schedule(static) if (chunks > 8)
+#pragma omp parallel for schedule(static) if (p->size >= PARALLEL_MIN)
         for (long c = 0; c < chunks; c++) {
             size_t j0 = (size_t)c * NORM_CHUNK, j1 = j0 + NORM_CHUNK < p->size ? j0 + NORM_CHUNK : p->size;
             double s = 0;
@@ -76,54 +86,29 @@ void optim_scale_grads(Optimizer *o, double f)
 {
     for (int i = 0; i < o->n_params; i++) {
         Tensor *p = o->params[i];
-#pragma omp parallel for schedule(static) if (p->size > 65536)
+#pragma omp parallel for schedule(static) if (p->size >= PARALLEL_MIN)
         for (size_t j = 0; j < p->size; j++) p->grad[j] = (real)(p->grad[j] * f);
     }
 }
 
-/* The new values of one element: SGD changes only p; AdamW also m and v. In the working
- * precision, with the bias corrections as factors, so that the loops vectorise. */
-typedef struct UpdateConsts {
-    real lr, wd, b1, b2, c1, c2, inv_bc1, inv_bc2, eps;
-    bool sgd;
-} UpdateConsts;
-
-static inline void update_one(const UpdateConsts *k, real p, real g, real m, real v, real *np, real *nm, real *nv)
+/* The state buffers of the parameter that starts at element `off`. */
+static void state_at(const Optimizer *o, size_t off, real **out)
 {
-    if (k->sgd) { /* p -= lr (g + wd p) */
-        *np = p - k->lr * (g + k->wd * p);
-        *nm = m;
-        *nv = v;
-        return;
-    }
-    real m2 = k->b1 * m + k->c1 * g, v2 = k->b2 * v + k->c2 * g * g;
-    real step = (m2 * k->inv_bc1) / (real_sqrt(v2 * k->inv_bc2) + k->eps) + k->wd * p;
-    *np = p - k->lr * step;
-    *nm = m2;
-    *nv = v2;
+    for (int s = 0; s < o->spec->n_state; s++) out[s] = o->state[s] + off;
 }
 
 bool optim_step(Optimizer *o, int step, double lr, int *bad_param)
 {
-    const OptimConfig *c = &o->cfg;
-    UpdateConsts k = {(real)lr, 0, (real)c->beta1, (real)c->beta2, (real)(1 - c->beta1), (real)(1 - c->beta2),
-                      (real)(1 / (1 - pow(c->beta1, step + 1))), (real)(1 / (1 - pow(c->beta2, step + 1))), (real)c->eps,
-                      c->kind == OPTIM_SGD};
+    OptimStep k = {&o->cfg, step, lr, 0};
+    real *state[OPTIM_MAX_STATE];
     /* Pass 1 computes every new value without storing it: a step that would produce a NaN or
      * an Inf (an overflow, a bad gradient) must leave the model exactly as it was. */
     size_t off = 0;
     for (int i = 0; i < o->n_params; i++) {
-        const Tensor *p = o->params[i];
-        const real *m = o->m + off, *v = o->v + off;
-        k.wd = o->decay[i] ? (real)c->weight_decay : 0;
-        real probe = 0; /* x * 0 is NaN exactly when x is NaN or infinite */
-#pragma omp parallel for simd schedule(static) reduction(+ : probe) if (p->size > 65536)
-        for (size_t j = 0; j < p->size; j++) {
-            real np, nm, nv;
-            update_one(&k, p->data[j], p->grad[j], m[j], v[j], &np, &nm, &nv);
-            probe += np * 0 + nm * 0 + nv * 0;
-        }
-        if (probe != 0) {
+        Tensor *p = o->params[i];
+        k.weight_decay = o->decay[i] ? o->cfg.weight_decay : 0;
+        state_at(o, off, state);
+        if (o->spec->update(&k, p->size, p->data, p->grad, state, false) != 0) {
             *bad_param = i;
             return false;
         }
@@ -133,10 +118,9 @@ bool optim_step(Optimizer *o, int step, double lr, int *bad_param)
     off = 0;
     for (int i = 0; i < o->n_params; i++) {
         Tensor *p = o->params[i];
-        real *m = o->m + off, *v = o->v + off;
-        k.wd = o->decay[i] ? (real)c->weight_decay : 0;
-#pragma omp parallel for simd schedule(static) if (p->size > 65536)
-        for (size_t j = 0; j < p->size; j++) update_one(&k, p->data[j], p->grad[j], m[j], v[j], &p->data[j], &m[j], &v[j]);
+        k.weight_decay = o->decay[i] ? o->cfg.weight_decay : 0;
+        state_at(o, off, state);
+        o->spec->update(&k, p->size, p->data, p->grad, state, true);
         off += p->size;
     }
     return true;

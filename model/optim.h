@@ -1,5 +1,10 @@
-/* optim.h - AdamW and SGD over a list of parameters, the learning-rate schedule, and
- * global-norm gradient clipping. */
+/* optim.h - optimizers over a list of parameters, the learning-rate schedule, and global-norm
+ * gradient clipping.
+ *
+ * An optimizer is one OptimSpec (its own file, optim_<name>.c) and one row of the table in
+ * optim.c: its name, the state it keeps per parameter element (named, so that checkpoints can
+ * store it as "optim.<state>.<parameter>") and its update rule.
+ */
 #ifndef MODEL_OPTIM_H
 #define MODEL_OPTIM_H
 
@@ -15,13 +20,44 @@ typedef struct OptimConfig {
     double weight_decay;        /* decoupled: p -= lr * wd * p, on the parameters marked to decay */
 } OptimConfig;
 
+enum { OPTIM_MAX_STATE = 4 };
+
+/* The constants of one update. */
+typedef struct OptimStep {
+    const OptimConfig *cfg;
+    int step;                   /* 0-based (Adam's bias correction counts step + 1 updates) */
+    double lr;
+    double weight_decay;        /* for this parameter: cfg->weight_decay, or 0 where it does not decay */
+} OptimStep;
+
+typedef struct OptimSpec {
+    const char *name;           /* as --optim spells it */
+    const char *help;
+    int n_state;                /* buffers kept per parameter element */
+    const char *state_name[OPTIM_MAX_STATE]; /* "m", "v": checkpoints store "optim.m.h.0.attn.wq" */
+    bool state_nonnegative[OPTIM_MAX_STATE]; /* checked on load (a second moment is a mean of squares) */
+    /* The new values of n elements of one parameter: p from p, its gradient g and the state
+     * buffers (state[i] + the parameter's offset). With apply, they are written in place and
+     * the result is 0. Without, nothing is written and the result is the sum of 0 * every new
+     * value: NaN exactly when one of them would be NaN or infinite. */
+    real (*update)(const OptimStep *k, size_t n, real *p, const real *g, real *const *state, bool apply);
+} OptimSpec;
+
+extern const OptimSpec optim_adamw, optim_sgd;
+
+/* The spec of an optimizer kind; NULL past the last. */
+const OptimSpec *optim_spec(int kind);
+/* Its name as --optim spells it and a line of help; NULL past the last. */
+const char *optim_name(int kind, const char **help);
+
 typedef struct Optimizer {
     OptimConfig cfg;
+    const OptimSpec *spec;
     Tensor **params;
     const bool *decay;          /* per parameter */
     int n_params;
-    size_t n_values;            /* total elements; m and v follow the parameters' order */
-    real *m, *v;                /* Adam's first and second moments */
+    size_t n_values;            /* total elements; each state buffer follows the parameters' order */
+    real *state[OPTIM_MAX_STATE]; /* spec->n_state buffers of n_values, zero at the start */
     double *partial;            /* scratch for the deterministic gradient norm */
     size_t n_partial;
 } Optimizer;
@@ -36,7 +72,7 @@ double optim_grad_norm(Optimizer *o);
 /* Multiply every gradient by f (used to clip to a maximum global norm). */
 void optim_scale_grads(Optimizer *o, double f);
 /* One update with learning rate lr; `step` is the 0-based step (for Adam's bias correction).
- * If any new value (parameter or Adam moment) would be NaN or infinite, nothing is changed and
+ * If any new value (parameter or state) would be NaN or infinite, nothing is changed and
  * the function returns false with the index of the first such parameter in *bad_param. */
 bool optim_step(Optimizer *o, int step, double lr, int *bad_param);
 

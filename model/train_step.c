@@ -1,20 +1,48 @@
-/* train_step.c - see train_step.h. */
+/* train_step.c - the training step (see train_step.h). */
 #include "train_step.h"
 
+#include "../base/rng.h"
+
+#include <math.h>
 #include <string.h>
 
-StepResult gpt_train_step(Gpt *m, Tape *tp, Optimizer *opt, const int *tokens, const int *targets,
-                          const unsigned char *mask, int B, int T, int step, double clip)
+uint64_t train_dropout_key(uint64_t seed, int step) { return rng_key(rng_key(seed, RNG_STREAM_DROPOUT), (uint64_t)step); }
+
+StepResult train_step(Trainer *t, const StepBatch *b, int step, const StepHooks *hooks)
 {
-    StepResult r;
+    static const StepHooks none = {0};
+    const StepHooks *h = hooks ? hooks : &none;
+    Gpt *m = t->model;
+    Tape *tp = t->tape;
+    StepResult res = {.grad_norm = NAN, .lr = optim_lr(&t->opt->cfg, step)};
+    if (h->before_forward) h->before_forward(h->ctx, step);
+
+    /* forward: the model's logits and the mean cross-entropy of the answer positions */
     memset(m->grads, 0, m->n_values * sizeof(real));
-    Tensor *loss = op_cross_entropy(tp, gpt_forward(m, tp, tokens, B, T), targets, mask);
-    tape_backward(tp, loss);
-    r.loss = loss->data[0];
-    r.grad_norm = optim_grad_norm(opt);
-    if (clip > 0 && r.grad_norm > clip) optim_scale_grads(opt, clip / r.grad_norm);
-    int bad;
-    r.updated = optim_step(opt, step, optim_lr(&opt->cfg, step), &bad);
-    tape_reset(tp);
-    return r;
+    tp->training = true;
+    tp->grad_enabled = true;
+    tp->dropout_key = train_dropout_key(t->seed, step);
+    Tensor *logits = gpt_forward(m, tp, b->tokens, b->B, b->T, t->trace);
+    Tensor *loss = op_cross_entropy(tp, logits, b->targets, b->mask);
+    res.loss = loss->data[0];
+    bool ok = !h->after_forward || h->after_forward(h->ctx, step, loss);
+
+    /* backward: d(loss)/d(every parameter), into m->grads */
+    if (ok) {
+        tape_backward(tp, loss);
+        res.backward = true;
+        ok = !h->after_backward || h->after_backward(h->ctx, step, loss);
+        res.grad_norm = optim_grad_norm(t->opt);
+    }
+    if (h->before_update) h->before_update(h->ctx, step, &res, logits, loss);
+
+    /* update: clip the gradient to a global norm of at most t->clip, then one optimizer step */
+    if (ok) {
+        if (t->clip > 0 && res.grad_norm > t->clip) optim_scale_grads(t->opt, t->clip / res.grad_norm);
+        int bad;
+        res.updated = optim_step(t->opt, step, res.lr, &bad);
+        if (!res.updated && h->update_refused) h->update_refused(h->ctx, step, &res, bad);
+    }
+    tape_reset(tp); /* the activations' memory is reused by the next step */
+    return res;
 }

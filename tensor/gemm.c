@@ -23,19 +23,12 @@
 #include <omp.h>
 #include <string.h>
 
-GemmShape gemm_shape(int M, int N, int K, bool trans_a, bool trans_b, bool accumulate)
+GemmShape gemm_layout(GemmShape s)
 {
-    GemmShape s = {0};
-    s.M = M;
-    s.N = N;
-    s.K = K;
-    s.trans_a = trans_a;
-    s.trans_b = trans_b;
-    s.lda = trans_a ? M : K;
-    s.ldb = trans_b ? K : N;
-    s.ldc = N;
-    s.accumulate = accumulate;
-    s.batch = 1;
+    s.lda = s.trans_a ? s.M : s.K;
+    s.ldb = s.trans_b ? s.K : s.N;
+    s.ldc = s.N;
+    if (s.batch == 0) s.batch = 1;
     return s;
 }
 

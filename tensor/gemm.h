@@ -15,15 +15,17 @@
 
 typedef struct GemmShape {
     int M, N, K;
-    int lda, ldb, ldc;
     bool trans_a, trans_b;
     bool accumulate;          /* C += op(A) op(B) instead of C = ... */
+    int lda, ldb, ldc;
     int batch;                /* number of independent products (>= 1) */
     size_t stride_a, stride_b, stride_c; /* distance between consecutive batch items */
 } GemmShape;
 
-/* A GemmShape for one product of row-major matrices with natural strides. */
-GemmShape gemm_shape(int M, int N, int K, bool trans_a, bool trans_b, bool accumulate);
+/* s with the row strides of densely stored row-major matrices filled in (and batch 1 when it
+ * was left 0). Written with named fields:
+ *     GemmShape s = gemm_layout((GemmShape){.M = m, .N = n, .K = k, .trans_b = true}); */
+GemmShape gemm_layout(GemmShape s);
 
 void gemm(const GemmShape *s, const real *A, const real *B, real *C);
 /* Where x86 intrinsics speed up a part of gemm, a portable loop computes the same values;

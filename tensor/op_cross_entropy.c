@@ -5,20 +5,26 @@
  * positions whose mask is set (count of them); masked-out rows get no loss and no gradient.
  */
 #include "ops.h"
+#include "parallel.h"
 
 #include <assert.h>
 #include <string.h>
 
-#define PARALLEL_MIN 32768
+typedef struct CrossEntropySaved {
+    const real *lse;  /* per row: log sum_j exp(z_j) */
+    const int *targets; /* per row: the target, or -1 where masked out */
+    int count;        /* rows that count */
+} CrossEntropySaved;
 
 static void cross_entropy_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *z = e->in[0];
-    const int *t = e->aux;
-    const real *lse = e->saved;
+    const CrossEntropySaved *s = e->saved;
+    const int *t = s->targets;
+    const real *lse = s->lse;
     int V = tensor_cols(z);
     size_t rows = tensor_rows(z);
-    int count = e->i[0];
+    int count = s->count;
     if (count == 0) return;
     real scale = e->out->grad[0] / count, *dz = tape_grad(tp, z);
     /* d loss / d z_j = (softmax(z)_j - [j == t]) / count */
@@ -62,9 +68,10 @@ Tensor *op_cross_entropy(Tape *tp, Tensor *logits, const int *targets, const uns
     out->data[0] = count ? (real)(sum / count) : 0;
     TapeEntry *e = tape_push(tp, cross_entropy_backward, "cross_entropy", out, logits, NULL, NULL);
     if (e) {
-        e->saved = lse;
-        e->aux = t;
-        e->i[0] = count;
+        CrossEntropySaved *s = tape_save(tp, e, sizeof *s);
+        s->lse = lse;
+        s->targets = t;
+        s->count = count;
     }
     return out;
 }

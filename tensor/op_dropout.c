@@ -5,23 +5,29 @@
  * function of (key, i), recomputed in the backward pass, identical for any thread count.
  */
 #include "ops.h"
-#include "rng.h"
+#include "parallel.h"
+
+#include "../base/rng.h"
 
 #include <assert.h>
 
-#define PARALLEL_MIN 32768
-
 static inline bool keep(uint64_t key, size_t i, real p) { return rng_uniform_at(key, i) >= p; }
+
+typedef struct DropoutSaved {
+    real p;       /* the drop rate */
+    uint64_t key; /* the mask's key: the mask is recomputed, not stored */
+} DropoutSaved;
 
 static void dropout_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *x = e->in[0];
-    real p = e->f[0], inv = 1 / (1 - p), *dx = tape_grad(tp, x);
+    const DropoutSaved *s = e->saved;
+    real p = s->p, inv = 1 / (1 - p), *dx = tape_grad(tp, x);
     const real *g = e->out->grad;
     /* d out_i / d x_i = keep_i / (1 - p) */
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
     for (size_t i = 0; i < x->size; i++)
-        if (keep(e->key, i, p)) dx[i] += g[i] * inv;
+        if (keep(s->key, i, p)) dx[i] += g[i] * inv;
 }
 
 Tensor *op_dropout(Tape *tp, Tensor *x, real p)
@@ -35,8 +41,9 @@ Tensor *op_dropout(Tape *tp, Tensor *x, real p)
     for (size_t i = 0; i < x->size; i++) out->data[i] = keep(key, i, p) ? x->data[i] * inv : 0;
     TapeEntry *e = tape_push(tp, dropout_backward, "dropout", out, x, NULL, NULL);
     if (e) {
-        e->f[0] = p;
-        e->key = key;
+        DropoutSaved *s = tape_save(tp, e, sizeof *s);
+        s->p = p;
+        s->key = key;
     }
     return out;
 }

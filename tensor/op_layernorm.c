@@ -4,15 +4,46 @@
  *                       xhat = (x - mu) r,  y = xhat * gain + bias.
  */
 #include "ops.h"
+#include "parallel.h"
 
 #include <assert.h>
 
-#define PARALLEL_MIN 32768
+typedef struct LayernormSaved {
+    const real *stats; /* per row: mu, r */
+} LayernormSaved;
+
+/* The gain and bias gradients of columns [j0, j1): sums over rows, one thread per block. */
+typedef struct LayernormParamGrads {
+    const Tensor *x;
+    const real *g, *stats;
+    real *dgain, *dbias; /* NULL where no gradient is wanted */
+} LayernormParamGrads;
+
+static void layernorm_param_block(void *ctx, int j0, int j1)
+{
+    const LayernormParamGrads *c = ctx;
+    int C = tensor_cols(c->x);
+    size_t rows = tensor_rows(c->x);
+    real sg[COLUMN_BLOCK] = {0}, sb[COLUMN_BLOCK] = {0};
+    for (size_t row = 0; row < rows; row++) {
+        const real *xr = c->x->data + row * C, *gr = c->g + row * C;
+        real mu = c->stats[2 * row], r = c->stats[2 * row + 1];
+        for (int j = j0; j < j1; j++) {
+            sg[j - j0] += gr[j] * (xr[j] - mu) * r;
+            sb[j - j0] += gr[j];
+        }
+    }
+    for (int j = j0; j < j1; j++) {
+        if (c->dgain) c->dgain[j] += sg[j - j0];
+        if (c->dbias) c->dbias[j] += sb[j - j0];
+    }
+}
 
 static void layernorm_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *x = e->in[0], *gain = e->in[1], *bias = e->in[2];
-    const real *stats = e->saved; /* mean, rstd per row */
+    const LayernormSaved *saved = e->saved;
+    const real *stats = saved->stats;
     const real *g = e->out->grad;
     int C = tensor_cols(x);
     size_t rows = tensor_rows(x);
@@ -40,29 +71,11 @@ static void layernorm_backward(Tape *tp, TapeEntry *e)
         }
     }
     if (gain->requires_grad || bias->requires_grad) {
-        /* dgain_j = sum over rows of g xhat,  dbias_j = sum over rows of g.
-         * Split by columns so each sum is taken by one thread, rows in order. */
-        real *dgain = gain->requires_grad ? tape_grad(tp, gain) : NULL;
-        real *dbias = bias->requires_grad ? tape_grad(tp, bias) : NULL;
-        enum { COLS = 64 };
-        int blocks = (C + COLS - 1) / COLS;
-#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
-        for (int blk = 0; blk < blocks; blk++) {
-            int j0 = blk * COLS, j1 = j0 + COLS < C ? j0 + COLS : C;
-            real sg[COLS] = {0}, sb[COLS] = {0};
-            for (size_t row = 0; row < rows; row++) {
-                const real *xr = x->data + row * C, *gr = g + row * C;
-                real mu = stats[2 * row], r = stats[2 * row + 1];
-                for (int j = j0; j < j1; j++) {
-                    sg[j - j0] += gr[j] * (xr[j] - mu) * r;
-                    sb[j - j0] += gr[j];
-                }
-            }
-            for (int j = j0; j < j1; j++) {
-                if (dgain) dgain[j] += sg[j - j0];
-                if (dbias) dbias[j] += sb[j - j0];
-            }
-        }
+        /* dgain_j = sum over rows of g xhat,  dbias_j = sum over rows of g */
+        LayernormParamGrads c = {x, g, stats, NULL, NULL};
+        if (gain->requires_grad) c.dgain = tape_grad(tp, gain);
+        if (bias->requires_grad) c.dbias = tape_grad(tp, bias);
+        parallel_column_blocks(C, x->size, layernorm_param_block, &c);
     }
 }
 
@@ -88,6 +101,9 @@ Tensor *op_layernorm(Tape *tp, Tensor *x, Tensor *gain, Tensor *bias, real eps)
         stats[2 * row + 1] = r;
     }
     TapeEntry *e = tape_push(tp, layernorm_backward, "layernorm", out, x, gain, bias);
-    if (e) e->saved = stats;
+    if (e) {
+        LayernormSaved *saved = tape_save(tp, e, sizeof *saved);
+        saved->stats = stats;
+    }
     return out;
 }

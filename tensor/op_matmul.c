@@ -7,6 +7,7 @@
  */
 #include "gemm.h"
 #include "ops.h"
+#include "parallel.h"
 
 #include <assert.h>
 
@@ -14,6 +15,7 @@
 typedef struct MatmulDims {
     int batch, M, N, K;
     bool shared_b; /* b is a 2-D matrix used by every batch item (a's batch folded into M) */
+    size_t stride_a, stride_b, stride_c; /* between batch items (0 for a shared b) */
 } MatmulDims;
 
 static MatmulDims matmul_dims(const Tensor *a, const Tensor *b, bool ta, bool tb)
@@ -35,69 +37,74 @@ static MatmulDims matmul_dims(const Tensor *a, const Tensor *b, bool ta, bool tb
         for (int i = 0; i < a->ndim - 2; i++) assert(a->shape[i] == b->shape[i]);
         d.batch = (int)(a->size / ((size_t)a_r * a_c));
         d.M = ta ? a_c : a_r;
+        d.stride_a = (size_t)d.M * d.K;
+        d.stride_b = (size_t)d.K * d.N;
     }
+    d.stride_c = (size_t)d.M * d.N;
     return d;
 }
 
-/* One gemm call per (batched) product: X (rows x inner) times Y, into Z. */
-static GemmShape batched(const MatmulDims *d, int M, int N, int K, bool tx, bool ty, bool acc,
-                         size_t sx, size_t sy, size_t sz)
+/* The gradients of C = op(A) op(B) given G = dL/dC, added into A's and B's gradients. */
+static void matmul_grads(Tape *tp, Tensor *a, Tensor *b, Transpose t, const real *G)
 {
-    GemmShape s = gemm_shape(M, N, K, tx, ty, acc);
-    s.batch = d->batch;
-    s.stride_a = sx;
-    s.stride_b = sy;
-    s.stride_c = sz;
-    return s;
-}
-
-static void matmul_backward(Tape *tp, TapeEntry *e)
-{
-    Tensor *a = e->in[0], *b = e->in[1];
-    bool ta = e->i[0], tb = e->i[1];
+    bool ta = t & TRANSPOSE_A, tb = t & TRANSPOSE_B;
     MatmulDims d = matmul_dims(a, b, ta, tb);
-    const real *G = e->out->grad;
-    size_t sa = d.shared_b ? 0 : (size_t)d.M * d.K;
-    size_t sb = d.shared_b ? 0 : (size_t)d.K * d.N;
-    size_t sg = (size_t)d.M * d.N;
     if (a->requires_grad) {
         real *dA = tape_grad(tp, a);
         if (!ta) { /* dA = G op(B)^T */
-            GemmShape s = batched(&d, d.M, d.K, d.N, false, !tb, true, sg, sb, sa);
+            GemmShape s = gemm_layout((GemmShape){.M = d.M, .N = d.K, .K = d.N, .trans_b = !tb, .accumulate = true,
+                                                  .batch = d.batch, .stride_a = d.stride_c, .stride_b = d.stride_b,
+                                                  .stride_c = d.stride_a});
             gemm(&s, G, b->data, dA);
         } else {   /* dA (stored K x M) = op(B) G^T */
-            GemmShape s = batched(&d, d.K, d.M, d.N, tb, true, true, sb, sg, sa);
+            GemmShape s = gemm_layout((GemmShape){.M = d.K, .N = d.M, .K = d.N, .trans_a = tb, .trans_b = true,
+                                                  .accumulate = true, .batch = d.batch, .stride_a = d.stride_b,
+                                                  .stride_b = d.stride_c, .stride_c = d.stride_a});
             gemm(&s, b->data, G, dA);
         }
     }
     if (b->requires_grad) {
         real *dB = tape_grad(tp, b);
         if (!tb) { /* dB = op(A)^T G; with a shared b this sums over every row of every batch item */
-            GemmShape s = batched(&d, d.K, d.N, d.M, !ta, false, true, sa, sg, sb);
+            GemmShape s = gemm_layout((GemmShape){.M = d.K, .N = d.N, .K = d.M, .trans_a = !ta, .accumulate = true,
+                                                  .batch = d.batch, .stride_a = d.stride_a, .stride_b = d.stride_c,
+                                                  .stride_c = d.stride_b});
             gemm(&s, a->data, G, dB);
         } else {   /* dB (stored N x K) = G^T op(A) */
-            GemmShape s = batched(&d, d.N, d.K, d.M, true, ta, true, sg, sa, sb);
+            GemmShape s = gemm_layout((GemmShape){.M = d.N, .N = d.K, .K = d.M, .trans_a = true, .trans_b = ta,
+                                                  .accumulate = true, .batch = d.batch, .stride_a = d.stride_c,
+                                                  .stride_b = d.stride_a, .stride_c = d.stride_b});
             gemm(&s, G, a->data, dB);
         }
     }
 }
 
-Tensor *op_matmul(Tape *tp, Tensor *a, Tensor *b, bool trans_a, bool trans_b)
+typedef struct MatmulSaved {
+    Transpose transpose;
+} MatmulSaved;
+
+static void matmul_backward(Tape *tp, TapeEntry *e)
 {
-    MatmulDims d = matmul_dims(a, b, trans_a, trans_b);
+    const MatmulSaved *s = e->saved;
+    matmul_grads(tp, e->in[0], e->in[1], s->transpose, e->out->grad);
+}
+
+Tensor *op_matmul(Tape *tp, Tensor *a, Tensor *b, Transpose transpose)
+{
+    bool ta = transpose & TRANSPOSE_A, tb = transpose & TRANSPOSE_B;
+    MatmulDims d = matmul_dims(a, b, ta, tb);
     int shape[TENSOR_MAX_DIMS];
     for (int i = 0; i < a->ndim - 2; i++) shape[i] = a->shape[i];
     shape[a->ndim - 2] = d.shared_b ? a->shape[a->ndim - 2] : d.M;
     shape[a->ndim - 1] = d.N;
     Tensor *out = tensor_new(tp->arena, a->ndim, shape, "matmul");
-    size_t sa = d.shared_b ? 0 : (size_t)d.M * d.K;
-    size_t sb = d.shared_b ? 0 : (size_t)d.K * d.N;
-    GemmShape s = batched(&d, d.M, d.N, d.K, trans_a, trans_b, false, sa, sb, (size_t)d.M * d.N);
+    GemmShape s = gemm_layout((GemmShape){.M = d.M, .N = d.N, .K = d.K, .trans_a = ta, .trans_b = tb, .batch = d.batch,
+                                          .stride_a = d.stride_a, .stride_b = d.stride_b, .stride_c = d.stride_c});
     gemm(&s, a->data, b->data, out->data);
     TapeEntry *e = tape_push(tp, matmul_backward, "matmul", out, a, b, NULL);
     if (e) {
-        e->i[0] = trans_a;
-        e->i[1] = trans_b;
+        MatmulSaved *saved = tape_save(tp, e, sizeof *saved);
+        saved->transpose = transpose;
     }
     return out;
 }
@@ -106,7 +113,7 @@ Tensor *op_matmul(Tape *tp, Tensor *a, Tensor *b, bool trans_a, bool trans_b)
 
 static void linear_backward(Tape *tp, TapeEntry *e)
 {
-    matmul_backward(tp, e); /* dx = g W^T, dW = x^T g: in[0] and in[1] as for op_matmul */
+    matmul_grads(tp, e->in[0], e->in[1], TRANSPOSE_NONE, e->out->grad); /* dx = g W^T, dW = x^T g */
     Tensor *b = e->in[2];
     if (b && b->requires_grad) sum_rows_into(e->out->grad, tensor_rows(e->out), (int)b->size, tape_grad(tp, b));
 }
@@ -119,18 +126,17 @@ Tensor *op_linear(Tape *tp, Tensor *x, Tensor *W, Tensor *b)
     for (int i = 0; i < x->ndim - 1; i++) shape[i] = x->shape[i];
     shape[x->ndim - 1] = d.N;
     Tensor *out = tensor_new(tp->arena, x->ndim, shape, "linear");
-    GemmShape s = gemm_shape(d.M, d.N, d.K, false, false, false);
+    GemmShape s = gemm_layout((GemmShape){.M = d.M, .N = d.N, .K = d.K});
     gemm(&s, x->data, W->data, out->data);
     if (b) {
         size_t rows = (size_t)d.M;
-#pragma omp parallel for schedule(static) if (out->size >= 32768)
+#pragma omp parallel for schedule(static) if (out->size >= PARALLEL_MIN)
         for (size_t r = 0; r < rows; r++) {
             real *y = out->data + r * d.N;
 #pragma omp simd
             for (int j = 0; j < d.N; j++) y[j] += b->data[j];
         }
     }
-    TapeEntry *e = tape_push(tp, linear_backward, "linear", out, x, W, b);
-    if (e) e->i[0] = e->i[1] = 0; /* no transposes, for matmul_backward */
+    tape_push(tp, linear_backward, "linear", out, x, W, b);
     return out;
 }

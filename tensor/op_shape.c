@@ -1,5 +1,6 @@
 /* op_shape.c - reshape (a view) and permute (a copy), to split and merge attention heads. */
 #include "ops.h"
+#include "parallel.h"
 
 #include <assert.h>
 
@@ -46,15 +47,20 @@ static PermuteGeometry permute_geometry(const Tensor *x, int ndim, const int *pe
     return g;
 }
 
+typedef struct PermuteSaved {
+    int perm[TENSOR_MAX_DIMS];
+} PermuteSaved;
+
 static void permute_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *x = e->in[0];
-    PermuteGeometry g = permute_geometry(x, x->ndim, e->i);
+    const PermuteSaved *saved = e->saved;
+    PermuteGeometry g = permute_geometry(x, x->ndim, saved->perm);
     real *dx = tape_grad(tp, x);
     const real *go = e->out->grad;
     int *s = g.out_shape;
     /* out is a rearrangement of x, so each gradient value goes back to where it came from */
-#pragma omp parallel for collapse(2) schedule(static) if (x->size >= 32768)
+#pragma omp parallel for collapse(2) schedule(static) if (x->size >= PARALLEL_MIN)
     for (int a = 0; a < s[0]; a++)
         for (int b = 0; b < s[1]; b++) {
             const real *src = go + ((size_t)a * s[1] + b) * s[2] * s[3];
@@ -76,7 +82,7 @@ Tensor *op_permute(Tape *tp, Tensor *x, int ndim, const int *perm)
     PermuteGeometry g = permute_geometry(x, ndim, perm);
     Tensor *out = tensor_new(tp->arena, ndim, g.out_shape, "permute");
     int *s = g.out_shape;
-#pragma omp parallel for collapse(2) schedule(static) if (x->size >= 32768)
+#pragma omp parallel for collapse(2) schedule(static) if (x->size >= PARALLEL_MIN)
     for (int a = 0; a < s[0]; a++)
         for (int b = 0; b < s[1]; b++) {
             real *dst = out->data + ((size_t)a * s[1] + b) * s[2] * s[3];
@@ -86,7 +92,9 @@ Tensor *op_permute(Tape *tp, Tensor *x, int ndim, const int *perm)
                         x->data[a * g.in_stride[0] + b * g.in_stride[1] + c * g.in_stride[2] + d * g.in_stride[3]];
         }
     TapeEntry *e = tape_push(tp, permute_backward, "permute", out, x, NULL, NULL);
-    if (e)
-        for (int d = 0; d < ndim; d++) e->i[d] = perm[d];
+    if (e) {
+        PermuteSaved *saved = tape_save(tp, e, sizeof *saved);
+        for (int d = 0; d < ndim; d++) saved->perm[d] = perm[d];
+    }
     return out;
 }

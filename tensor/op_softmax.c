@@ -7,21 +7,25 @@
  * get p = 0 exactly (not a tiny number from exp(-1e9)).
  */
 #include "ops.h"
+#include "parallel.h"
 
 #include <assert.h>
 
-#define PARALLEL_MIN 32768
+typedef struct SoftmaxSaved {
+    real scale; /* s of softmax(s x) */
+    Mask mask;
+} SoftmaxSaved;
 
 /* How many leading columns row r of an R x N matrix may see. */
-static int visible_cols(int r, int R, int N, bool causal)
+static int visible_cols(int r, int R, int N, Mask mask)
 {
-    if (!causal) return N;
+    if (mask == MASK_NONE) return N;
     int v = r + 1 + (N - R);
     return v < 0 ? 0 : (v > N ? N : v);
 }
 
 /* p = softmax(s x) over each row, for the rows of x. */
-static void softmax_rows(const Tensor *x, real s, bool causal, real *out)
+static void softmax_rows(const Tensor *x, real s, Mask mask, real *out)
 {
     int N = tensor_cols(x), R = x->ndim >= 2 ? x->shape[x->ndim - 2] : 1;
     size_t rows = tensor_rows(x);
@@ -29,7 +33,7 @@ static void softmax_rows(const Tensor *x, real s, bool causal, real *out)
     for (size_t row = 0; row < rows; row++) {
         const real *in = x->data + row * N;
         real *p = out + row * N;
-        int n = visible_cols((int)(row % R), R, N, causal);
+        int n = visible_cols((int)(row % R), R, N, mask);
         real m = s * in[0];
 #pragma omp simd reduction(max : m)
         for (int j = 1; j < n; j++) m = s * in[j] > m ? s * in[j] : m;
@@ -50,8 +54,8 @@ static void softmax_backward(Tape *tp, TapeEntry *e)
     Tensor *x = e->in[0];
     const Tensor *out = e->out;
     int N = tensor_cols(x), R = x->ndim >= 2 ? x->shape[x->ndim - 2] : 1;
-    bool causal = e->i[0];
-    real s = e->f[0];
+    const SoftmaxSaved *saved = e->saved;
+    real s = saved->scale;
     size_t rows = tensor_rows(x);
     real *dx = tape_grad(tp, x);
     /* dp/dy = diag(p) - p p^T with y = s x, so dx_j = s p_j (g_j - sum_i g_i p_i) */
@@ -59,7 +63,7 @@ static void softmax_backward(Tape *tp, TapeEntry *e)
     for (size_t row = 0; row < rows; row++) {
         const real *p = out->data + row * N, *g = out->grad + row * N;
         real *d = dx + row * N;
-        int n = visible_cols((int)(row % R), R, N, causal);
+        int n = visible_cols((int)(row % R), R, N, saved->mask);
         real dot = 0;
 #pragma omp simd reduction(+ : dot)
         for (int j = 0; j < n; j++) dot += g[j] * p[j];
@@ -67,18 +71,19 @@ static void softmax_backward(Tape *tp, TapeEntry *e)
     }
 }
 
-Tensor *op_softmax_scaled(Tape *tp, Tensor *x, real s, bool causal)
+Tensor *op_softmax_scaled(Tape *tp, Tensor *x, real s, Mask mask)
 {
     int N = tensor_cols(x), R = x->ndim >= 2 ? x->shape[x->ndim - 2] : 1;
-    assert(!causal || (x->ndim >= 2 && R <= N)); /* every row sees at least one column */
+    assert(mask == MASK_NONE || (x->ndim >= 2 && R <= N)); /* every row sees at least one column */
     Tensor *out = tensor_new(tp->arena, x->ndim, x->shape, "softmax");
-    softmax_rows(x, s, causal, out->data);
+    softmax_rows(x, s, mask, out->data);
     TapeEntry *e = tape_push(tp, softmax_backward, s == 1 ? "softmax" : "scaled softmax", out, x, NULL, NULL);
     if (e) {
-        e->i[0] = causal;
-        e->f[0] = s;
+        SoftmaxSaved *saved = tape_save(tp, e, sizeof *saved);
+        saved->scale = s;
+        saved->mask = mask;
     }
     return out;
 }
 
-Tensor *op_softmax(Tape *tp, Tensor *x, bool causal) { return op_softmax_scaled(tp, x, 1, causal); }
+Tensor *op_softmax(Tape *tp, Tensor *x, Mask mask) { return op_softmax_scaled(tp, x, 1, mask); }

@@ -1,20 +1,56 @@
-/* ops.h - every differentiable op of the engine.
+/* ops.h - every differentiable op of the engine, and the contract an op is written to.
  *
- * Each op computes its output in the tape's arena and, when an input needs a gradient,
- * records itself on the tape. Its backward function sits next to it in the same file.
- * Notation below: g = d(loss)/d(out), the gradient arriving at the op's output.
+ * Notation: g = d(loss)/d(out), the gradient arriving at the op's output.
+ *
+ * How to write an op (op_<name>.c; forward and backward side by side, the derivative stated
+ * in a comment above the backward):
+ *   1. Forward: allocate the output in the step's arena (tensor_new(tp->arena, ...)), compute
+ *      it, then `TapeEntry *e = tape_push(tp, name_backward, "name", out, in0, in1, in2);`.
+ *      tape_push records nothing (returns NULL) when no input needs a gradient or the tape is
+ *      not recording (evaluation); so fill the entry only `if (e)`.
+ *   2. Saved state: anything the backward needs besides the input and output tensors goes in
+ *      a small struct of the op's own, e.g.
+ *          typedef struct SoftmaxSaved { real scale; Mask mask; } SoftmaxSaved;
+ *          SoftmaxSaved *s = tape_save(tp, e, sizeof *s);
+ *      and the backward reads `const SoftmaxSaved *s = e->saved;`. Arrays it points to (row
+ *      statistics, a copy of the token ids) also come from tp->arena: they live until the
+ *      tape is reset at the end of the step.
+ *   3. Backward: for each input with requires_grad, get its gradient buffer with
+ *      tape_grad(tp, input) (zeroed on first use, possibly a recycled buffer) and ADD to it:
+ *      gradients accumulate with +=, never =, because a tensor may feed several ops and each
+ *      adds its share. Never write to out->grad or to an input's data.
+ *   4. Threads: split the loop over outputs (rows, columns, elements) with
+ *      `#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)` (tensor/parallel.h).
+ *      A sum must be added by one thread in a fixed order: a reduction over rows is split by
+ *      columns (parallel_column_blocks), never by rows, and never with `reduction(+)` across
+ *      threads. Then the result has the same bits for any thread count (tests check it).
+ *   5. Numerics: real_exp is the fast exp of fastmath.h; its precondition is x <= 0 (subtract
+ *      the row max first, as softmax and cross-entropy do); it returns 0 below -87 and keeps
+ *      NaN. real_tanh is accurate to 1e-7 everywhere. Nothing may hide a NaN: a NaN in must
+ *      give a NaN out, so that the NaN forensics can find the op that made it.
+ *   6. Test: a finite-difference check in tests/test_grad_ops.c (double precision), and the
+ *      op's values against a direct computation in tests/test_engine.c.
  */
 #ifndef TENSOR_OPS_H
 #define TENSOR_OPS_H
 
 #include "tensor.h"
 
-/* out = op(a) . op(b), op = transpose when the flag is set. Shapes:
- *   a [..., M, K] (or [..., K, M] with trans_a), b [..., K, N] (or [..., N, K] with trans_b).
+/* Which operands of a product are used transposed (flags, combined with |). */
+typedef enum Transpose { TRANSPOSE_NONE = 0, TRANSPOSE_A = 1, TRANSPOSE_B = 2 } Transpose;
+
+/* Which entries of a softmax row are visible. */
+typedef enum Mask {
+    MASK_NONE,   /* every column */
+    MASK_CAUSAL, /* row r of each R x N matrix (the last two dims) sees columns c <= r + (N - R) */
+} Mask;
+
+/* out = op(a) . op(b), op = transpose where `transpose` says so. Shapes:
+ *   a [..., M, K] (or [..., K, M] with TRANSPOSE_A), b [..., K, N] (or [..., N, K] with TRANSPOSE_B).
  *   Either both have the same leading (batch) dims, or b is 2-D and shared by every batch
  *   item (a weight matrix), in which case a must not be transposed.
  * Backward: d op(a) = g . op(b)^T,  d op(b) = op(a)^T . g. */
-Tensor *op_matmul(Tape *tp, Tensor *a, Tensor *b, bool trans_a, bool trans_b);
+Tensor *op_matmul(Tape *tp, Tensor *a, Tensor *b, Transpose transpose);
 
 /* out = x . W + b: a matmul with a shared 2-D weight W [K, N] and a bias b [N] (or NULL)
  * added in place, one tensor instead of two. Backward: as op_matmul, and db = g summed
@@ -32,14 +68,13 @@ Tensor *op_scale(Tape *tp, Tensor *x, real s);
  * Backward: dx = s[h] g,  ds[h] = sum over (b, r, c) of g * x. */
 Tensor *op_scale_heads(Tape *tp, Tensor *x, Tensor *s);
 
-/* Softmax over the last dim. With `causal`, row r of each R x N matrix (the last two dims)
- * sees only columns c <= r + (N - R); the others get probability exactly 0.
+/* Softmax over the last dim; masked entries get probability exactly 0.
  * Backward: dx_j = p_j (g_j - sum_i g_i p_i). */
-Tensor *op_softmax(Tape *tp, Tensor *x, bool causal);
+Tensor *op_softmax(Tape *tp, Tensor *x, Mask mask);
 
 /* softmax(s x) in one pass, the same numbers as op_scale followed by op_softmax (s x is
  * rounded the same way) without storing s x. Backward: dx_j = s p_j (g_j - sum_i g_i p_i). */
-Tensor *op_softmax_scaled(Tape *tp, Tensor *x, real s, bool causal);
+Tensor *op_softmax_scaled(Tape *tp, Tensor *x, real s, Mask mask);
 
 /* Layer normalisation over the last dim: out = (x - mean) / sqrt(var + eps) * gain + bias. */
 Tensor *op_layernorm(Tape *tp, Tensor *x, Tensor *gain, Tensor *bias, real eps);

@@ -51,6 +51,12 @@ TapeEntry *tape_push(Tape *tp, BackwardFn fn, const char *op, Tensor *out,
     return e;
 }
 
+void *tape_save(Tape *tp, TapeEntry *e, size_t bytes)
+{
+    e->saved = arena_calloc(tp->arena, bytes);
+    return e->saved;
+}
+
 /* ------------------------------------------------------------------ the gradient pool */
 
 static GradFreeList *free_list(Tape *tp, size_t bytes)

@@ -39,12 +39,6 @@ Tensor *tensor_new4(Arena *a, int d0, int d1, int d2, int d3, const char *name)
     return tensor_new(a, 4, s, name);
 }
 
-real *tensor_grad(Arena *a, Tensor *t)
-{
-    if (!t->grad) t->grad = arena_calloc(a, t->size * sizeof(real));
-    return t->grad;
-}
-
 size_t tensor_rows(const Tensor *t) { return t->size / (size_t)t->shape[t->ndim - 1]; }
 
 int tensor_cols(const Tensor *t) { return t->shape[t->ndim - 1]; }

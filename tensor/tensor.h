@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/base.h"
 #include "fastmath.h"
 
 #include <math.h>
@@ -34,26 +35,7 @@ static inline real real_tanh(real x) { return tanh_fast(x); }
 static inline real real_sqrt(real x) { return sqrtf(x); }
 #endif
 
-/* ---------------------------------------------------------------- memory */
-
-/* Every heap allocation of the project goes through mem_alloc/mem_free so that a test can
- * count them: after the first training step the count must stop moving. Main thread only. */
-void *mem_alloc(size_t bytes);   /* 64-byte aligned, zeroed; aborts with a message when out of memory */
-void mem_free(void *p);
-uint64_t mem_alloc_count(void);  /* number of mem_alloc calls so far */
-/* A growing array's new block: new_bytes, with the first used_bytes copied from old (freed). */
-void *mem_grow(void *old, size_t used_bytes, size_t new_bytes);
-
-/* User errors are reported, not printed, by the code that finds them: errorf writes a one-line
- * message into err (as snprintf) and returns false, so `return errorf(err, n, "...");` both
- * explains and fails. The program's main prints the message and exits with status 2. */
-bool errorf(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Replaces control characters (newlines among them) in a message by '?': errorf does it. */
-void message_one_line(char *msg);
-
-/* Overflow-safe size arithmetic: false when a*b (or a+b) does not fit in size_t. */
-bool size_mul(size_t a, size_t b, size_t *out);
-bool size_add(size_t a, size_t b, size_t *out);
+/* ---------------------------------------------------------------- arena */
 
 typedef struct ArenaBlock ArenaBlock;
 
@@ -95,15 +77,10 @@ Tensor *tensor_new(Arena *a, int ndim, const int *shape, const char *name);
 Tensor *tensor_new2(Arena *a, int d0, int d1, const char *name);
 Tensor *tensor_new3(Arena *a, int d0, int d1, int d2, const char *name);
 Tensor *tensor_new4(Arena *a, int d0, int d1, int d2, int d3, const char *name);
-/* The gradient buffer, allocated (zeroed) from `a` on first use. */
-real *tensor_grad(Arena *a, Tensor *t);
 /* Rows = product of all dims but the last; cols = the last dim. */
 size_t tensor_rows(const Tensor *t);
 int tensor_cols(const Tensor *t);
 bool tensor_same_shape(const Tensor *a, const Tensor *b);
-/* dst[j] += sum over r of g[r * n + j] (the gradient of a bias broadcast over rows); each
- * column is summed by one thread, rows in order: the same bits for any thread count. */
-void sum_rows_into(const real *g, size_t rows, int n, real *dst);
 /* Index of the first NaN or infinity in x[0..n), or SIZE_MAX when all are finite. */
 size_t find_nonfinite(const real *x, size_t n);
 
@@ -119,11 +96,8 @@ struct TapeEntry {
     const char *op;           /* "matmul", "softmax", ... */
     Tensor *out;
     Tensor *in[3];
-    void *saved;              /* op-specific values kept from the forward pass (arena memory) */
-    const void *aux;          /* op-specific read-only input (token ids, targets, masks) */
-    real f[2];                /* scalar arguments (scale factor, dropout rate, ...) */
-    int i[4];                 /* integer arguments (transpose flags, permutation, ...) */
-    uint64_t key;             /* random key (dropout) */
+    void *saved;              /* what the backward needs beyond the tensors: the op's own typed
+                                 struct (e.g. SoftmaxSaved), from tape_save; NULL if nothing */
 };
 
 /* Gradient buffers of one size, free for reuse (see tape_grad). */
@@ -154,6 +128,9 @@ void tape_free(Tape *tp);
  * Returns the entry to fill with saved values, or NULL when nothing is recorded. */
 TapeEntry *tape_push(Tape *tp, BackwardFn fn, const char *op, Tensor *out,
                      Tensor *in0, Tensor *in1, Tensor *in2);
+/* Room for what an op keeps for its backward pass (zeroed, in the step's arena), hung on the
+ * entry: `SoftmaxSaved *s = tape_save(tp, e, sizeof *s);`. The backward reads it as e->saved. */
+void *tape_save(Tape *tp, TapeEntry *e, size_t bytes);
 /* The gradient buffer of t, zeroed on first use. For tensors of the step it comes from a pool
  * in the arena: once the op that produced t has run its backward, nothing reads t's gradient
  * again, and tape_backward gives the buffer back for the next gradient of the same size. So

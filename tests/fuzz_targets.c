@@ -3,8 +3,8 @@
 
 #include "fuzz_targets.h"
 
-#include "../cli/checkpoint.h"
-#include "../cli/options.h"
+#include "../run/checkpoint.h"
+#include "../run/options.h"
 #include "../data/data.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* gradcheck.c - finite-difference gradient checking. */
 #include "gradcheck.h"
 
-#include "../tensor/rng.h"
+#include "../base/rng.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -81,4 +81,10 @@ GradcheckResult gradcheck(Tape *tp, GradcheckBuild build, void *ctx, Tensor **in
     free(R);
     tape_reset(tp);
     return res;
+}
+
+real *tensor_grad(Arena *a, Tensor *t)
+{
+    if (!t->grad) t->grad = arena_calloc(a, t->size * sizeof(real));
+    return t->grad;
 }

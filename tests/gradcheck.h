@@ -35,6 +35,10 @@ typedef struct GradcheckResult {
 GradcheckResult gradcheck(Tape *tp, GradcheckBuild build, void *ctx, Tensor **inputs, int n_inputs,
                           int max_per_input, uint64_t seed);
 
+/* The gradient buffer of a test's own input tensor, allocated (zeroed) from `a` on first use.
+ * (Ops use tape_grad; this is for tensors that live outside the tape's arena.) */
+real *tensor_grad(Arena *a, Tensor *t);
+
 /* Fill with uniform values in [lo, hi) from a seeded stream. */
 void fill_uniform(Tensor *t, double lo, double hi, uint64_t seed);
 

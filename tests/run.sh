@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh - runs every test program of one build and prints the closing line "N passed, N failed".
 #
-#   tests/run.sh BUILD32 BUILD64 BIN      e.g. tests/run.sh build/f32 build/f64 .
-#   (BIN holds the programs train, probe and report)
+#   tests/run.sh BUILD32 BUILD64 BIN [golden]     e.g. tests/run.sh build/f32 build/f64 . golden
+#   (BIN holds the programs train, probe and report; `golden` also compares fixed-seed runs
+#   with the fingerprints recorded in tests/golden/, which hold for the -O3 build only)
 #
 # Each C test program prints its own "N passed, N failed" line; this script adds them up,
 # together with the source checks below, and exits non-zero when anything failed.
@@ -10,6 +11,7 @@ set -u
 b32=${1:?usage: tests/run.sh BUILD32 BUILD64 BIN}
 b64=${2:?usage: tests/run.sh BUILD32 BUILD64 BIN}
 bin=${3:?usage: tests/run.sh BUILD32 BUILD64 BIN}
+golden=${4:-}
 cd "$(dirname "$0")/.." || exit 2
 
 passed=0
@@ -64,15 +66,16 @@ for t in "$b32"/tests/test_*; do
 done
 
 run_program "e2e.sh ($bin)" tests/e2e.sh "$bin"
+[ "$golden" = golden ] && run_program "golden.sh ($bin)" tests/golden.sh "$bin"
 
 echo "== source checks"
-# Every heap allocation goes through mem_alloc (tensor/arena.c), so the allocation counter
+# Every heap allocation goes through mem_alloc (base/base.c), so the allocation counter
 # that the no-malloc-in-a-step test reads sees all of them.
 no_raw_malloc() {
-    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r tensor model data 2>/dev/null \
-        | grep -v '^tensor/arena.c:'
+    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r base tensor io model data eval run 2>/dev/null \
+        | grep -v '^base/base.c:'
 }
-check "no malloc/free outside tensor/arena.c" no_raw_malloc
+check "no malloc/free outside base/base.c" no_raw_malloc
 # -ffast-math and -ffinite-math-only would let the compiler delete the NaN checks.
 no_fast_math() { ! sed 's/#.*//' Makefile | grep -nE -- '-f(fast-math|finite-math-only)'; }
 check "no -ffast-math in the Makefile" no_fast_math

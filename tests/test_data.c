@@ -2,7 +2,7 @@
 #include "test.h"
 
 #include "../data/data.h"
-#include "../tensor/rng.h"
+#include "../base/rng.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -135,7 +135,7 @@ static void test_translate_grammar(void)
     int src[16], tgt[16], sl, tl, dup = 0;
     static uint64_t seen[3000];
     for (int i = 0; i < 3000; i++) {
-        translate_sample(&r, src, &sl, tgt, &tl);
+        task_translate.sample(&r, &d.cfg, src, &sl, tgt, &tl);
         uint64_t h = (uint64_t)sl;
         for (int j = 0; j < sl; j++) h = rng_mix(h ^ (uint64_t)src[j]);
         for (int j = 0; j < i; j++) dup += seen[j] == h;

@@ -1,9 +1,10 @@
 /* test_engine.c - the tape, the arena, numerics, kernels and the RNG, in float32. */
+#include "gradcheck.h"
 #include "test.h"
 
 #include "../tensor/gemm.h"
 #include "../tensor/ops.h"
-#include "../tensor/rng.h"
+#include "../base/rng.h"
 
 #include <math.h>
 #include <omp.h>
@@ -77,15 +78,15 @@ static Tensor *net(Tape *tp, NetShape n, Tensor *w1, Tensor *b1, Tensor *g, Tens
 {
     Tensor *e = op_embedding(tp, table, ids, n.B, n.T);                   /* [B, T, C] */
     Tensor *h = op_layernorm(tp, e, g, bb, (real)1e-5);
-    h = op_gelu(tp, op_add(tp, op_matmul(tp, h, w1, false, false), b1)); /* [B, T, C] */
+    h = op_gelu(tp, op_add(tp, op_matmul(tp, h, w1, TRANSPOSE_NONE), b1)); /* [B, T, C] */
     h = op_dropout(tp, h, (real)0.1);
     int s4[4] = {n.B, n.T, 2, n.C / 2}, perm[4] = {0, 2, 1, 3};
     Tensor *q = op_permute(tp, op_reshape(tp, h, 4, s4), 4, perm);        /* [B, 2, T, C/2] */
-    Tensor *p = op_softmax(tp, op_scale(tp, op_matmul(tp, q, q, false, true), (real)0.5), true);
-    Tensor *o = op_matmul(tp, p, q, false, false);
+    Tensor *p = op_softmax(tp, op_scale(tp, op_matmul(tp, q, q, TRANSPOSE_B), (real)0.5), MASK_CAUSAL);
+    Tensor *o = op_matmul(tp, p, q, TRANSPOSE_NONE);
     int s3[3] = {n.B, n.T, n.C};
     o = op_reshape(tp, op_permute(tp, o, 4, perm), 3, s3);
-    Tensor *logits = op_matmul(tp, o, table, false, true);                /* tied: [B, T, V] */
+    Tensor *logits = op_matmul(tp, o, table, TRANSPOSE_B);                /* tied: [B, T, V] */
     return op_cross_entropy(tp, logits, targets, NULL);
 }
 
@@ -167,7 +168,7 @@ static void test_grad_disabled_records_nothing(void)
     setup();
     Tensor *x = param2(4, 5, 1);
     g_tape.grad_enabled = false;
-    Tensor *y = op_softmax(&g_tape, op_scale(&g_tape, x, 2), false);
+    Tensor *y = op_softmax(&g_tape, op_scale(&g_tape, x, 2), MASK_NONE);
     CHECK(g_tape.n == 0 && !y->requires_grad, "eval mode recorded %d ops", g_tape.n);
     g_tape.grad_enabled = true;
 }
@@ -179,7 +180,7 @@ static void test_softmax_huge_logits_and_exact_mask(void)
     setup();
     int s[3] = {2, 4, 4};
     Tensor *x = param(3, s, -1e4, 1e4, 1);
-    Tensor *p = op_softmax(&g_tape, x, true);
+    Tensor *p = op_softmax(&g_tape, x, MASK_CAUSAL);
     CHECK(all_finite(p->data, p->size), "softmax of 1e4-sized logits is not finite");
     for (int row = 0; row < 8; row++) {
         int r = row % 4;
@@ -268,13 +269,13 @@ static void test_fused_ops_equal_unfused(void)
     real seed[486];
     for (int i = 0; i < 486; i++) seed[i] = (real)((i * 37) % 11) - 5;
     static real fused[486], fused_grad[486];
-    Tensor *p = op_softmax_scaled(&g_tape, x, (real)0.125, true);
+    Tensor *p = op_softmax_scaled(&g_tape, x, (real)0.125, MASK_CAUSAL);
     memcpy(fused, p->data, sizeof fused);
     tape_backward_from(&g_tape, p, seed);
     memcpy(fused_grad, x->grad, sizeof fused_grad);
     tape_reset(&g_tape);
     memset(x->grad, 0, sizeof fused_grad);
-    Tensor *q = op_softmax(&g_tape, op_scale(&g_tape, x, (real)0.125), true);
+    Tensor *q = op_softmax(&g_tape, op_scale(&g_tape, x, (real)0.125), MASK_CAUSAL);
     CHECK(memcmp(fused, q->data, sizeof fused) == 0, "scaled softmax differs from scale + softmax");
     tape_backward_from(&g_tape, q, seed);
     CHECK(memcmp(fused_grad, x->grad, sizeof fused_grad) == 0, "its gradient differs from scale + softmax's");
@@ -282,7 +283,7 @@ static void test_fused_ops_equal_unfused(void)
 
     int s3[3] = {4, 5, 24}, sb[1] = {40};
     Tensor *a = param(3, s3, -1, 1, 2), *w = param2(24, 40, 3), *b = param(1, sb, -1, 1, 4);
-    Tensor *lin = op_linear(&g_tape, a, w, b), *ref = op_add(&g_tape, op_matmul(&g_tape, a, w, false, false), b);
+    Tensor *lin = op_linear(&g_tape, a, w, b), *ref = op_add(&g_tape, op_matmul(&g_tape, a, w, TRANSPOSE_NONE), b);
     CHECK(memcmp(lin->data, ref->data, lin->size * sizeof(real)) == 0, "linear differs from matmul + add");
 }
 
@@ -367,7 +368,7 @@ static void check_gemm_against_reference(bool portable)
             for (int tb = 0; tb < 2; tb++)
                 for (int acc = 0; acc < 2; acc++) {
                     int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
-                    GemmShape g = gemm_shape(M, N, K, ta, tb, acc);
+                    GemmShape g = gemm_layout((GemmShape){.M = M, .N = N, .K = K, .trans_a = ta, .trans_b = tb, .accumulate = acc});
                     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
                     real *A = mem_alloc(na * sizeof(real)), *B = mem_alloc(nb * sizeof(real));
                     real *C1 = mem_alloc(nc * sizeof(real)), *C2 = mem_alloc(nc * sizeof(real));
@@ -404,7 +405,7 @@ static void test_gemm_portable_and_intrinsic_paths_agree(void)
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++) {
                 int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
-                GemmShape g = gemm_shape(M, N, K, ta, tb, false);
+                GemmShape g = gemm_layout((GemmShape){.M = M, .N = N, .K = K, .trans_a = ta, .trans_b = tb});
                 real *A = mem_alloc((size_t)M * K * sizeof(real)), *B = mem_alloc((size_t)K * N * sizeof(real));
                 real *C1 = mem_alloc((size_t)M * N * sizeof(real)), *C2 = mem_alloc((size_t)M * N * sizeof(real));
                 fill(A, (size_t)M * K, 21);
@@ -424,7 +425,7 @@ static void test_gemm_portable_and_intrinsic_paths_agree(void)
 static void test_gemm_batched_matches_loop(void)
 {
     int batch = 6, M = 17, N = 9, K = 23;
-    GemmShape g = gemm_shape(M, N, K, false, true, false);
+    GemmShape g = gemm_layout((GemmShape){.M = M, .N = N, .K = K, .trans_b = true});
     g.batch = batch;
     g.stride_a = (size_t)M * K;
     g.stride_b = (size_t)N * K;
@@ -434,7 +435,7 @@ static void test_gemm_batched_matches_loop(void)
     fill(A, g.stride_a * batch, 4);
     fill(B, g.stride_b * batch, 5);
     gemm(&g, A, B, C1);
-    GemmShape one = gemm_shape(M, N, K, false, true, false);
+    GemmShape one = gemm_layout((GemmShape){.M = M, .N = N, .K = K, .trans_b = true});
     for (int b = 0; b < batch; b++) gemm(&one, A + b * g.stride_a, B + b * g.stride_b, C2 + b * g.stride_c);
     CHECK(memcmp(C1, C2, g.stride_c * batch * sizeof(real)) == 0, "batched gemm differs from one-by-one");
     mem_free(A);
@@ -452,7 +453,7 @@ static void test_gemm_inside_a_parallel_region(void)
     real *C1 = mem_alloc((size_t)P * M * N * sizeof(real)), *C2 = mem_alloc((size_t)P * M * N * sizeof(real));
     fill(A, (size_t)P * M * K, 11);
     fill(B, (size_t)P * K * N, 12);
-    GemmShape s = gemm_shape(M, N, K, false, true, false);
+    GemmShape s = gemm_layout((GemmShape){.M = M, .N = N, .K = K, .trans_b = true});
     for (int p = 0; p < P; p++) gemm(&s, A + (size_t)p * M * K, B + (size_t)p * K * N, C1 + (size_t)p * M * N);
 #pragma omp parallel for num_threads(2) schedule(static, 1)
     for (int p = 0; p < P; p++) gemm(&s, A + (size_t)p * M * K, B + (size_t)p * K * N, C2 + (size_t)p * M * N);
@@ -515,7 +516,7 @@ static void test_same_bits_for_any_thread_count(void)
     CHECK(memcmp(g1, g2, sizeof g1) == 0, "gradients differ between 1 and 2 threads");
     /* and a transposed gemm split into several tiles */
     int M = 300, N = 200, K = 300;
-    GemmShape s = gemm_shape(M, N, K, true, false, false);
+    GemmShape s = gemm_layout((GemmShape){.M = M, .N = N, .K = K, .trans_a = true});
     real *A = mem_alloc((size_t)M * K * sizeof(real)), *B = mem_alloc((size_t)K * N * sizeof(real));
     real *C1 = mem_alloc((size_t)M * N * sizeof(real)), *C2 = mem_alloc((size_t)M * N * sizeof(real));
     fill(A, (size_t)M * K, 8);
@@ -596,7 +597,7 @@ static void test_backward_forensics_name_the_op(void)
         real s = overflow ? (real)1e38 : (real)1e30;
         Tensor *a = op_scale(&g_tape, x, 4);
         Tensor *b = op_scale(&g_tape, a, s);
-        Tensor *loss = op_matmul(&g_tape, b, ones, false, false); /* [1, 1] */
+        Tensor *loss = op_matmul(&g_tape, b, ones, TRANSPOSE_NONE); /* [1, 1] */
         CHECK(isfinite(loss->data[0]), "the forward pass overflowed: %g", loss->data[0]);
         TapeFinding f;
         int e = tape_backward_find_nonfinite(&g_tape, loss, &f);

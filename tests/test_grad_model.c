@@ -4,7 +4,7 @@
 #include "test.h"
 
 #include "../model/gpt.h"
-#include "../tensor/rng.h"
+#include "../base/rng.h"
 
 #include <stdio.h>
 
@@ -21,7 +21,7 @@ static Tensor *build_model_loss(Tape *tp, Tensor **in, void *ctx)
     ModelCase *c = ctx;
     tp->training = true;
     tp->dropout_key = 77; /* the same dropout masks at every evaluation */
-    Tensor *logits = gpt_forward(c->m, tp, c->tokens, c->B, c->T);
+    Tensor *logits = gpt_forward(c->m, tp, c->tokens, c->B, c->T, NULL);
     return op_cross_entropy(tp, logits, c->targets, c->mask);
 }
 

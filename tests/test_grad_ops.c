@@ -9,7 +9,7 @@
 #include "test.h"
 
 #include "../tensor/ops.h"
-#include "../tensor/rng.h"
+#include "../base/rng.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -64,7 +64,7 @@ typedef struct MatmulCase {
 static Tensor *build_matmul(Tape *tp, Tensor **in, void *ctx)
 {
     MatmulCase *c = ctx;
-    return op_matmul(tp, in[0], in[1], c->ta, c->tb);
+    return op_matmul(tp, in[0], in[1], (c->ta ? TRANSPOSE_A : TRANSPOSE_NONE) | (c->tb ? TRANSPOSE_B : TRANSPOSE_NONE));
 }
 
 static void test_matmul_2d_all_transposes(void)
@@ -188,18 +188,18 @@ static void test_scale_heads(void)
 
 static Tensor *build_softmax(Tape *tp, Tensor **in, void *ctx)
 {
-    return op_softmax(tp, in[0], *(bool *)ctx);
+    return op_softmax(tp, in[0], *(Mask *)ctx);
 }
 
 static Tensor *build_softmax_scaled(Tape *tp, Tensor **in, void *ctx)
 {
     (void)ctx;
-    return op_softmax_scaled(tp, in[0], (real)0.37, true);
+    return op_softmax_scaled(tp, in[0], (real)0.37, MASK_CAUSAL);
 }
 
 static void test_softmax(void)
 {
-    bool plain = false, causal = true;
+    Mask plain = MASK_NONE, causal = MASK_CAUSAL;
     setup();
     int s1[2] = {4, 7};
     Tensor *a[1] = {input(2, s1, -3, 3, 1)};
@@ -346,18 +346,18 @@ static Tensor *build_attention(Tape *tp, Tensor **in, void *ctx)
     tp->training = true;
     tp->dropout_key = 7;
     Tensor *a = op_layernorm(tp, in[0], in[1], in[2], (real)1e-5);
-    Tensor *q = op_add(tp, op_matmul(tp, a, in[3], false, false), in[7]);
-    Tensor *k = op_matmul(tp, a, in[4], false, false);
-    Tensor *v = op_matmul(tp, a, in[5], false, false);
+    Tensor *q = op_add(tp, op_matmul(tp, a, in[3], TRANSPOSE_NONE), in[7]);
+    Tensor *k = op_matmul(tp, a, in[4], TRANSPOSE_NONE);
+    Tensor *v = op_matmul(tp, a, in[5], TRANSPOSE_NONE);
     int split[4] = {B, T, H, dk}, perm[4] = {0, 2, 1, 3}, merged[3] = {B, T, C};
     q = op_permute(tp, op_reshape(tp, q, 4, split), 4, perm);
     k = op_permute(tp, op_reshape(tp, k, 4, split), 4, perm);
     v = op_permute(tp, op_reshape(tp, v, 4, split), 4, perm);
-    Tensor *S = op_scale(tp, op_matmul(tp, q, k, false, true), (real)(1 / sqrt((double)dk)));
-    Tensor *P = op_dropout(tp, op_softmax(tp, S, true), (real)0.2);
-    Tensor *o = op_matmul(tp, P, v, false, false);
+    Tensor *S = op_scale(tp, op_matmul(tp, q, k, TRANSPOSE_B), (real)(1 / sqrt((double)dk)));
+    Tensor *P = op_dropout(tp, op_softmax(tp, S, MASK_CAUSAL), (real)0.2);
+    Tensor *o = op_matmul(tp, P, v, TRANSPOSE_NONE);
     o = op_reshape(tp, op_permute(tp, o, 4, perm), 3, merged);
-    Tensor *logits = op_matmul(tp, o, in[6], false, false);
+    Tensor *logits = op_matmul(tp, o, in[6], TRANSPOSE_NONE);
     return op_cross_entropy(tp, logits, c->targets, c->mask);
 }
 
@@ -382,10 +382,15 @@ static void test_attention_composite(void)
 /* --------------------------------------------------------------- the check can fail */
 
 /* An op with a deliberately wrong backward (off by 1%): the checker must reject it. */
+typedef struct WrongSaved {
+    real s;
+} WrongSaved;
+
 static void wrong_scale_backward(Tape *tp, TapeEntry *e)
 {
+    const WrongSaved *saved = e->saved;
     real *dx = tape_grad(tp, e->in[0]);
-    for (size_t i = 0; i < e->in[0]->size; i++) dx[i] += (real)1.01 * e->f[0] * e->out->grad[i];
+    for (size_t i = 0; i < e->in[0]->size; i++) dx[i] += (real)1.01 * saved->s * e->out->grad[i];
 }
 
 static Tensor *build_wrong(Tape *tp, Tensor **in, void *ctx)
@@ -394,7 +399,10 @@ static Tensor *build_wrong(Tape *tp, Tensor **in, void *ctx)
     Tensor *x = in[0], *out = tensor_new(tp->arena, x->ndim, x->shape, "wrong");
     for (size_t i = 0; i < x->size; i++) out->data[i] = 2 * x->data[i];
     TapeEntry *e = tape_push(tp, wrong_scale_backward, "wrong", out, x, NULL, NULL);
-    if (e) e->f[0] = 2;
+    if (e) {
+        WrongSaved *saved = tape_save(tp, e, sizeof *saved);
+        saved->s = 2;
+    }
     return out;
 }
 

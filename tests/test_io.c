@@ -1,9 +1,9 @@
 /* test_io.c - safetensors files, checkpoints, and the option parsers. */
 #include "test.h"
 
-#include "../cli/checkpoint.h"
-#include "../cli/options.h"
-#include "../tensor/safetensors.h"
+#include "../run/checkpoint.h"
+#include "../run/options.h"
+#include "../io/safetensors.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -179,8 +179,8 @@ static void test_checkpoint_round_trip_and_corruption(void)
     optim_init(&oa, &oc, a.params, decay, a.n_params);
     optim_init(&ob, &oc, b.params, decay, b.n_params);
     for (size_t i = 0; i < oa.n_values; i++) {
-        oa.m[i] = (real)i;
-        oa.v[i] = (real)(2 * i);
+        oa.state[0][i] = (real)i;
+        oa.state[1][i] = (real)(2 * i);
     }
     Options o;
     options_defaults(&o);
@@ -197,7 +197,7 @@ static void test_checkpoint_round_trip_and_corruption(void)
               rs.interval_loss == saved.interval_loss,
           "run state changed in the round trip");
     CHECK(memcmp(a.values, b.values, a.n_values * sizeof(real)) == 0, "parameters differ after the round trip");
-    CHECK(memcmp(oa.m, ob.m, oa.n_values * sizeof(real)) == 0 && memcmp(oa.v, ob.v, oa.n_values * sizeof(real)) == 0,
+    CHECK(memcmp(oa.state[0], ob.state[0], oa.n_values * sizeof(real)) == 0 && memcmp(oa.state[1], ob.state[1], oa.n_values * sizeof(real)) == 0,
           "Adam moments differ after the round trip");
 
     /* one flipped bit in the data: the checksum catches it */
@@ -251,12 +251,12 @@ static void test_checkpoint_round_trip_and_corruption(void)
     CHECK(checkpoint_save(bad, &a, &oa, &saved, &o, &v, err, sizeof err), "save: %s", err);
     CHECK(!checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "holds nan at element 3"), "NaN weight: %s", err);
     a.values[3] = keep;
-    real keep_v = oa.v[5];
-    oa.v[5] = -1;
+    real keep_v = oa.state[1][5];
+    oa.state[1][5] = -1;
     CHECK(checkpoint_save(bad, &a, &oa, &saved, &o, &v, err, sizeof err), "save: %s", err);
     CHECK(!checkpoint_load(bad, &b, &ob, &rs, &v, err, sizeof err) && strstr(err, "optim.v.wte\" holds a negative value at element 5"),
           "negative second moment: %s", err);
-    oa.v[5] = keep_v;
+    oa.state[1][5] = keep_v;
 
     /* a model of another shape is refused with the tensor's name */
     GptConfig wide = cfg;
@@ -305,7 +305,7 @@ static void test_flags_are_checked(void)
     char err[512];
     char *good[] = {"train", "--lr=1e-3", "--layers=3", "--scale=8", "--seed=18446744073709551615", "--quiet", "--lr=.5", NULL};
     CHECK(parse(&o, err, 7, good), "good flags refused: %s", err);
-    CHECK(o.lr == 0.5 && o.layers == 3 && !strcmp(o.scale, "8") && o.seed == UINT64_MAX && o.quiet, "flag values");
+    CHECK(o.lr == 0.5 && o.layers == 3 && o.scale == SCALE_CONST && o.scale_const == 8 && o.seed == UINT64_MAX && o.quiet, "flag values");
     expect_args_error("--lr=1e-3x", "not a finite number");
     expect_args_error("--lr=", "not a finite number");
     expect_args_error("--lr=nan", "not a finite number");
@@ -340,7 +340,7 @@ static void test_config_files(void)
     Options o;
     char err[512];
     CHECK(parse(&o, err, 3, argv), "good config refused: %s", err);
-    CHECK(o.layers == 3 && o.lr == 0.5 && !strcmp(o.scale, "dk"), "config values: layers %d lr %g scale %s", o.layers, o.lr, o.scale);
+    CHECK(o.layers == 3 && o.lr == 0.5 && o.scale == SCALE_DK, "config values: layers %d lr %g scale %d", o.layers, o.lr, o.scale);
     struct {
         const char *text, *expect;
     } bad[] = {

@@ -1,13 +1,14 @@
 /* test_model.c - metrics on constructed cases, the optimizer, the schedule, init and scale. */
+#include "gradcheck.h"
 #include "test.h"
 
 #include "../model/gpt.h"
 #include "../model/metrics.h"
 #include "../model/optim.h"
-#include "../model/score_stats.h"
+#include "../stats/score_stats.h"
 #include "../model/train_step.h"
 #include "../data/data.h"
-#include "../tensor/rng.h"
+#include "../base/rng.h"
 
 #include <math.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static void test_uniform_attention_entropy_and_max_weight(void)
                 S->data[(bh * T + i) * T + j] = 0.5f;
                 P->data[(bh * T + i) * T + j] = j <= i ? 1.0f / (i + 1) : 0;
             }
-    AttentionStats st = attention_stats(&g_arena, S, 1, P, NULL);
+    AttentionStats st = attention_stats(&g_arena, &(AttentionTrace){S, 1, P}, NULL);
     double ent = 0, maxw = 0;
     for (int i = 0; i < T; i++) {
         ent += log(i + 1.0);
@@ -58,7 +59,7 @@ static void test_one_hot_attention_and_padding_rows(void)
         for (int j = 0; j < T; j++) S->data[i * T + j] = (real)(j <= i ? (j % 2 ? 2 : -2) : 1000); /* masked: ignored */
     }
     unsigned char valid[T] = {1, 1, 1, 0}; /* the last query is padding */
-    AttentionStats st = attention_stats(&g_arena, S, 1, P, valid);
+    AttentionStats st = attention_stats(&g_arena, &(AttentionTrace){S, 1, P}, valid);
     CHECK(st.entropy == 0 && st.entropy_norm == 0, "one-hot rows: entropy %g (norm %g), want 0", st.entropy, st.entropy_norm);
     CHECK(st.max_weight == 1, "one-hot rows: max weight %g, want 1", st.max_weight);
     /* visible scores of rows 0..2: -2 | -2 2 | -2 2 -2  -> sum -4, mean -4/6, E[s^2] = 4 */
@@ -93,12 +94,12 @@ static void test_score_std_of_random_unit_vectors_is_one_after_sqrt_scale(void)
                 P->data[(bh * T + i) * T + j] = 0;
             }
     }
-    AttentionStats st = attention_stats(&g_arena, S, 1, P, NULL);
+    AttentionStats st = attention_stats(&g_arena, &(AttentionTrace){S, 1, P}, NULL);
     double n = (double)st.entries, tol = 5 * sqrt(2.0 / n) * 1.5; /* 5 sigma; 1.5: scores in a row share q */
     CHECK(fabs(st.score_std - 1) < tol, "score std %.4f, want 1 +- %.3f (n = %.0f)", st.score_std, tol, n);
     /* the same scores given raw, with the scale passed separately (as the model does) */
     for (size_t i = 0; i < S->size; i++) S->data[i] *= 8; /* back to q.k: 1/sqrt(64) = 1/8 */
-    AttentionStats raw = attention_stats(&g_arena, S, (real)0.125, P, NULL);
+    AttentionStats raw = attention_stats(&g_arena, &(AttentionTrace){S, (real)0.125, P}, NULL);
     CHECK(fabs(raw.score_std - st.score_std) < 1e-6, "scale passed separately: std %.6f vs %.6f", raw.score_std, st.score_std);
     arena_free(&g_arena);
 }
@@ -305,10 +306,11 @@ static void test_training_steps_allocate_nothing_after_the_first(void)
     arena_init(&acts, 1024); /* far too small: the first step must grow it */
     tape_init(&tp, &acts);
     uint64_t after_first = 0;
+    Trainer t = {.model = &m, .opt = &o, .tape = &tp, .seed = 1, .clip = 1.0};
     for (int step = 0; step < 6; step++) {
         dataset_train_batch(&d, step, &b);
-        tp.dropout_key = (uint64_t)step;
-        StepResult res = gpt_train_step(&m, &tp, &o, b.tokens, b.targets, b.loss_mask, b.B, b.T, step, 1.0);
+        StepBatch batch = {b.tokens, b.targets, b.loss_mask, b.B, b.T};
+        StepResult res = train_step(&t, &batch, step, NULL);
         CHECK(res.updated && isfinite(res.loss), "step %d failed", step);
         if (step == 0) after_first = mem_alloc_count();
     }

@@ -1,11 +1,17 @@
 /* options.h - every setting of ./train, from defaults, a config file, flags or a checkpoint.
  *
  * One table (options.c) lists each option once: its name (the same as a flag and as a config
- * key), type, default, range and help. Defaults, --help, config files, command-line flags and
- * the config stored in checkpoints all go through it.
+ * key), kind, default, range and help. Defaults, --help, config files, command-line flags and
+ * the config stored in checkpoints all go through it. An enumerated option (--task, --scale,
+ * --optim, --nan) takes its names from the module that owns the values (the task table, the
+ * optimizer table, ...), so a new task or optimizer is an option value without a change here.
  */
-#ifndef CLI_OPTIONS_H
-#define CLI_OPTIONS_H
+#ifndef RUN_OPTIONS_H
+#define RUN_OPTIONS_H
+
+#include "../data/data.h"
+#include "../model/gpt.h"
+#include "../model/optim.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,15 +21,16 @@
 
 typedef struct Options {
     /* task and data */
-    char task[OPT_TEXT_LEN];
+    int task;                  /* TaskKind */
     char data[OPT_TEXT_LEN];
     int symbols, min_len, max_len, val_size;
     /* model */
     int layers, dmodel, heads, dk, context;
-    char scale[OPT_TEXT_LEN];
+    int scale;                 /* ScaleMode */
+    double scale_const;        /* c, for SCALE_CONST (s = 1/c) */
     double init_gain, attn_dropout, dropout;
     /* optimisation */
-    char optim[OPT_TEXT_LEN];
+    int optim;                 /* OptimKind */
     int batch, steps, warmup;
     double lr, min_lr, weight_decay, clip, beta1, beta2, eps;
     /* the run */
@@ -31,7 +38,7 @@ typedef struct Options {
     int threads, log_every, eval_every, eval_examples, examples, save_every, stop_at;
     double loss_threshold;
     char log[OPT_TEXT_LEN], save[OPT_TEXT_LEN], load[OPT_TEXT_LEN], dump_state[OPT_TEXT_LEN];
-    char nan[OPT_TEXT_LEN];
+    int nan;                   /* NanMode */
     char inject[OPT_TEXT_LEN];
     bool quiet;
 } Options;
@@ -67,5 +74,11 @@ OptGroup options_group(int i);
 int options_index(const char *name); /* -1 when unknown */
 /* The value of option i as text (in a static buffer; read it before the next call). */
 const char *options_format(const Options *o, int i);
+
+/* Each module's configuration from the options: the one place where options become settings.
+ * data: context 0 asks for what the task needs. model: vocab and context come from the data. */
+DataConfig data_config_from_options(const Options *o);
+GptConfig gpt_config_from_options(const Options *o, int vocab);
+OptimConfig optim_config_from_options(const Options *o);
 
 #endif

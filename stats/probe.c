@@ -7,8 +7,9 @@
  *
  *   ./probe [--samples=N] [--pairs=N] [--seed=S] [--draws=N]
  */
-#include "model/score_stats.h"
-#include "tensor/rng.h"
+#include "score_stats.h"
+
+#include "../base/rng.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -53,14 +53,3 @@ double rng_uniform_at(uint64_t key, uint64_t i)
 {
     return (double)(rng_mix(key + (i + 1) * GAMMA) >> 11) * 0x1.0p-53;
 }
-
-void rng_fill_normal(Rng *r, real *x, size_t n)
-{
-    /* Box-Muller gives two independent normals per pair of uniforms: r cos(t) and r sin(t). */
-    for (size_t i = 0; i < n; i += 2) {
-        double u1 = 1.0 - rng_uniform(r), u2 = rng_uniform(r);
-        double rad = sqrt(-2.0 * log(u1)), t = 6.283185307179586 * u2;
-        x[i] = (real)(rad * cos(t));
-        if (i + 1 < n) x[i + 1] = (real)(rad * sin(t));
-    }
-}

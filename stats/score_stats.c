@@ -2,23 +2,35 @@
  * ops (matmul, scale, softmax) so that ./probe and ./train share one code path. */
 #include "score_stats.h"
 
+#include "../base/rng.h"
+#include "../model/gpt.h"
 #include "../tensor/ops.h"
-#include "../tensor/rng.h"
 
 #include <assert.h>
 #include <math.h>
+
+/* n draws of N(0, 1): Box-Muller gives two per pair of uniforms, r cos(t) and r sin(t). */
+static void fill_normal(Rng *r, real *x, size_t n)
+{
+    for (size_t i = 0; i < n; i += 2) {
+        double u1 = 1.0 - rng_uniform(r), u2 = rng_uniform(r);
+        double rad = sqrt(-2.0 * log(u1)), t = 6.283185307179586 * u2;
+        x[i] = (real)(rad * cos(t));
+        if (i + 1 < n) x[i + 1] = (real)(rad * sin(t));
+    }
+}
 
 QkMoments qk_moments(int dk, long samples, uint64_t seed)
 {
     /* q.k = sum_i q_i k_i: each term has mean 0 and variance E[q_i^2] E[k_i^2] = 1, and the
      * terms are independent, so Var(q.k) = dk. Dividing by sqrt(dk) gives variance 1. */
-    Rng r = rng_stream(seed, 31);
+    Rng r = rng_stream(seed, RNG_STREAM_PROBE_QK);
     real q[1024], k[1024];
     assert(dk <= 1024);
     double s1 = 0, s2 = 0;
     for (long n = 0; n < samples; n++) {
-        rng_fill_normal(&r, q, (size_t)dk);
-        rng_fill_normal(&r, k, (size_t)dk);
+        fill_normal(&r, q, (size_t)dk);
+        fill_normal(&r, k, (size_t)dk);
         double dot = 0;
         for (int i = 0; i < dk; i++) dot += (double)q[i] * k[i];
         s1 += dot;
@@ -39,13 +51,13 @@ RowExperiment row_experiment(int dk, int n_keys, uint64_t seed)
     arena_init(&a, 0);
     tape_init(&tp, &a);
     tp.grad_enabled = false;
-    Rng r = rng_stream(seed, 32);
+    Rng r = rng_stream(seed, RNG_STREAM_PROBE_ROWS);
     Tensor *Q = tensor_new2(&a, n_keys, dk, "Q"), *K = tensor_new2(&a, n_keys, dk, "K");
-    rng_fill_normal(&r, Q->data, Q->size);
-    rng_fill_normal(&r, K->data, K->size);
-    Tensor *S = op_matmul(&tp, Q, K, false, true);                 /* [n, n] = Q K^T */
-    Tensor *Ss = op_scale(&tp, S, (real)(1 / sqrt((double)dk)));
-    Tensor *P = op_softmax(&tp, S, false), *Ps = op_softmax(&tp, Ss, false);
+    fill_normal(&r, Q->data, Q->size);
+    fill_normal(&r, K->data, K->size);
+    Tensor *S = op_matmul(&tp, Q, K, TRANSPOSE_B);                 /* [n, n] = Q K^T */
+    Tensor *Ss = op_scale(&tp, S, (real)attention_scale(SCALE_SQRT, 0, dk));
+    Tensor *P = op_softmax(&tp, S, MASK_NONE), *Ps = op_softmax(&tp, Ss, MASK_NONE);
     RowExperiment e = {S->data[0], S->data[0], Ss->data[0], Ss->data[0], P->data[0], P->data[0], Ps->data[0], Ps->data[0]};
     for (size_t i = 0; i < S->size; i++) {
         e.raw_min = fmin(e.raw_min, S->data[i]);
@@ -87,23 +99,23 @@ void softmax_stats(int dk, int n_keys, const double *divisors, int n_div, long s
     arena_init(&work, 0);
     tape_init(&tp, &work);
     tp.grad_enabled = false;
-    Rng r = rng_stream(seed, 33);
+    Rng r = rng_stream(seed, RNG_STREAM_PROBE_SOFTMAX);
     /* scores [samples, n_keys]: each query against its own n_keys keys, q K^T per sample */
     Tensor *S = tensor_new2(&keep, (int)samples, n_keys, "scores");
     for (long s0 = 0; s0 < samples; s0 += CHUNK) {
         int c = samples - s0 < CHUNK ? (int)(samples - s0) : CHUNK;
         Tensor *q = tensor_new3(&work, c, 1, dk, "q"), *K = tensor_new3(&work, c, n_keys, dk, "K");
         for (int i = 0; i < c; i++) { /* per sample: the query, then its keys */
-            rng_fill_normal(&r, q->data + (size_t)i * dk, (size_t)dk);
-            rng_fill_normal(&r, K->data + (size_t)i * n_keys * dk, (size_t)n_keys * dk);
+            fill_normal(&r, q->data + (size_t)i * dk, (size_t)dk);
+            fill_normal(&r, K->data + (size_t)i * n_keys * dk, (size_t)n_keys * dk);
         }
-        Tensor *row = op_matmul(&tp, q, K, false, true); /* [c, 1, n_keys] */
+        Tensor *row = op_matmul(&tp, q, K, TRANSPOSE_B); /* [c, 1, n_keys] */
         for (size_t i = 0; i < row->size; i++) S->data[s0 * n_keys + (long)i] = row->data[i];
         tape_reset(&tp);
     }
     double *p = arena_alloc(&keep, (size_t)n_keys * sizeof(double));
     for (int d = 0; d < n_div; d++) {
-        Tensor *P = op_softmax(&tp, op_scale(&tp, S, (real)(1 / divisors[d])), false);
+        Tensor *P = op_softmax(&tp, op_scale(&tp, S, (real)(1 / divisors[d])), MASK_NONE);
         double h1 = 0, h2 = 0, j1 = 0, j2 = 0, mx = 0;
         for (long s = 0; s < samples; s++) {
             double h = 0, m = 0;

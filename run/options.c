@@ -2,7 +2,7 @@
  * flag (or the file and line) and what is wrong with it. */
 #include "options.h"
 
-#include "../tensor/tensor.h"
+#include "forensics.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum OptKind { KIND_INT, KIND_REAL, KIND_TEXT, KIND_SEED, KIND_BOOL } OptKind;
+typedef enum OptKind { KIND_INT, KIND_REAL, KIND_TEXT, KIND_SEED, KIND_BOOL, KIND_ENUM } OptKind;
+
+/* The values of an enumerated option: names(value, &help) gives the name of each value, from
+ * 0 up to the first NULL. Some also take a number instead of a name (--scale=8): it is stored
+ * at number_offset, the option's value becomes number_value, and the option's min and max bound
+ * it (number_range says them in the messages). */
+typedef struct EnumValues {
+    const char *(*names)(int value, const char **help);
+    bool takes_number;
+    size_t number_offset;
+    int number_value;
+    const char *number_range;
+} EnumValues;
 
 typedef struct OptSpec {
     const char *name;
@@ -19,16 +31,21 @@ typedef struct OptSpec {
     OptGroup group;
     size_t offset;
     const char *def;
-    double min, max;       /* for numbers */
-    const char *choices;   /* for text: "a|b|c", or NULL for free text */
+    double min, max;             /* for numbers */
+    const EnumValues *values;    /* KIND_ENUM */
     const char *help;
 } OptSpec;
 
 #define OFF(field) offsetof(Options, field)
 
+static const EnumValues g_tasks = {task_name, false, 0, 0, NULL};
+static const EnumValues g_scales = {scale_mode_name, true, OFF(scale_const), SCALE_CONST, "1e-4 to 1e8"};
+static const EnumValues g_optimizers = {optim_name, false, 0, 0, NULL};
+static const EnumValues g_nan_modes = {nan_mode_name, false, 0, 0, NULL};
+
 static const OptSpec g_specs[] = {
     /* task and data */
-    {"task", KIND_TEXT, GROUP_DATA, OFF(task), "copy", 0, 0, "copy|reverse|translate|tsv", "toy task (tsv: set by --data)"},
+    {"task", KIND_ENUM, GROUP_DATA, OFF(task), "copy", 0, 0, &g_tasks, "toy task (tsv: set by --data)"},
     {"data", KIND_TEXT, GROUP_DATA, OFF(data), "", 0, 0, NULL, "parallel corpus, one source<TAB>target pair per line"},
     {"symbols", KIND_INT, GROUP_DATA, OFF(symbols), "10", 1, 1000, NULL, "copy/reverse: alphabet size"},
     {"min-len", KIND_INT, GROUP_DATA, OFF(min_len), "3", 1, 64, NULL, "copy/reverse: shortest source"},
@@ -40,12 +57,12 @@ static const OptSpec g_specs[] = {
     {"heads", KIND_INT, GROUP_MODEL, OFF(heads), "4", 1, 1024, NULL, "attention heads H"},
     {"dk", KIND_INT, GROUP_MODEL, OFF(dk), "0", 0, 16384, NULL, "head size (0: dmodel / heads)"},
     {"context", KIND_INT, GROUP_MODEL, OFF(context), "0", 0, 16384, NULL, "positions (0: what the task needs)"},
-    {"scale", KIND_TEXT, GROUP_MODEL, OFF(scale), "sqrt", 0, 0, NULL, "score multiplier: 1, sqrt (1/sqrt dk), dk (1/dk), learned, or c (1/c)"},
+    {"scale", KIND_ENUM, GROUP_MODEL, OFF(scale), "sqrt", 1e-4, 1e8, &g_scales, "score multiplier: 1, sqrt (1/sqrt dk), dk (1/dk), learned, or c (1/c)"},
     {"init-gain", KIND_REAL, GROUP_MODEL, OFF(init_gain), "1", 1e-6, 1e3, NULL, "multiplies every Xavier bound"},
     {"attn-dropout", KIND_REAL, GROUP_TRAIN, OFF(attn_dropout), "0", 0, 0.999, NULL, "dropout on attention weights"},
     {"dropout", KIND_REAL, GROUP_TRAIN, OFF(dropout), "0", 0, 0.999, NULL, "dropout on embeddings and residual branches"},
     /* optimisation */
-    {"optim", KIND_TEXT, GROUP_TRAIN, OFF(optim), "adamw", 0, 0, "adamw|sgd", "optimizer"},
+    {"optim", KIND_ENUM, GROUP_TRAIN, OFF(optim), "adamw", 0, 0, &g_optimizers, "optimizer"},
     {"batch", KIND_INT, GROUP_TRAIN, OFF(batch), "32", 1, 65536, NULL, "sequences per step"},
     {"steps", KIND_INT, GROUP_TRAIN, OFF(steps), "600", 0, 100000000, NULL, "training steps (the schedule's length)"},
     {"lr", KIND_REAL, GROUP_TRAIN, OFF(lr), "3e-3", 0, 1e6, NULL, "peak learning rate"},
@@ -70,7 +87,7 @@ static const OptSpec g_specs[] = {
     {"load", KIND_TEXT, GROUP_RUN, OFF(load), "", 0, 0, NULL, "resume from this checkpoint"},
     {"stop-at", KIND_INT, GROUP_RUN, OFF(stop_at), "0", 0, 100000000, NULL, "stop after this step (0: --steps); the schedule still spans --steps"},
     {"dump-state", KIND_TEXT, GROUP_RUN, OFF(dump_state), "", 0, 0, NULL, "write everything about the first step here"},
-    {"nan", KIND_TEXT, GROUP_TRAIN, OFF(nan), "stop", 0, 0, "stop|continue", "on a NaN/Inf: stop (exit 3) or count and skip the update"},
+    {"nan", KIND_ENUM, GROUP_TRAIN, OFF(nan), "stop", 0, 0, &g_nan_modes, "on a NaN/Inf: stop (exit 3) or count and skip the update"},
     {"inject", KIND_TEXT, GROUP_RUN, OFF(inject), "", 0, 0, NULL, "testing faults: nan:STEP:PARAM, nan:STEP:grad.PARAM, crash-in-save:N, crash-after-step:N"},
     {"quiet", KIND_BOOL, GROUP_RUN, OFF(quiet), "0", 0, 1, NULL, "only the summary line"},
 };
@@ -88,32 +105,56 @@ int options_index(const char *name)
     return -1;
 }
 
-static bool in_choices(const char *choices, const char *v)
-{
-    size_t n = strlen(v);
-    for (const char *p = choices; *p;) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == n && !strncmp(p, v, n)) return true;
-        if (!bar) break;
-        p = bar + 1;
-    }
-    return false;
-}
-
 /* A number must start with a digit, '-' or '.': strtol/strtod would also skip leading
  * white space and accept a '+', which a typo should not get through. */
 static bool number_start(const char *v) { return (*v >= '0' && *v <= '9') || *v == '-' || *v == '.'; }
 
-/* The scale setting: 1, sqrt, dk, learned, or a number c (s = 1/c) in [1e-4, 1e8]: outside,
- * s q.k overflows float32 or vanishes. */
-static bool valid_scale(const char *v)
+/* A finite number written in full (nothing after it), or false. */
+static bool parse_real(const char *v, double *out)
 {
-    if (!strcmp(v, "sqrt") || !strcmp(v, "dk") || !strcmp(v, "learned")) return true;
     char *end;
     errno = 0;
-    double c = strtod(v, &end);
-    return number_start(v) && !*end && errno == 0 && isfinite(c) && c >= 1e-4 && c <= 1e8;
+    *out = strtod(v, &end);
+    return number_start(v) && !*end && errno != ERANGE && isfinite(*out);
+}
+
+/* The value of an enumerated option named v: a name of values->names, or (where numbers are
+ * allowed) a number in [min, max]. */
+static bool parse_enum(const OptSpec *s, const char *v, int *value, double *number)
+{
+    const EnumValues *e = s->values;
+    const char *name;
+    for (int i = 0; (name = e->names(i, NULL)) != NULL; i++)
+        if (!strcmp(name, v)) {
+            *value = i;
+            return true;
+        }
+    if (e->takes_number && parse_real(v, number) && *number >= s->min && *number <= s->max) {
+        *value = e->number_value;
+        return true;
+    }
+    return false;
+}
+
+/* "a|b|c", or "a, b, c or a number from X to Y", into buf. */
+static const char *enum_choices(const EnumValues *e, char *buf, size_t len)
+{
+    const char *name;
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; (name = e->names(i, NULL)) != NULL && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? (e->takes_number ? ", " : "|") : "", name);
+    if (e->takes_number && used < len) snprintf(buf + used, len - used, " or a number from %s", e->number_range);
+    return buf;
+}
+
+/* The shortest text that reads back as exactly x. */
+static void format_shortest(double x, char *buf, size_t len)
+{
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x) return;
+    }
 }
 
 /* True when s is well-formed UTF-8 (text values end up in JSON checkpoint headers). */
@@ -154,10 +195,8 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
         return true;
     }
     case KIND_REAL: {
-        errno = 0;
-        double v = strtod(value, &end);
-        if (!number_start(value) || *end || errno == ERANGE || !isfinite(v))
-            return errorf(err, err_len, "%s=%s: not a finite number", where, value);
+        double v;
+        if (!parse_real(value, &v)) return errorf(err, err_len, "%s=%s: not a finite number", where, value);
         if (v < s->min || v > s->max)
             return errorf(err, err_len, "%s=%s: must be between %g and %g", where, value, s->min, s->max);
         *(double *)field = v;
@@ -175,12 +214,19 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
         if (strlen(value) >= OPT_TEXT_LEN)
             return errorf(err, err_len, "%s: value longer than %d characters", where, OPT_TEXT_LEN - 1);
         if (!utf8_ok((const unsigned char *)value)) return errorf(err, err_len, "%s: not valid UTF-8", where);
-        if (s->choices && !in_choices(s->choices, value))
-            return errorf(err, err_len, "%s=%s: must be one of %s", where, value, s->choices);
-        if (!strcmp(name, "scale") && !valid_scale(value))
-            return errorf(err, err_len, "%s=%s: must be 1, sqrt, dk, learned or a number from 1e-4 to 1e8", where, value);
         memcpy(field, value, strlen(value) + 1);
         return true;
+    case KIND_ENUM: {
+        int v;
+        double number = 0;
+        char choices[256];
+        if (!parse_enum(s, value, &v, &number))
+            return errorf(err, err_len, "%s=%s: must be %s%s", where, value, s->values->takes_number ? "" : "one of ",
+                          enum_choices(s->values, choices, sizeof choices));
+        *(int *)field = v;
+        if (s->values->takes_number) *(double *)((char *)o + s->values->number_offset) = number;
+        return true;
+    }
     }
     return false;
 }
@@ -206,6 +252,13 @@ const char *options_format(const Options *o, int i)
     case KIND_REAL: snprintf(buf, sizeof buf, "%.17g", *(const double *)field); break;
     case KIND_SEED: snprintf(buf, sizeof buf, "%llu", (unsigned long long)*(const uint64_t *)field); break;
     case KIND_TEXT: snprintf(buf, sizeof buf, "%s", field); break;
+    case KIND_ENUM: {
+        const EnumValues *e = s->values;
+        int v = *(const int *)field;
+        if (e->takes_number && v == e->number_value) format_shortest(*(const double *)((const char *)o + e->number_offset), buf, sizeof buf);
+        else snprintf(buf, sizeof buf, "%s", e->names(v, NULL));
+        break;
+    }
     }
     return buf;
 }
@@ -310,9 +363,10 @@ bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help
 bool options_validate(const Options *o, char *err, size_t err_len)
 {
     bool tsv = o->data[0] != 0;
-    if (tsv && strcmp(o->task, "copy") && strcmp(o->task, "tsv"))
-        return errorf(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data, o->task);
-    if (!tsv && !strcmp(o->task, "tsv")) return errorf(err, err_len, "--task=tsv needs --data=FILE");
+    if (tsv && o->task != TASK_COPY && o->task != TASK_TSV)
+        return errorf(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data,
+                      task_name(o->task, NULL));
+    if (!tsv && o->task == TASK_TSV) return errorf(err, err_len, "--task=tsv needs --data=FILE");
     if (o->min_len > o->max_len)
         return errorf(err, err_len, "--min-len=%d is larger than --max-len=%d", o->min_len, o->max_len);
     int dk = o->dk;
@@ -339,11 +393,65 @@ void options_print_help(const char *program)
         printf("%s:\n", titles[g]);
         for (int i = 0; i < N_SPECS; i++) {
             if ((int)g_specs[i].group != g) continue;
+            const OptSpec *s = &g_specs[i];
             char left[64];
-            snprintf(left, sizeof left, "  --%s=%s", g_specs[i].name, *g_specs[i].def ? g_specs[i].def : "\"\"");
-            printf("%-30s %s\n", left, g_specs[i].help);
+            snprintf(left, sizeof left, "  --%s=%s", s->name, *s->def ? s->def : "\"\"");
+            printf("%-30s %s\n", left, s->help);
+            if (s->kind != KIND_ENUM) continue;
+            const char *name, *help;
+            for (int v = 0; (name = s->values->names(v, &help)) != NULL; v++) printf("%34s%-10s %s\n", "", name, help);
+            if (s->values->takes_number) printf("%34s%-10s a number from %s\n", "", "c", s->values->number_range);
         }
         printf("\n");
     }
     printf("exit status: 0 done, 2 bad input (flags, config, data, checkpoint), 3 non-finite value (--nan=stop)\n");
+}
+
+/* ------------------------------------------------------------------ the modules' settings */
+
+DataConfig data_config_from_options(const Options *o)
+{
+    return (DataConfig){
+        .task = o->data[0] ? TASK_TSV : (TaskKind)o->task,
+        .path = o->data,
+        .symbols = o->symbols,
+        .min_len = o->min_len,
+        .max_len = o->max_len,
+        .val_size = o->val_size,
+        .context = o->context ? o->context : 16384,
+        .seed = o->seed,
+    };
+}
+
+GptConfig gpt_config_from_options(const Options *o, int vocab)
+{
+    return (GptConfig){
+        .vocab = vocab,
+        .context = o->context,
+        .layers = o->layers,
+        .dmodel = o->dmodel,
+        .heads = o->heads,
+        .dk = o->dk,
+        .attn = ATTN_DOT,
+        .scale_mode = (ScaleMode)o->scale,
+        .scale_const = o->scale_const,
+        .attn_dropout = o->attn_dropout,
+        .dropout = o->dropout,
+        .init_gain = o->init_gain,
+    };
+}
+
+OptimConfig optim_config_from_options(const Options *o)
+{
+    return (OptimConfig){
+        .kind = (OptimKind)o->optim,
+        .lr = o->lr,
+        .min_lr = o->min_lr,
+        .warmup = o->warmup,
+        .steps = o->steps,
+        .beta1 = o->beta1,
+        .beta2 = o->beta2,
+        .eps = o->eps,
+        .weight_decay = o->weight_decay,
+    };
 }

@@ -1,13 +1,12 @@
 /* checkpoint.h - the model, optimizer and run state as safetensors files (docs/FORMAT.md). */
-#ifndef CLI_CHECKPOINT_H
-#define CLI_CHECKPOINT_H
+#ifndef RUN_CHECKPOINT_H
+#define RUN_CHECKPOINT_H
 
 #include "../data/data.h"
+#include "../io/safetensors.h"
 #include "../model/gpt.h"
 #include "../model/optim.h"
 #include "options.h"
-
-#include "../tensor/safetensors.h"
 
 /* What a resumed run needs, beyond the parameters and the optimizer state, to continue
  * exactly as an uninterrupted run would (its log and summary included). */
@@ -19,8 +18,9 @@ typedef struct RunState {
     int interval_steps;       /* and how many */
 } RunState;
 
-/* Writes parameters ("h.0.attn.wq" ...), Adam moments ("optim.m.<name>", "optim.v.<name>"),
- * the run state and the configuration, atomically. */
+/* Writes parameters ("h.0.attn.wq" ...), the optimizer's state ("optim.<state>.<name>", as its
+ * OptimSpec names it: optim.m.<name> and optim.v.<name> for AdamW), the run state and the
+ * configuration, atomically. */
 bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, const RunState *rs, const Options *o,
                      const Vocab *vocab, char *err, size_t err_len);
 
@@ -34,7 +34,7 @@ bool checkpoint_open_stream(StFile *sf, FILE *f, const char *path, char *err, si
 /* Applies the configuration stored in an opened checkpoint to `o`: options the user did not
  * set take the checkpoint's values; options that define the model or the data must not differ. */
 bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const bool *set, char *err, size_t err_len);
-/* Loads parameters (and, when present, Adam moments) from an opened checkpoint after checking
+/* Loads parameters (and, when present, the optimizer's state) from an opened checkpoint after checking
  * the vocabulary and every name, shape and value (finite) against the model; fills the run state. */
 bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, RunState *rs, const Vocab *vocab,
                           char *err, size_t err_len);

@@ -7,10 +7,10 @@
  * safetensors user can open these files. The reader checks everything it is given (sizes,
  * offsets against the file's length, the JSON's shape) and never reads out of bounds.
  */
-#ifndef TENSOR_SAFETENSORS_H
-#define TENSOR_SAFETENSORS_H
+#ifndef IO_SAFETENSORS_H
+#define IO_SAFETENSORS_H
 
-#include "tensor.h"
+#include "../tensor/tensor.h"
 
 #include <stdio.h>
 

@@ -1,8 +1,6 @@
 /* checkpoint.c - saving and loading runs; see docs/FORMAT.md for the layout. */
 #include "checkpoint.h"
 
-#include "../tensor/safetensors.h"
-
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,15 +57,16 @@ bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, const
     mem_free(words);
     add_config(&w, o);
     for (int i = 0; i < m->n_params; i++) st_add_tensor(&w, m->params[i]->name, m->params[i]);
+    /* the optimizer's state, parameter by parameter: "optim.<state>.<parameter>" */
     size_t off = 0;
     for (int i = 0; i < m->n_params && opt; i++) {
         const Tensor *p = m->params[i];
         int64_t shape[TENSOR_MAX_DIMS];
         for (int d = 0; d < p->ndim; d++) shape[d] = p->shape[d];
-        snprintf(name, sizeof name, "optim.m.%s", p->name);
-        st_add(&w, name, ST_F32, opt->m + off, p->ndim, shape);
-        snprintf(name, sizeof name, "optim.v.%s", p->name);
-        st_add(&w, name, ST_F32, opt->v + off, p->ndim, shape);
+        for (int k = 0; k < opt->spec->n_state; k++) {
+            snprintf(name, sizeof name, "optim.%s.%s", opt->spec->state_name[k], p->name);
+            st_add(&w, name, ST_F32, opt->state[k] + off, p->ndim, shape);
+        }
         off += p->size;
     }
     bool ok = st_write(&w, path, err, err_len);
@@ -215,23 +214,26 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
     }
     for (int i = 0; i < m->n_params; i++)
         if (!load_tensor(sf, m->params[i]->name, m->params[i], m->params[i]->data, path, err, err_len)) goto done;
-    /* a model-only file (no optimizer state) resumes with fresh Adam moments */
-    if (opt) {
+    /* the optimizer's state, as its spec names it; a file without it (a model only, or saved
+     * by another optimizer) resumes with a fresh state */
+    if (opt && opt->spec->n_state > 0) {
+        const OptimSpec *spec = opt->spec;
         char name[ST_MAX_NAME];
-        snprintf(name, sizeof name, "optim.m.%s", m->params[0]->name);
+        snprintf(name, sizeof name, "optim.%s.%s", spec->state_name[0], m->params[0]->name);
         bool has_state = st_find(sf, name) != NULL;
         size_t off = 0;
         for (int i = 0; i < m->n_params && has_state; i++) {
             const Tensor *p = m->params[i];
-            snprintf(name, sizeof name, "optim.m.%s", p->name);
-            if (!load_tensor(sf, name, p, opt->m + off, path, err, err_len)) goto done;
-            snprintf(name, sizeof name, "optim.v.%s", p->name);
-            if (!load_tensor(sf, name, p, opt->v + off, path, err, err_len)) goto done;
-            for (size_t k = 0; k < p->size; k++) /* a second moment is a mean of squares */
-                if (opt->v[off + k] < 0) {
-                    errorf(err, err_len, "--load=%s: tensor \"%s\" holds a negative value at element %zu", path, name, k);
-                    goto done;
-                }
+            for (int s = 0; s < spec->n_state; s++) {
+                real *dst = opt->state[s] + off;
+                snprintf(name, sizeof name, "optim.%s.%s", spec->state_name[s], p->name);
+                if (!load_tensor(sf, name, p, dst, path, err, err_len)) goto done;
+                for (size_t k = 0; k < p->size && spec->state_nonnegative[s]; k++)
+                    if (dst[k] < 0) {
+                        errorf(err, err_len, "--load=%s: tensor \"%s\" holds a negative value at element %zu", path, name, k);
+                        goto done;
+                    }
+            }
             off += p->size;
         }
     }
@@ -256,7 +258,8 @@ bool dump_state_write(const char *path, const Gpt *m, const Batch *b, const Tens
     add_config(&w, o);
     snprintf(num, sizeof num, "%.17g", scale);
     st_add_meta(&w, "attention_scale", m->cfg.scale_mode == SCALE_LEARNED ? "learned" : num);
-    st_add_meta(&w, "layernorm_eps", "1e-5");
+    snprintf(num, sizeof num, "%g", GPT_LAYERNORM_EPS);
+    st_add_meta(&w, "layernorm_eps", num);
     st_add_meta(&w, "gelu", "tanh");
     snprintf(num, sizeof num, "%.9g", (double)loss->data[0]);
     st_add_meta(&w, "loss", num);

@@ -1,6 +1,6 @@
 /* eval.h - validation loss and exact-match accuracy of greedy decoding. */
-#ifndef CLI_EVAL_H
-#define CLI_EVAL_H
+#ifndef EVAL_EVAL_H
+#define EVAL_EVAL_H
 
 #include "../data/data.h"
 #include "../model/gpt.h"

@@ -1,7 +1,7 @@
 /* eval.c - teacher-forced validation loss, and greedy decoding for exact-match accuracy. */
 #include "eval.h"
 
-#include "../tensor/tensor.h"
+#include "../base/base.h"
 
 #include <math.h>
 #include <string.h>
@@ -47,7 +47,7 @@ static void greedy_decode(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int 
         int *tokens = arena_alloc(tp->arena, (size_t)B * L * sizeof(int));
         for (int r = 0; r < B; r++)
             for (int t = 0; t < L; t++) tokens[r * L + t] = t < e->length[r] ? e->decode[(size_t)r * stride + t] : TOK_PAD;
-        Tensor *logits = gpt_forward(m, tp, tokens, B, L);
+        Tensor *logits = gpt_forward(m, tp, tokens, B, L, NULL);
         for (int r = 0; r < B; r++) {
             if (e->done[r]) continue;
             const real *z = logits->data + ((size_t)r * L + e->length[r] - 1) * V;
@@ -85,7 +85,7 @@ EvalResult evaluate(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int max_ex
         int rows = dataset_val_batch(d, first, b);
         if (rows > total - first) rows = total - first;
         /* teacher-forced loss, position by position, so each example weighs by its length */
-        Tensor *logits = gpt_forward(m, tp, b->tokens, b->B, b->T);
+        Tensor *logits = gpt_forward(m, tp, b->tokens, b->B, b->T, NULL);
         int V = m->cfg.vocab;
         for (int r = 0; r < rows; r++) {
             double ex_sum = 0;

@@ -1,0 +1,30 @@
+/* base.h - the few helpers every part of the project uses: counted heap memory, one-line error
+ * messages and overflow-safe sizes. Nothing here knows about tensors or transformers.
+ */
+#ifndef BASE_BASE_H
+#define BASE_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Every heap allocation of the project goes through mem_alloc/mem_free so that a test can
+ * count them: after the first training step the count must stop moving. Main thread only. */
+void *mem_alloc(size_t bytes);   /* 64-byte aligned, zeroed; exits with a message when out of memory */
+void mem_free(void *p);
+uint64_t mem_alloc_count(void);  /* number of mem_alloc calls so far */
+/* A growing array's new block: new_bytes, with the first used_bytes copied from old (freed). */
+void *mem_grow(void *old, size_t used_bytes, size_t new_bytes);
+
+/* User errors are reported, not printed, by the code that finds them: errorf writes a one-line
+ * message into err (as snprintf) and returns false, so `return errorf(err, n, "...");` both
+ * explains and fails. The program's main prints the message and exits with status 2. */
+bool errorf(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Replaces control characters (newlines among them) in a message by '?': errorf does it. */
+void message_one_line(char *msg);
+
+/* Overflow-safe size arithmetic: false when a*b (or a+b) does not fit in size_t. */
+bool size_mul(size_t a, size_t b, size_t *out);
+bool size_add(size_t a, size_t b, size_t *out);
+
+#endif

@@ -1,0 +1,60 @@
+/* optim_adamw.c - AdamW (Loshchilov & Hutter, 2019).
+ *
+ * Adam keeps running averages of the gradient (m) and of its square (v):
+ *     m = b1 m + (1 - b1) g,   v = b2 v + (1 - b2) g^2,   mhat = m / (1 - b1^t),  vhat = v / (1 - b2^t)
+ *     p -= lr * (mhat / (sqrt(vhat) + eps) + wd * p)
+ * Each step is roughly lr in size whatever the gradient's scale; the decay term is "decoupled":
+ * it shrinks p directly instead of being added to g (where Adam would rescale it). eps sits
+ * outside the square root: it guards the division, it does not soften small second moments.
+ */
+#include "optim.h"
+
+#include "../tensor/parallel.h"
+
+#include <math.h>
+
+/* The update's constants in the working precision, the bias corrections as factors, so that
+ * the loops vectorise. */
+typedef struct AdamConsts {
+    real lr, wd, b1, b2, c1, c2, inv_bc1, inv_bc2, eps;
+} AdamConsts;
+
+static inline void adamw_one(const AdamConsts *k, real p, real g, real m, real v, real *np, real *nm, real *nv)
+{
+    real m2 = k->b1 * m + k->c1 * g, v2 = k->b2 * v + k->c2 * g * g;
+    real step = (m2 * k->inv_bc1) / (real_sqrt(v2 * k->inv_bc2) + k->eps) + k->wd * p;
+    *np = p - k->lr * step;
+    *nm = m2;
+    *nv = v2;
+}
+
+static real adamw_update(const OptimStep *s, size_t n, real *p, const real *g, real *const *state, bool apply)
+{
+    const OptimConfig *c = s->cfg;
+    AdamConsts k = {(real)s->lr, (real)s->weight_decay, (real)c->beta1, (real)c->beta2, (real)(1 - c->beta1),
+                    (real)(1 - c->beta2), (real)(1 / (1 - pow(c->beta1, s->step + 1))),
+                    (real)(1 / (1 - pow(c->beta2, s->step + 1))), (real)c->eps};
+    real *m = state[0], *v = state[1];
+    if (apply) {
+#pragma omp parallel for simd schedule(static) if (n >= PARALLEL_MIN)
+        for (size_t j = 0; j < n; j++) adamw_one(&k, p[j], g[j], m[j], v[j], &p[j], &m[j], &v[j]);
+        return 0;
+    }
+    real probe = 0; /* x * 0 is NaN exactly when x is NaN or infinite */
+#pragma omp parallel for simd schedule(static) reduction(+ : probe) if (n >= PARALLEL_MIN)
+    for (size_t j = 0; j < n; j++) {
+        real np, nm, nv;
+        adamw_one(&k, p[j], g[j], m[j], v[j], &np, &nm, &nv);
+        probe += np * 0 + nm * 0 + nv * 0;
+    }
+    return probe;
+}
+
+const OptimSpec optim_adamw = {
+    .name = "adamw",
+    .help = "Adam with decoupled weight decay",
+    .n_state = 2,
+    .state_name = {"m", "v"},
+    .state_nonnegative = {false, true},
+    .update = adamw_update,
+};

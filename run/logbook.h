@@ -1,0 +1,51 @@
+/* logbook.h - what ./train reports while it trains: per-layer attention metrics, a CSV row and
+ * a console line every --log-every steps. The columns are listed in the README. */
+#ifndef RUN_LOGBOOK_H
+#define RUN_LOGBOOK_H
+
+#include "../model/metrics.h"
+
+#include <stdio.h>
+
+/* One layer's measurements at a logged step. */
+typedef struct LayerMetrics {
+    AttentionStats att;
+    double gnorm_wq, gnorm_wk; /* before clipping; NaN when the backward pass did not run */
+    double scale_ratio;        /* learned scale: mean over heads of s * sqrt(dk) (1 = the 1/sqrt(dk) rule) */
+} LayerMetrics;
+
+typedef struct Logbook {
+    FILE *csv;                 /* NULL without --log */
+    bool quiet;
+    int layers;
+    bool learned_scale;
+    LayerMetrics layer[GPT_MAX_LAYERS];
+    double t_start;            /* when the log was opened: the rows' time_s counts from it */
+    double last_loss;          /* the loss of the last row; NaN before any */
+} Logbook;
+
+/* What one row reports. */
+typedef struct LogRow {
+    int step, stop;            /* steps done, and the step this run stops at */
+    double loss;               /* mean training loss since the last row */
+    double lr, grad_norm;      /* of the last step */
+    double tokens_per_s;       /* in the training steps since the last row */
+    double elapsed, seconds_left;
+    bool evaluated;            /* this row has an evaluation: */
+    double val_loss, val_acc;  /* held-out loss and exact-match accuracy */
+    double last_acc;           /* the latest held-out accuracy, for the console; NaN before any */
+    long nan_count;
+} LogRow;
+
+/* Opens the CSV file (when path is not empty) and writes its header; false if it cannot be created. */
+bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet);
+/* The per-layer metrics of this step from its attention traces and gradients (has_grads: the
+ * backward pass ran). valid[b * T + t]: the input at (b, t) is a real token, not padding.
+ * Scratch space comes from the tape's arena. */
+void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, Arena *scratch,
+                     const unsigned char *valid, bool has_grads);
+/* A CSV row and (unless quiet) a console line, with the metrics of the last measure. */
+void logbook_row(Logbook *lb, const LogRow *row);
+void logbook_close(Logbook *lb);
+
+#endif

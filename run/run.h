@@ -1,0 +1,44 @@
+/* run.h - one training run of ./train: everything it holds, built from the options. */
+#ifndef RUN_RUN_H
+#define RUN_RUN_H
+
+#include "../data/data.h"
+#include "../eval/eval.h"
+#include "../model/gpt.h"
+#include "../model/optim.h"
+#include "../model/train_step.h"
+#include "checkpoint.h"
+#include "forensics.h"
+#include "inject.h"
+#include "logbook.h"
+#include "options.h"
+
+typedef struct Run {
+    Options o;
+    Dataset data;
+    Gpt model;
+    Optimizer opt;
+    bool decay[GPT_MAX_PARAMS];  /* per parameter: weight decay applies */
+    Arena acts;                  /* the step's activations and their gradients */
+    Tape tape;
+    Trainer trainer;             /* the step: model, optimizer, tape, seed, clipping */
+    Batch batch;
+    Evaluator eval;
+    Logbook log;
+    Forensics forensics;
+    Injection inject;            /* --inject: a fault for the tests */
+    RunState state;              /* what a checkpoint keeps, so that a resumed run continues exactly */
+    int start, stop;             /* steps [start, stop) run here */
+    double scale;                /* the fixed score multiplier, for the record (NaN when learned) */
+    int saves;                   /* checkpoints written so far */
+} Run;
+
+/* Reads the options (argv, --config, a --load'ed checkpoint), checks them and every output
+ * path, and builds the data, the model, the optimizer and the rest. Bad input: a one-line
+ * message and exit 2. --help: prints it and exits 0. */
+void run_setup(Run *r, int argc, char **argv);
+/* Writes the checkpoint (--save) of a run that has done next_step steps; exit 2 on failure. */
+void run_save(Run *r, int next_step);
+void run_free(Run *r);
+
+#endif
