@@ -44,7 +44,7 @@ PROGRAMS := train probe report
 
 # Test programs: those built in double precision and those in float.
 TESTS64 := test_grad_ops test_grad_model
-TESTS32 := test_engine test_model test_data test_io test_fuzz
+TESTS32 := test_engine test_model test_step test_stats test_data test_io test_fuzz
 
 objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 

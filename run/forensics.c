@@ -18,14 +18,16 @@ const char *nan_mode_name(int mode, const char **help)
     return names[mode][0];
 }
 
+typedef enum ParamPart { PARAM_VALUES, PARAM_GRADIENTS } ParamPart;
+
 /* "; <what> <name> holds <value> at element <k>" for the first parameter whose values (or
- * gradients: grads) are not all finite; "" when all are. */
-static void describe_param(const Gpt *m, bool grads, const char *what, char *out, size_t len)
+ * gradients) are not all finite; "" when all are. */
+static void describe_param(const Gpt *m, ParamPart part, const char *what, char *out, size_t len)
 {
     out[0] = 0;
     for (int i = 0; i < m->n_params; i++) {
         const Tensor *p = m->params[i];
-        const real *x = grads ? p->grad : p->data;
+        const real *x = part == PARAM_GRADIENTS ? p->grad : p->data;
         size_t k = find_nonfinite(x, p->size);
         if (k != SIZE_MAX) {
             snprintf(out, len, "; %s %s holds %g at element %zu", what, p->name, (double)x[k], k);
@@ -57,7 +59,7 @@ bool forensics_check_loss(const Forensics *f, int step, const Tape *tp, const Gp
         snprintf(where, sizeof where, "; first non-finite value: %g in %s (op %s, element %zu)",
                  (double)te->out->data[k], te->out->name, te->op, k);
     }
-    describe_param(m, false, "parameter", cause, sizeof cause);
+    describe_param(m, PARAM_VALUES, "parameter", cause, sizeof cause);
     snprintf(msg, sizeof msg, "loss is %g%s%s", (double)loss->data[0], where, cause);
     report(f, step, msg);
     return false;
@@ -67,7 +69,7 @@ bool forensics_check_gradients(const Forensics *f, int step, Tape *tp, Gpt *m, T
 {
     if (find_nonfinite(m->grads, m->n_values) == SIZE_MAX) return true;
     char msg[1024], where[512] = "", which[256];
-    describe_param(m, true, "gradient of", which, sizeof which);
+    describe_param(m, PARAM_GRADIENTS, "gradient of", which, sizeof which);
     /* The backward pass gave its intermediate gradients back as it went; to find the op that
      * made the first non-finite one, run it again op by op (same inputs: the same numbers). */
     memset(m->grads, 0, m->n_values * sizeof(real));

@@ -180,16 +180,23 @@ static void test_softmax_huge_logits_and_exact_mask(void)
     setup();
     int s[3] = {2, 4, 4};
     Tensor *x = param(3, s, -1e4, 1e4, 1);
+    /* rows whose visible logits are close, at a huge offset: their weights are far from 0 and 1 */
+    for (int j = 0; j < 4; j++) {
+        x->data[3 * 4 + j] = (real)(9000 + 0.5 * j);  /* row 3 of the first matrix: all four visible */
+        x->data[6 * 4 + j] = (real)(-9000 - 1.5 * j); /* row 2 of the second: three visible */
+    }
     Tensor *p = op_softmax(&g_tape, x, MASK_CAUSAL);
     CHECK(all_finite(p->data, p->size), "softmax of 1e4-sized logits is not finite");
     for (int row = 0; row < 8; row++) {
-        int r = row % 4;
-        double sum = 0;
+        int r = row % 4; /* causal: row r sees columns 0..r */
+        double mx = -INFINITY, sum = 0;
+        for (int j = 0; j <= r; j++) mx = fmax(mx, x->data[row * 4 + j]);
+        for (int j = 0; j <= r; j++) sum += exp((double)x->data[row * 4 + j] - mx);
         for (int j = 0; j < 4; j++) {
-            sum += p->data[row * 4 + j];
+            double want = j <= r ? exp((double)x->data[row * 4 + j] - mx) / sum : 0;
             if (j > r) CHECK(p->data[row * 4 + j] == 0, "masked p[%d][%d] = %g, want exactly 0", row, j, p->data[row * 4 + j]);
+            else CHECK(fabs(p->data[row * 4 + j] - want) < 1e-6, "p[%d][%d] = %.9g, want %.9g", row, j, p->data[row * 4 + j], want);
         }
-        CHECK(fabs(sum - 1) < 1e-6, "row %d sums to %.9g", row, sum);
     }
     real seed[32];
     for (int i = 0; i < 32; i++) seed[i] = (real)(i % 5) - 2;
@@ -469,10 +476,10 @@ static void test_gemm_inside_a_parallel_region(void)
 /* Loss and all gradients of a network large enough that every op's parallel loop (and the
  * gemm's tiling) really splits between threads: B*T*C = 65536 elements, attention matrices
  * of 65536, logits of 32768 (each at or above the PARALLEL_MIN of 32768), gemms of 1e7 flops. */
-enum { DB = 8, DT = 64, DC = 128, DV = 64, DGRADS = DC * DC + DV * DC };
+enum { DB = 8, DT = 64, DC = 128, DV = 64, DPARAMS = 5, DGRADS = DC * DC + 3 * DC + DV * DC };
 
-/* The forward pass of the big network on fresh parameters; *w1 and *table are two of them. */
-static Tensor *big_net_forward(Tensor **w1_out, Tensor **table_out)
+/* The forward pass of the big network on fresh parameters, which go to params[0..DPARAMS). */
+static Tensor *big_net_forward(Tensor **params)
 {
     setup();
     int s1[1] = {DC};
@@ -485,25 +492,27 @@ static Tensor *big_net_forward(Tensor **w1_out, Tensor **table_out)
     }
     g_tape.dropout_key = 1234;
     NetShape shape = {DB, DT, DC, DV};
-    *w1_out = w1;
-    *table_out = table;
+    Tensor *all[DPARAMS] = {w1, b1, g, bb, table};
+    for (int i = 0; i < DPARAMS; i++) params[i] = all[i];
     return net(&g_tape, shape, w1, b1, g, bb, table, ids, targets);
 }
 
-/* Copies the gradients of w1 and table into grads (DGRADS values). */
-static void copy_big_grads(const Tensor *w1, const Tensor *table, real *grads)
+/* Copies the gradients of every parameter into grads (DGRADS values). */
+static void copy_big_grads(Tensor *const *params, real *grads)
 {
-    memcpy(grads, w1->grad, DC * DC * sizeof(real));
-    memcpy(grads + DC * DC, table->grad, DV * DC * sizeof(real));
+    for (int i = 0; i < DPARAMS; i++) {
+        memcpy(grads, params[i]->grad, params[i]->size * sizeof(real));
+        grads += params[i]->size;
+    }
 }
 
 static void run_big_net(int threads, real *loss_out, real *grads_out)
 {
     omp_set_num_threads(threads);
-    Tensor *w1, *table, *loss = big_net_forward(&w1, &table);
+    Tensor *params[DPARAMS], *loss = big_net_forward(params);
     tape_backward(&g_tape, loss);
     *loss_out = loss->data[0];
-    copy_big_grads(w1, table, grads_out);
+    copy_big_grads(params, grads_out);
 }
 
 static void test_same_bits_for_any_thread_count(void)
@@ -513,7 +522,7 @@ static void test_same_bits_for_any_thread_count(void)
     run_big_net(1, &l1, g1);
     run_big_net(2, &l2, g2);
     CHECK(isfinite(l1) && memcmp(&l1, &l2, sizeof l1) == 0, "loss differs: %.9g vs %.9g", l1, l2);
-    CHECK(memcmp(g1, g2, sizeof g1) == 0, "gradients differ between 1 and 2 threads");
+    CHECK(memcmp(g1, g2, sizeof g1) == 0, "gradients of w1, b1, the LN gain and bias or the table differ between 1 and 2 threads");
     /* and a transposed gemm split into several tiles */
     int M = 300, N = 200, K = 300;
     GemmShape s = gemm_layout((GemmShape){.M = M, .N = N, .K = K, .trans_a = true});
@@ -621,14 +630,13 @@ static void test_backward_replay_equals_backward(void)
 {
     static real first[DGRADS], replay[DGRADS];
     omp_set_num_threads(2);
-    Tensor *w1, *table, *loss = big_net_forward(&w1, &table);
+    Tensor *params[DPARAMS], *loss = big_net_forward(params);
     tape_backward(&g_tape, loss);
-    copy_big_grads(w1, table, first);
-    memset(w1->grad, 0, w1->size * sizeof(real));
-    memset(table->grad, 0, table->size * sizeof(real));
+    copy_big_grads(params, first);
+    for (int i = 0; i < DPARAMS; i++) memset(params[i]->grad, 0, params[i]->size * sizeof(real));
     TapeFinding f;
     int e = tape_backward_find_nonfinite(&g_tape, loss, &f);
-    copy_big_grads(w1, table, replay);
+    copy_big_grads(params, replay);
     CHECK(e == -1, "the replay found a non-finite gradient at entry %d (op %s)", e, e >= 0 ? g_tape.entries[e].op : "-");
     int differ = 0;
     for (int i = 0; i < DGRADS; i++) differ += first[i] != replay[i];

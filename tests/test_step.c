@@ -1,0 +1,275 @@
+/* test_step.c - the training step that ./train and the benchmark run (model/train_step.c):
+ * clipping, the dropout key, its hooks, the same bits for any thread count, no allocation. */
+#include "test.h"
+
+#include "../data/data.h"
+#include "../model/gpt.h"
+#include "../model/optim.h"
+#include "../model/train_step.h"
+
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+/* A small model, its optimizer, tape and a fixed batch of a copy task. */
+typedef struct Rig {
+    Dataset data;
+    Gpt model;
+    Optimizer opt;
+    bool decay[GPT_MAX_PARAMS];
+    Arena acts;
+    Tape tape;
+    Batch batch;
+    Trainer trainer;
+} Rig;
+
+static void rig_open(Rig *g, const GptConfig *base, const OptimConfig *oc, int B, double clip)
+{
+    char err[256];
+    DataConfig dc = {.task = TASK_COPY, .symbols = 6, .min_len = 2, .max_len = 5, .val_size = 16, .context = 12, .seed = 1};
+    CHECK(dataset_open(&g->data, &dc, err, sizeof err), "%s", err);
+    GptConfig cfg = *base;
+    cfg.vocab = g->data.vocab.size;
+    cfg.context = 12;
+    gpt_create(&g->model, &cfg);
+    gpt_init(&g->model, 1);
+    for (int i = 0; i < g->model.n_params; i++) g->decay[i] = gpt_param_decays(g->model.params[i]);
+    optim_init(&g->opt, oc, g->model.params, g->decay, g->model.n_params);
+    arena_init(&g->acts, 1024); /* far too small: the first step must grow it */
+    tape_init(&g->tape, &g->acts);
+    batch_alloc(&g->batch, B, 12);
+    g->trainer = (Trainer){.model = &g->model, .opt = &g->opt, .tape = &g->tape, .seed = 5, .clip = clip};
+}
+
+static StepBatch rig_batch(Rig *g, int step)
+{
+    dataset_train_batch(&g->data, step, &g->batch);
+    return (StepBatch){g->batch.tokens, g->batch.targets, g->batch.loss_mask, g->batch.B, g->batch.T};
+}
+
+static void rig_close(Rig *g)
+{
+    batch_free(&g->batch);
+    tape_free(&g->tape);
+    arena_free(&g->acts);
+    optim_free(&g->opt);
+    gpt_free(&g->model);
+    dataset_free(&g->data);
+}
+
+static const GptConfig g_small = {.layers = 2, .dmodel = 16, .heads = 2, .dk = 8, .scale_mode = SCALE_SQRT, .init_gain = 1};
+
+static double distance(const real *a, const real *b, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+    return sqrt(s);
+}
+
+/* With SGD at lr 1 and no decay, the update is -(the clipped gradient): its norm must be the
+ * clip c when the gradient is longer, and the gradient's own norm when it is shorter. */
+static void test_step_clips_the_update_to_the_global_norm(void)
+{
+    OptimConfig oc = {.kind = OPTIM_SGD, .lr = 1, .min_lr = 1, .warmup = 0, .steps = 100};
+    double clips[2] = {0.05, 1e6};
+    for (int k = 0; k < 2; k++) {
+        Rig g;
+        rig_open(&g, &g_small, &oc, 4, clips[k]);
+        size_t n = g.model.n_values;
+        real *before = mem_alloc(n * sizeof(real));
+        memcpy(before, g.model.values, n * sizeof(real));
+        StepBatch b = rig_batch(&g, 0);
+        StepResult res = train_step(&g.trainer, &b, 0, NULL);
+        double moved = distance(before, g.model.values, n);
+        double want = res.grad_norm > clips[k] ? clips[k] : res.grad_norm;
+        CHECK(res.updated && res.lr == 1, "the update was not applied at lr 1 (lr %g)", res.lr);
+        CHECK(fabs(moved - want) <= 1e-4 * want, "clip %g: the parameters moved by %.7g, want %.7g (gradient norm %.7g)",
+              clips[k], moved, want, res.grad_norm);
+        if (k == 0) CHECK(res.grad_norm > 10 * clips[k], "the gradient norm %g is too small to test clipping", res.grad_norm);
+        mem_free(before);
+        rig_close(&g);
+    }
+}
+
+/* The key of a step's dropout masks: a function of (seed, step) alone, different for every
+ * step and every seed; the step uses it. */
+static void test_dropout_key_depends_on_seed_and_step(void)
+{
+    enum { N = 2000 };
+    static uint64_t keys[2 * N];
+    for (int s = 0; s < N; s++) {
+        keys[s] = train_dropout_key(1, s);
+        keys[N + s] = train_dropout_key(2, s);
+    }
+    int same = 0;
+    for (int i = 0; i < 2 * N; i++)
+        for (int j = i + 1; j < 2 * N; j++) same += keys[i] == keys[j];
+    CHECK(same == 0, "%d pairs of (seed, step) share a dropout key", same);
+    CHECK(train_dropout_key(1, 7) == keys[7], "the key is not a function of (seed, step)");
+
+    GptConfig cfg = g_small;
+    cfg.dropout = cfg.attn_dropout = 0.3;
+    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .steps = 10};
+    Rig g;
+    rig_open(&g, &cfg, &oc, 4, 1);
+    /* the same batch at two steps: with dropout on, the losses differ only by their masks */
+    StepBatch b = rig_batch(&g, 0);
+    real *init = mem_alloc(g.model.n_values * sizeof(real));
+    memcpy(init, g.model.values, g.model.n_values * sizeof(real));
+    double loss[2];
+    for (int k = 0; k < 2; k++) {
+        memcpy(g.model.values, init, g.model.n_values * sizeof(real));
+        StepResult res = train_step(&g.trainer, &b, 3 + k, NULL);
+        CHECK(g.tape.dropout_key == train_dropout_key(g.trainer.seed, 3 + k), "step %d ran with another dropout key", 3 + k);
+        loss[k] = res.loss;
+    }
+    CHECK(loss[0] != loss[1], "steps 3 and 4 drew the same dropout masks (loss %.9g both)", loss[0]);
+    mem_free(init);
+    rig_close(&g);
+}
+
+/* Every hook is called, in order, with the step's own values; returning false from a check
+ * skips what follows it. */
+typedef struct HookLog {
+    char order[16];
+    int n;
+    bool refuse_forward, refuse_backward;
+    double norm_seen;
+} HookLog;
+
+static void h_before(void *c, int step)
+{
+    (void)step;
+    HookLog *l = c;
+    l->order[l->n++] = 'f';
+}
+static bool h_forward(void *c, int step, Tensor *loss)
+{
+    (void)step, (void)loss;
+    HookLog *l = c;
+    l->order[l->n++] = 'l';
+    return !l->refuse_forward;
+}
+static bool h_backward(void *c, int step, Tensor *loss)
+{
+    (void)step, (void)loss;
+    HookLog *l = c;
+    l->order[l->n++] = 'b';
+    return !l->refuse_backward;
+}
+static void h_update(void *c, int step, const StepResult *res, Tensor *logits, Tensor *loss)
+{
+    (void)step, (void)logits, (void)loss;
+    HookLog *l = c;
+    l->order[l->n++] = 'u';
+    l->norm_seen = res->grad_norm;
+}
+
+static void test_step_hooks_are_called_and_can_skip(void)
+{
+    OptimConfig oc = {.kind = OPTIM_SGD, .lr = 0.1, .min_lr = 0.1, .steps = 10};
+    Rig g;
+    rig_open(&g, &g_small, &oc, 4, 0);
+    StepBatch b = rig_batch(&g, 0);
+    const char *want[3] = {"flbu", "flu", "flbu"};
+    real *before = mem_alloc(g.model.n_values * sizeof(real));
+    for (int k = 0; k < 3; k++) {
+        HookLog log = {.refuse_forward = k == 1, .refuse_backward = k == 2};
+        StepHooks hooks = {&log, h_before, h_forward, h_backward, h_update, NULL};
+        memcpy(before, g.model.values, g.model.n_values * sizeof(real));
+        StepResult res = train_step(&g.trainer, &b, 0, &hooks);
+        log.order[log.n] = 0;
+        CHECK(!strcmp(log.order, want[k]), "case %d: hooks called as %s, want %s", k, log.order, want[k]);
+        bool moved = memcmp(before, g.model.values, g.model.n_values * sizeof(real)) != 0;
+        CHECK(res.updated == (k == 0) && moved == (k == 0), "case %d: updated %d, parameters moved %d", k, res.updated, moved);
+        CHECK(res.backward == (k != 1) && (k == 1 ? isnan(log.norm_seen) : log.norm_seen == res.grad_norm && res.grad_norm > 0),
+              "case %d: the update hook saw gradient norm %g", k, log.norm_seen);
+    }
+    mem_free(before);
+    rig_close(&g);
+}
+
+/* Every parameter's gradient (and the loss) has the same bits with 1 and 2 threads, for a
+ * model large enough that every parallel loop really splits: [B, T, C] = [8, 32, 128] holds
+ * 32768 elements (PARALLEL_MIN), LayerNorm, bias and embedding gradients span 2 or more column
+ * blocks, the attention matrices 8 x 4 x 32 x 32. */
+static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
+{
+    GptConfig cfg = {.vocab = 64, .context = 32, .layers = 2, .dmodel = 128, .heads = 4, .dk = 32,
+                     .scale_mode = SCALE_LEARNED, .attn_dropout = 0.1, .dropout = 0.1, .init_gain = 1};
+    enum { B = 8, T = 32 };
+    Gpt m;
+    gpt_create(&m, &cfg);
+    gpt_init(&m, 3);
+    int tokens[B * T], targets[B * T];
+    for (int i = 0; i < B * T; i++) {
+        tokens[i] = (i * 7 + 3) % 64;
+        targets[i] = (i * 11 + 5) % 64;
+    }
+    Arena acts;
+    Tape tp;
+    arena_init(&acts, 1 << 20);
+    tape_init(&tp, &acts);
+    real *grads[2], loss[2];
+    for (int k = 0; k < 2; k++) {
+        omp_set_num_threads(k + 1);
+        memset(m.grads, 0, m.n_values * sizeof(real));
+        tp.training = true;
+        tp.dropout_key = train_dropout_key(9, 4);
+        Tensor *l = op_cross_entropy(&tp, gpt_forward(&m, &tp, tokens, B, T, NULL), targets, NULL);
+        tape_backward(&tp, l);
+        loss[k] = l->data[0];
+        grads[k] = mem_alloc(m.n_values * sizeof(real));
+        memcpy(grads[k], m.grads, m.n_values * sizeof(real));
+        tape_reset(&tp);
+    }
+    omp_set_num_threads(2);
+    CHECK(isfinite(loss[0]) && memcmp(&loss[0], &loss[1], sizeof(real)) == 0, "loss %.9g vs %.9g", loss[0], loss[1]);
+    size_t off = 0;
+    for (int i = 0; i < m.n_params; i++) {
+        const Tensor *p = m.params[i];
+        CHECK(memcmp(grads[0] + off, grads[1] + off, p->size * sizeof(real)) == 0,
+              "the gradient of %s differs between 1 and 2 threads", p->name);
+        off += p->size;
+    }
+    mem_free(grads[0]);
+    mem_free(grads[1]);
+    tape_free(&tp);
+    arena_free(&acts);
+    gpt_free(&m);
+}
+
+/* The steps the trainer runs (batch, forward, loss, backward, norm, clipping, update, reset):
+ * after the first one, nothing is allocated. (./train also computes the metrics on log
+ * steps; they take their scratch space from the tape's arena.) */
+static void test_training_steps_allocate_nothing_after_the_first(void)
+{
+    GptConfig cfg = g_small;
+    cfg.scale_mode = SCALE_LEARNED;
+    cfg.attn_dropout = cfg.dropout = 0.1;
+    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .steps = 10};
+    Rig g;
+    rig_open(&g, &cfg, &oc, 4, 1.0);
+    uint64_t after_first = 0;
+    for (int step = 0; step < 6; step++) {
+        StepBatch b = rig_batch(&g, step);
+        StepResult res = train_step(&g.trainer, &b, step, NULL);
+        CHECK(res.updated && isfinite(res.loss), "step %d failed", step);
+        if (step == 0) after_first = mem_alloc_count();
+    }
+    CHECK(mem_alloc_count() == after_first, "%llu allocations in steps 2-6",
+          (unsigned long long)(mem_alloc_count() - after_first));
+    rig_close(&g);
+}
+
+int main(int argc, char **argv)
+{
+    static const TestCase tests[] = {
+        {"step: the update is clipped to the global norm", test_step_clips_the_update_to_the_global_norm},
+        {"step: the dropout key depends on seed and step, and the step uses it", test_dropout_key_depends_on_seed_and_step},
+        {"step: hooks are called in order and can skip the update", test_step_hooks_are_called_and_can_skip},
+        {"determinism: every gradient has the same bits with 1 and 2 threads", test_every_gradient_has_the_same_bits_for_1_and_2_threads},
+        {"step: steps after the first allocate nothing", test_training_steps_allocate_nothing_after_the_first},
+    };
+    return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}
