@@ -64,11 +64,11 @@ $(2): $(call objs,$(1),$($(3)_SRC))
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call program,f32,$(p),$(p),$(OPT))))
 $(foreach p,$(PROGRAMS),$(eval $(call program,asan32,build/asan32/$(p),$(p),$(SAN))))
-$(eval $(call program,f32,build/f32/bench,bench,$(OPT)))
+$(eval $(call program,f32,build/bench,bench,$(OPT)))
 
-# The benchmark: prints its tables and writes bench.csv (see bench.c). Takes a few minutes.
-bench: build/f32/bench
-	build/f32/bench
+# The benchmark: prints its tables and writes bench.csv (see bench/bench.c). Takes a few minutes.
+bench: build/bench
+	build/bench
 
 # ---------------------------------------------------------------- compile rules per variant
 build/f32/%.o: %.c
