@@ -40,7 +40,6 @@ int main(int argc, char **argv)
 
     StepContext ctx = {r, false};
     StepHooks hooks = instrumentation(&ctx);
-    StepResult res = {.grad_norm = NAN};
     EvalResult last_eval = {.loss = NAN, .accuracy = NAN};
     bool evaluated_at_stop = false;
     double t_start = omp_get_wtime(), train_seconds = 0;
@@ -55,7 +54,7 @@ int main(int argc, char **argv)
         double t = omp_get_wtime();
         dataset_train_batch(&r->data, step, &r->batch);
         StepBatch b = {r->batch.tokens, r->batch.targets, r->batch.loss_mask, r->batch.B, r->batch.T};
-        res = train_step(&r->trainer, &b, step, &hooks);
+        StepResult res = train_step(&r->trainer, &b, step, &hooks);
         train_seconds += omp_get_wtime() - t;
         if (isfinite(res.loss)) {
             r->state.interval_loss += res.loss;
