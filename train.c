@@ -10,9 +10,11 @@
  * (run/forensics.c), the metrics of logged steps, --dump-state, and the faults of --inject
  * (run/inject.c). Setting up from the options is run/run.c.
  *
- * Exit status: 0 done, 2 bad input, 3 a non-finite value with --nan=stop.
+ * Exit status: 0 done, 2 bad input or a failed write, 3 a non-finite value with --nan=stop,
+ * 130 / 143 stopped by SIGINT / SIGTERM (saved first when --save is given).
  */
 #include "run/exit.h"
+#include "run/interrupt.h"
 #include "run/run.h"
 
 #include <math.h>
@@ -27,7 +29,7 @@ typedef struct StepContext {
 
 static StepHooks instrumentation(StepContext *ctx);
 static void print_banner(const Run *r);
-static void log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval,
+static bool log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval,
                     const EvalResult *last_eval);
 
 int main(int argc, char **argv)
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
     bool evaluated_at_stop = false;
     double t_start = omp_get_wtime(), train_seconds = 0;
     for (int step = r->start; step < r->stop; step++) {
+        /* Ctrl-C or kill: stop between steps, saved (run/interrupt.h) */
+        if (interrupt_requested()) run_stop_interrupted(r, step, interrupt_requested());
         int done = step + 1;
         /* --stop-at pauses a run: rows and evaluations fall where an uninterrupted run has them,
          * so that a run resumed from the pause continues it exactly */
@@ -67,12 +71,14 @@ int main(int argc, char **argv)
             evaluated_at_stop = done == r->stop;
         }
         if (ctx.log_now) {
-            log_row(r, done, train_seconds, &res, evaluate_now ? &eval : NULL, &last_eval);
+            if (!log_row(r, done, train_seconds, &res, evaluate_now ? &eval : NULL, &last_eval))
+                run_stop_failed_write(r, done); /* a full disk, a closed pipe: save, then exit 2 */
             train_seconds = 0;
         }
         if (o->save[0] && o->save_every > 0 && done % o->save_every == 0 && done != r->stop) run_save(r, done);
         inject_after_step(&r->inject, step);
     }
+    if (interrupt_requested()) run_stop_interrupted(r, r->stop, interrupt_requested());
     if (!evaluated_at_stop) /* the last step was no evaluation step, or nothing ran (a finished checkpoint) */
         last_eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, o->eval_examples);
     if (o->save[0]) run_save(r, r->stop);
@@ -84,6 +90,7 @@ int main(int argc, char **argv)
     printf("summary: steps=%d final_loss=%.6g val_loss=%.6g val_acc=%.4f steps_to_threshold=%d nan_count=%ld time_s=%.1f\n",
            r->stop, r->log.last_loss, last_eval.loss, last_eval.accuracy, r->state.steps_to_threshold, r->state.nan_count,
            omp_get_wtime() - t_start);
+    if (!logbook_stdout_ok(&r->log)) die(EXIT_USER, "%s", r->log.failed); /* the checkpoint is saved already */
     run_free(r);
     return 0;
 }
@@ -163,8 +170,8 @@ static void print_banner(const Run *r)
 }
 
 /* The row of step `done`: the mean training loss since the last row (and the loss threshold's
- * first crossing), then the logbook's CSV row and console line. */
-static void log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval,
+ * first crossing), then the logbook's CSV row and console line; false when a write failed. */
+static bool log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval,
                     const EvalResult *last_eval)
 {
     RunState *st = &r->state;
@@ -186,7 +193,7 @@ static void log_row(Run *r, int done, double train_seconds, const StepResult *la
                   .val_acc = eval ? eval->accuracy : NAN,
                   .last_acc = last_eval->accuracy,
                   .nan_count = st->nan_count};
-    logbook_row(&r->log, &row);
     st->interval_loss = 0;
     st->interval_steps = 0;
+    return logbook_row(&r->log, &row);
 }

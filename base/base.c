@@ -1,10 +1,16 @@
-/* base.c - counted heap memory, one-line error messages, overflow-safe sizes. */
+/* base.c - counted heap memory, one-line error messages, safe input files, overflow-safe sizes. */
+#define _POSIX_C_SOURCE 200809L /* open flags, fdopen */
+
 #include "base.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum { MEM_ALIGN = 64 };
 
@@ -60,6 +66,54 @@ void message_one_line(char *msg)
      * newlines among them, become '?' so that a message stays on one line */
     for (unsigned char *p = (unsigned char *)msg; *p; p++)
         if (*p < 0x20 || *p == 0x7f) *p = '?';
+}
+
+size_t text_line(const char *text, size_t size, size_t pos, size_t *next)
+{
+    size_t end = pos;
+    while (end < size && text[end] != '\n' && text[end] != '\r') end++;
+    *next = end;
+    if (end < size) *next += text[end] == '\r' && end + 1 < size && text[end + 1] == '\n' ? 2 : 1;
+    return end - pos;
+}
+
+size_t text_bom(const char *text, size_t size)
+{
+    return size >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
+const char *file_kind(mode_t mode)
+{
+    if (S_ISREG(mode)) return "a regular file";
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+FILE *file_open_regular(const char *path, char *why, size_t why_len)
+{
+    /* O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, why_len, "%s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_len, "%s, not a regular file", fstat(fd, &st) == 0 ? file_kind(st.st_mode) : strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    FILE *f = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        snprintf(why, why_len, "%s", strerror(errno));
+        close(fd);
+    }
+    return f;
 }
 
 bool size_mul(size_t a, size_t b, size_t *out)

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 /* Every heap allocation of the project goes through mem_alloc/mem_free so that a test can
  * count them: after the first training step the count must stop moving. Main thread only. */
@@ -22,6 +24,21 @@ void *mem_grow(void *old, size_t used_bytes, size_t new_bytes);
 bool errorf(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Replaces control characters (newlines among them) in a message by '?': errorf does it. */
 void message_one_line(char *msg);
+
+/* Opens an existing regular file for reading ("rb"). Anything else is refused without
+ * blocking: a directory, a device, a socket, or a FIFO (whose plain open() would wait forever
+ * for a writer). On failure returns NULL with the reason in `why` ("No such file or
+ * directory", "a FIFO, not a regular file"), for the caller's message. */
+FILE *file_open_regular(const char *path, char *why, size_t why_len);
+/* What a file of this st_mode is, for messages: "a directory", "a FIFO", "a character device"... */
+const char *file_kind(mode_t mode);
+
+/* Text files as people write them: the line starting at `pos` of text[0..size), its length
+ * returned and the start of the next in *next. A line ends at "\n", "\r\n" or a lone "\r"
+ * (Unix, Windows, old Mac). */
+size_t text_line(const char *text, size_t size, size_t pos, size_t *next);
+/* 3 when text starts with a UTF-8 byte-order mark (EF BB BF), which editors may add; else 0. */
+size_t text_bom(const char *text, size_t size);
 
 /* Overflow-safe size arithmetic: false when a*b (or a+b) does not fit in size_t. */
 bool size_mul(size_t a, size_t b, size_t *out);

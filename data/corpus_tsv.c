@@ -1,6 +1,7 @@
 /* corpus_tsv.c - a user's parallel corpus: one "source<TAB>target" pair per line, words
  * separated by spaces. The vocabulary is every word seen (source and target share it).
  *
+ * Lines end at \n, \r\n or \r; a UTF-8 byte-order mark at the start is skipped.
  * Rules (each violation is an error naming the file and line):
  *   - valid UTF-8 without NUL bytes, at most TSV_MAX_LINE bytes per line, exactly one tab,
  *     no empty side;
@@ -88,9 +89,10 @@ static uint64_t hash_ids(uint64_t h, const int *t, int n)
 /* Reads the whole file (at most TSV_MAX_FILE bytes) into a NUL-terminated buffer. */
 static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
+    char why[256];
+    FILE *f = file_open_regular(path, why, sizeof why);
     if (!f) {
-        errorf(err, err_len, "cannot open --data=%s: %s", path, strerror(errno));
+        errorf(err, err_len, "cannot open --data=%s: %s", path, why);
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
@@ -142,17 +144,16 @@ bool tsv_parse(Dataset *d, const char *text, size_t size, char *err, size_t err_
     unsigned char *keep = NULL;
     bool ok = false;
     long lineno = 0;
-    for (size_t pos = 0; pos < size;) {
+    /* a byte-order mark an editor put first is no part of the first word; lines end at \n,
+     * \r\n or \r */
+    for (size_t pos = text_bom(text, size), next; pos < size; pos = next) {
         const char *line = text + pos;
-        const char *nl = memchr(line, '\n', size - pos);
-        size_t n = nl ? (size_t)(nl - line) : size - pos;
-        pos += n + (nl != NULL);
+        size_t n = text_line(text, size, pos, &next);
         lineno++;
         if (n > TSV_MAX_LINE) {
             errorf(err, err_len, "%s:%ld: line longer than %d bytes", path, lineno, TSV_MAX_LINE);
             goto done;
         }
-        if (n > 0 && line[n - 1] == '\r') n--; /* Windows line ends */
         if (memchr(line, 0, n)) {
             errorf(err, err_len, "%s:%ld: contains a NUL byte", path, lineno);
             goto done;

@@ -16,9 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ST_MAX_HEADER (100u << 20) /* the format's own limit: 100 MB */
-#define ST_MAX_TENSORS (1 << 16)    /* a 24-layer checkpoint with optimizer state holds ~1300 */
-#define ST_MAX_META 4096            /* keys are checked for duplicates pairwise: keep this small */
+
 #define CHECKSUM_FIELD "\"checksum\":\"crc32:" /* as written; a quote inside a JSON string is escaped,
                                                so this text cannot occur anywhere else */
 
@@ -414,8 +412,9 @@ done:
 bool st_open(StFile *sf, const char *path, char *err, size_t err_len)
 {
     memset(sf, 0, sizeof *sf);
-    FILE *f = fopen(path, "rb");
-    if (!f) return errorf(err, err_len, "cannot open checkpoint %s: %s", path, strerror(errno));
+    char why[256];
+    FILE *f = file_open_regular(path, why, sizeof why);
+    if (!f) return errorf(err, err_len, "cannot open checkpoint %s: %s", path, why);
     return st_open_stream(sf, f, path, err, err_len);
 }
 
@@ -434,10 +433,15 @@ bool st_open_stream(StFile *sf, FILE *f, const char *path, char *err, size_t err
     }
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--) hlen = hlen << 8 | len8[i];
-    if (hlen > ST_MAX_HEADER || hlen > (uint64_t)size - 8) {
+    if (hlen > (uint64_t)size - 8) {
         fclose(f);
         return errorf(err, err_len, "checkpoint %s: header length %llu does not fit the %ld-byte file (not a safetensors file?)",
                       path, (unsigned long long)hlen, size);
+    }
+    if (hlen > ST_MAX_HEADER) {
+        fclose(f);
+        return errorf(err, err_len, "checkpoint %s: a header of %llu bytes, more than the format's limit of %u MB", path,
+                      (unsigned long long)hlen, ST_MAX_HEADER >> 20);
     }
     char *json = mem_alloc((size_t)hlen + 1); /* zeroed: a NUL-terminated string */
     if (fread(json, 1, (size_t)hlen, f) != hlen) {
@@ -758,7 +762,8 @@ static bool sink_file(const unsigned char *p, size_t n, void *ctx)
     return fwrite(p, 1, n, ctx) == n;
 }
 
-bool st_write(const StWriter *w, const char *path, char *err, size_t err_len)
+/* The header of w's file, padded with spaces to a multiple of 8, checksum digits "00000000". */
+static Text build_header(const StWriter *w)
 {
     Text h = {0};
     text_add(&h, "{\"__metadata__\":{", 17);
@@ -782,6 +787,34 @@ bool st_write(const StWriter *w, const char *path, char *err, size_t err_len)
     }
     text_add(&h, "}", 1);
     while (h.n % 8) text_add(&h, " ", 1); /* the data starts 8-byte aligned */
+    return h;
+}
+
+uint64_t st_header_length(const StWriter *w)
+{
+    Text h = build_header(w);
+    mem_free(h.s);
+    return h.n;
+}
+
+bool st_check(const StWriter *w, char *err, size_t err_len)
+{
+    /* what the reader refuses, the writer must not write */
+    if (w->n > ST_MAX_TENSORS) return errorf(err, err_len, "%d tensors: more than the reader's %d", w->n, ST_MAX_TENSORS);
+    if (w->n_meta + 1 > ST_MAX_META)
+        return errorf(err, err_len, "%d metadata entries: more than the reader's %d", w->n_meta + 1, ST_MAX_META);
+    uint64_t n = st_header_length(w);
+    if (n > ST_MAX_HEADER)
+        return errorf(err, err_len, "its header would be %.1f MB, more than the format's limit of %u MB (a vocabulary of "
+                      "that size cannot be saved)", n / 1048576.0, ST_MAX_HEADER >> 20);
+    return true;
+}
+
+bool st_write(const StWriter *w, const char *path, char *err, size_t err_len)
+{
+    char why[256];
+    if (!st_check(w, why, sizeof why)) return errorf(err, err_len, "cannot write %s: %s", path, why);
+    Text h = build_header(w);
 
     /* The checksum covers the whole file (length, header, data) with its own 8 digits as "0"s:
      * a corrupted header (an offset, a setting in the metadata) is caught as well as the data. */

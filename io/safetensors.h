@@ -18,6 +18,9 @@ typedef enum StDtype { ST_F32, ST_I32, ST_U8 } StDtype;
 
 #define ST_MAX_DIMS 8
 #define ST_MAX_NAME 256
+#define ST_MAX_HEADER (100u << 20) /* the format's own limit: 100 MB */
+#define ST_MAX_TENSORS (1 << 16)    /* a 24-layer checkpoint with optimizer state holds ~1300 */
+#define ST_MAX_META 4096            /* keys are checked for duplicates pairwise: keep this small */
 
 typedef struct StTensor {
     char name[ST_MAX_NAME];
@@ -88,8 +91,13 @@ void st_writer_free(StWriter *w);
 void st_add(StWriter *w, const char *name, StDtype dtype, const void *data, int ndim, const int64_t *shape);
 void st_add_tensor(StWriter *w, const char *name, const Tensor *t); /* F32 from a tensor's data */
 void st_add_meta(StWriter *w, const char *key, const char *value);
-/* Writes atomically: a temporary file in the same directory, flushed to disk (fsync), then
- * renamed over `path`. A crash leaves either the old file or the new one, never a mix.
+/* The length of the header st_write would write for w now. */
+uint64_t st_header_length(const StWriter *w);
+/* Whether the reader (st_open) would take what st_write would write for w: the number of
+ * tensors and metadata entries, the header's length. false with a message. */
+bool st_check(const StWriter *w, char *err, size_t err_len);
+/* Writes atomically, after st_check: a temporary file in the same directory, flushed to disk
+ * (fsync), then renamed over `path`. A crash leaves either the old file or the new one, never a mix.
  * Adds the metadata entry "checksum" = "crc32:xxxxxxxx" (see st_verify_checksum). */
 bool st_write(const StWriter *w, const char *path, char *err, size_t err_len);
 

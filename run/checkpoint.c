@@ -1,6 +1,8 @@
 /* checkpoint.c - saving and loading runs; see docs/FORMAT.md for the layout. */
 #include "checkpoint.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +35,9 @@ static char *vocab_text(const Vocab *v)
     return s;
 }
 
-bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, const RunState *rs, const Options *o,
-                     const Vocab *vocab, char *err, size_t err_len)
+/* Everything a checkpoint holds, in the order it is written. */
+static void checkpoint_writer(StWriter *w_out, const Gpt *m, const Optimizer *opt, const RunState *rs,
+                              const Options *o, const Vocab *vocab)
 {
     StWriter w;
     st_writer_init(&w);
@@ -69,9 +72,35 @@ bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, const
         }
         off += p->size;
     }
+    *w_out = w;
+}
+
+bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, const RunState *rs, const Options *o,
+                     const Vocab *vocab, char *err, size_t err_len)
+{
+    StWriter w;
+    checkpoint_writer(&w, m, opt, rs, o, vocab);
     bool ok = st_write(&w, path, err, err_len);
     st_writer_free(&w);
     return ok;
+}
+
+bool checkpoint_check_saveable(const char *path, const Gpt *m, const Optimizer *opt, const RunState *rs,
+                               const Options *o, const Vocab *vocab, char *err, size_t err_len)
+{
+    StWriter w;
+    checkpoint_writer(&w, m, opt, rs, o, vocab);
+    char why[256];
+    bool ok = st_check(&w, why, sizeof why);
+    /* the run state's numbers grow by a few digits as training goes: keep 4 KB of room */
+    if (ok && st_header_length(&w) + 4096 > ST_MAX_HEADER) {
+        snprintf(why, sizeof why, "its header would be %.1f MB, at the format's limit of %u MB",
+                 st_header_length(&w) / 1048576.0, ST_MAX_HEADER >> 20);
+        ok = false;
+    }
+    st_writer_free(&w);
+    if (!ok) return errorf(err, err_len, "--save=%s: a checkpoint of this run could not be read back: %s", path, why);
+    return true;
 }
 
 /* The format, then the checksum: nothing else in the file is used before both have passed. */
@@ -132,7 +161,10 @@ bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, cons
             *o = stored;
             continue;
         }
-        /* given explicitly: fine for training options, must agree for the model and data */
+        /* given explicitly: fine for training options, must agree for the model and data, but
+         * for the corpus's path: the same file may be reached from another directory, and the
+         * vocabulary check of checkpoint_load_from is what ties a checkpoint to its data */
+        if (!strcmp(options_name(i), "data")) continue;
         OptGroup g = options_group(i);
         char mine[OPT_TEXT_LEN + 32];
         snprintf(mine, sizeof mine, "%s", options_format(o, i));
@@ -168,14 +200,28 @@ static bool load_tensor(StFile *sf, const char *name, const Tensor *t, real *dst
     return true;
 }
 
-/* An integer metadata value in [lo, hi]. */
+/* An integer metadata value in [lo, hi], written as the writer writes it (digits, a sign). */
 static bool meta_long(const StFile *sf, const char *key, long lo, long hi, long *out)
 {
     const char *v = st_meta(sf, key);
     char *end;
-    if (!v || !*v) return false;
+    if (!v || !((*v >= '0' && *v <= '9') || *v == '-')) return false;
+    errno = 0;
     long x = strtol(v, &end, 10);
-    if (*end || x < lo || x > hi) return false;
+    if (*end || errno == ERANGE || x < lo || x > hi) return false;
+    *out = x;
+    return true;
+}
+
+/* A finite number in [lo, hi], as a flag would be checked. */
+static bool meta_real(const StFile *sf, const char *key, double lo, double hi, double *out)
+{
+    const char *v = st_meta(sf, key);
+    char *end;
+    if (!v || !((*v >= '0' && *v <= '9') || *v == '-' || *v == '.')) return false;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (*end || errno == ERANGE || !isfinite(x) || x < lo || x > hi) return false;
     *out = x;
     return true;
 }
@@ -196,13 +242,17 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
     bool ok = false;
     char *words = NULL;
     const char *stored_words = st_meta(sf, "vocab");
-    const char *interval = st_meta(sf, "run.interval_loss");
     long step, vsize, threshold, nans, isteps;
+    double interval; /* a sum of cross-entropies: finite, >= 0 */
     if (!meta_long(sf, "step", 0, 100000000, &step) || !meta_long(sf, "vocab_size", 1, 100000000, &vsize) ||
         !meta_long(sf, "run.steps_to_threshold", -1, 100000000, &threshold) ||
         !meta_long(sf, "run.nan_count", 0, 100000000, &nans) || !meta_long(sf, "run.interval_steps", 0, 100000000, &isteps) ||
-        !interval) {
-        errorf(err, err_len, "--load=%s: metadata lacks a valid step, vocab_size or run.* entry", path);
+        !meta_real(sf, "run.interval_loss", 0, 1e300, &interval)) {
+        errorf(err, err_len, "--load=%s: metadata lacks a valid step, vocab_size or run.* entry (a count in range, a finite loss)", path);
+        goto done;
+    }
+    if (isteps > step || threshold > step) {
+        errorf(err, err_len, "--load=%s: its run state counts more steps than the %ld it has done", path, step);
         goto done;
     }
     /* the same words with the same ids, not just as many */
@@ -240,7 +290,7 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
     rs->next_step = (int)step;
     rs->steps_to_threshold = (int)threshold;
     rs->nan_count = nans;
-    rs->interval_loss = strtod(interval, NULL);
+    rs->interval_loss = interval;
     rs->interval_steps = (int)isteps;
     ok = true;
 done:

@@ -24,6 +24,12 @@ typedef struct RunState {
 bool checkpoint_save(const char *path, const Gpt *m, const Optimizer *opt, const RunState *rs, const Options *o,
                      const Vocab *vocab, char *err, size_t err_len);
 
+/* Before training: whether the checkpoint of this run, once written, would be read back (the
+ * reader's limits on the header, the number of tensors and metadata entries). false with a
+ * message naming --save. */
+bool checkpoint_check_saveable(const char *path, const Gpt *m, const Optimizer *opt, const RunState *rs,
+                               const Options *o, const Vocab *vocab, char *err, size_t err_len);
+
 /* Opens a checkpoint and checks its format and its checksum (over the whole file) before
  * anything in it is used; on failure the file is closed. The caller closes it with st_close
  * after the two steps below, so that both read the same, verified file. */

@@ -1,16 +1,36 @@
 /* logbook.c - see logbook.h. */
 #include "logbook.h"
 
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <string.h>
+
+/* Flushes the CSV file: false, with lb->failed, when a write to it failed. */
+static bool csv_ok(Logbook *lb)
+{
+    if (fflush(lb->csv) == 0 && !ferror(lb->csv)) return true;
+    snprintf(lb->failed, sizeof lb->failed, "--log=%s: a write failed (%s)", lb->csv_path, strerror(errno));
+    return false;
+}
+
+bool logbook_stdout_ok(Logbook *lb)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout)) return true;
+    snprintf(lb->failed, sizeof lb->failed, "standard output: a write failed (%s)", strerror(errno));
+    return false;
+}
 
 bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet)
 {
-    *lb = (Logbook){.quiet = quiet, .layers = c->layers, .learned_scale = c->scale_mode == SCALE_LEARNED,
-                    .t_start = omp_get_wtime(), .last_loss = NAN};
+    *lb = (Logbook){.quiet = quiet, .csv_path = path, .layers = c->layers,
+                    .learned_scale = c->scale_mode == SCALE_LEARNED, .t_start = omp_get_wtime(), .last_loss = NAN};
     if (!path[0]) return true;
     lb->csv = fopen(path, "w");
-    if (!lb->csv) return false;
+    if (!lb->csv) {
+        snprintf(lb->failed, sizeof lb->failed, "--log=%s: cannot create the file: %s", path, strerror(errno));
+        return false;
+    }
     fprintf(lb->csv, "step,loss,lr,grad_norm,tokens_per_s,time_s");
     for (int l = 0; l < lb->layers; l++)
         fprintf(lb->csv, ",l%d_score_mean,l%d_score_std,l%d_entropy,l%d_entropy_norm,l%d_max_weight,l%d_gnorm_wq,l%d_gnorm_wk",
@@ -18,8 +38,7 @@ bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet)
     if (lb->learned_scale)
         for (int l = 0; l < lb->layers; l++) fprintf(lb->csv, ",l%d_scale_x_sqrt_dk", l);
     fprintf(lb->csv, ",val_loss,val_acc,nan_count\n");
-    fflush(lb->csv);
-    return true;
+    return csv_ok(lb);
 }
 
 void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, Arena *scratch,
@@ -40,7 +59,7 @@ void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, Are
     }
 }
 
-void logbook_row(Logbook *lb, const LogRow *row)
+bool logbook_row(Logbook *lb, const LogRow *row)
 {
     lb->last_loss = row->loss;
     if (lb->csv) {
@@ -55,7 +74,7 @@ void logbook_row(Logbook *lb, const LogRow *row)
             for (int l = 0; l < lb->layers; l++) fprintf(lb->csv, ",%.6g", lb->layer[l].scale_ratio);
         if (row->evaluated) fprintf(lb->csv, ",%.6g,%.6g,%ld\n", row->val_loss, row->val_acc, row->nan_count);
         else fprintf(lb->csv, ",,,%ld\n", row->nan_count);
-        fflush(lb->csv);
+        if (!csv_ok(lb)) return false;
     }
     if (!lb->quiet) {
         char acc[32] = "   -  ";
@@ -66,8 +85,9 @@ void logbook_row(Logbook *lb, const LogRow *row)
         printf("  H/logn");
         for (int l = 0; l < lb->layers && l < 4; l++) printf(" %.2f", lb->layer[l].att.entropy_norm);
         printf("\n");
-        fflush(stdout);
+        return logbook_stdout_ok(lb);
     }
+    return true;
 }
 
 void logbook_close(Logbook *lb)

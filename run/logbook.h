@@ -16,12 +16,14 @@ typedef struct LayerMetrics {
 
 typedef struct Logbook {
     FILE *csv;                 /* NULL without --log */
+    const char *csv_path;
     bool quiet;
     int layers;
     bool learned_scale;
     LayerMetrics layer[GPT_MAX_LAYERS];
     double t_start;            /* when the log was opened: the rows' time_s counts from it */
     double last_loss;          /* the loss of the last row; NaN before any */
+    char failed[512];          /* after a failed write: which output, and why */
 } Logbook;
 
 /* What one row reports. */
@@ -37,15 +39,20 @@ typedef struct LogRow {
     long nan_count;
 } LogRow;
 
-/* Opens the CSV file (when path is not empty) and writes its header; false if it cannot be created. */
+/* Opens the CSV file (when path is not empty) and writes its header; false (lb->failed says
+ * why) if it cannot be created or written. */
 bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet);
 /* The per-layer metrics of this step from its attention traces and gradients (has_grads: the
  * backward pass ran). valid[b * T + t]: the input at (b, t) is a real token, not padding.
  * Scratch space comes from the tape's arena. */
 void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, Arena *scratch,
                      const unsigned char *valid, bool has_grads);
-/* A CSV row and (unless quiet) a console line, with the metrics of the last measure. */
-void logbook_row(Logbook *lb, const LogRow *row);
+/* A CSV row and (unless quiet) a console line, with the metrics of the last measure. Every
+ * write is checked: false (lb->failed says which output and why) when one failed, a full disk
+ * or a closed pipe. */
+bool logbook_row(Logbook *lb, const LogRow *row);
+/* Whether everything written to standard output so far got there; false with lb->failed. */
+bool logbook_stdout_ok(Logbook *lb);
 void logbook_close(Logbook *lb);
 
 #endif

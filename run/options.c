@@ -276,10 +276,9 @@ bool options_parse_config(Options *o, const char *name, char *text, size_t size,
 {
     char where[OPT_TEXT_LEN + 64];
     int lineno = 0;
-    for (size_t pos = 0; pos < size;) {
-        char *line = text + pos, *nl = memchr(line, '\n', size - pos);
-        size_t n = nl ? (size_t)(nl - line) : size - pos;
-        pos += n + (nl != NULL);
+    for (size_t pos = text_bom(text, size), next; pos < size; pos = next) {
+        char *line = text + pos;
+        size_t n = text_line(text, size, pos, &next);
         line[n] = 0;
         lineno++;
         snprintf(where, sizeof where, "%.*s:%d", OPT_TEXT_LEN, name, lineno);
@@ -306,8 +305,9 @@ bool options_parse_config(Options *o, const char *name, char *text, size_t size,
 bool options_read_config(Options *o, const char *path, bool *set, char *err, size_t err_len)
 {
     enum { MAX_CONFIG = 1 << 20 };
-    FILE *f = fopen(path, "rb");
-    if (!f) return errorf(err, err_len, "--config=%s: %s", path, strerror(errno));
+    char why[256];
+    FILE *f = file_open_regular(path, why, sizeof why);
+    if (!f) return errorf(err, err_len, "--config=%s: %s", path, why);
     static char text[MAX_CONFIG + 1];
     size_t size = fread(text, 1, MAX_CONFIG + 1, f);
     bool read_error = ferror(f);
@@ -324,9 +324,15 @@ bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help
     /* first the config file, so that flags override it wherever they appear */
     const char *config = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            *help = true;
-            return true;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strncmp(argv[i], "--help=", 7)) {
+            const char *v = argv[i][1] == 'h' || !argv[i][6] ? "1" : argv[i] + 7;
+            bool yes = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
+            if (!yes && strcmp(v, "0") && strcmp(v, "false") && strcmp(v, "no"))
+                return errorf(err, err_len, "--help=%s: expected 0 or 1 (or just --help)", v);
+            if (yes) {
+                *help = true;
+                return true;
+            }
         }
         if (!strncmp(argv[i], "--config=", 9)) {
             if (config) return errorf(err, err_len, "--config given twice");
@@ -337,7 +343,7 @@ bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help
     if (config && !options_read_config(o, config, set, err, err_len)) return false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strncmp(a, "--config=", 9)) continue;
+        if (!strncmp(a, "--config=", 9) || !strncmp(a, "--help=", 7)) continue; /* read above */
         if (strncmp(a, "--", 2) != 0)
             return errorf(err, err_len, "unexpected argument \"%s\" (options look like --name=value)", a);
         const char *eq = strchr(a, '=');

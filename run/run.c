@@ -4,6 +4,8 @@
 #include "run.h"
 
 #include "exit.h"
+#include "interrupt.h"
+#include "paths.h"
 
 #include <math.h>
 #include <omp.h>
@@ -14,16 +16,23 @@
 
 _Static_assert(sizeof(int) == 4, "token ids are stored as 32-bit integers");
 
-/* Fails early when a file we will write later cannot be created there. */
-static void check_writable_dir(const char *flag, const char *path)
+/* Every file the run reads or writes, checked before anything is written (see paths.h); then
+ * the leftovers of killed saves to the same targets are removed. */
+static void check_paths(const Options *o, int argc, char **argv)
 {
-    if (!path[0]) return;
-    char dir[OPT_TEXT_LEN];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *(slash == dir ? slash + 1 : slash) = 0;
-    else snprintf(dir, sizeof dir, ".");
-    if (access(dir, W_OK) != 0) die(EXIT_USER, "--%s=%s: cannot write to the directory %s", flag, path, dir);
+    const char *config = "";
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "--config=", 9)) config = argv[i] + 9;
+    PathUse uses[] = {
+        {"config", config, PATH_INPUT},   {"data", o->data, PATH_INPUT},  {"load", o->load, PATH_INPUT},
+        {"log", o->log, PATH_OUTPUT},     {"save", o->save, PATH_OUTPUT}, {"dump-state", o->dump_state, PATH_OUTPUT},
+    };
+    /* a checkpoint may be replaced by its own continuation: the write is atomic */
+    static const char *const may_replace[][2] = {{"save", "load"}};
+    char err[2048];
+    if (!paths_check(uses, (int)(sizeof uses / sizeof uses[0]), may_replace, 1, err, sizeof err)) die(EXIT_USER, "%s", err);
+    paths_remove_stale_temporaries("save", o->save);
+    paths_remove_stale_temporaries("dump-state", o->dump_state);
 }
 
 /* Bytes a run needs, roughly: parameters with gradients and Adam moments, plus one step's
@@ -67,14 +76,16 @@ void run_setup(Run *r, int argc, char **argv)
         options_print_help(argv[0]);
         exit(0);
     }
+    interrupt_install();
     /* a checkpoint is opened once, and its checksum verified, before its config is used */
     StFile ckpt;
     if (o->load[0] && !(checkpoint_open(&ckpt, o->load, err, sizeof err) &&
                         checkpoint_apply_config_from(&ckpt, o->load, o, set, err, sizeof err)))
         die(EXIT_USER, "%s", err);
     if (!options_validate(o, err, sizeof err)) die(EXIT_USER, "%s", err);
-    check_writable_dir("save", o->save);
-    check_writable_dir("dump-state", o->dump_state);
+    if (o->load[0] && o->data[0] && !set[options_index("data")] && access(o->data, F_OK) != 0)
+        die(EXIT_USER, "--load=%s was made with --data=%s, which is not found from here: give --data=PATH", o->load, o->data);
+    check_paths(o, argc, argv);
     if (o->threads > 0) omp_set_num_threads(o->threads);
 
     /* data: the task decides the vocabulary and how long sequences get */
@@ -102,6 +113,8 @@ void run_setup(Run *r, int argc, char **argv)
             die(EXIT_USER, "%s", err);
         st_close(&ckpt);
     }
+    if (o->save[0] && !checkpoint_check_saveable(o->save, &r->model, &r->opt, &r->state, o, &r->data.vocab, err, sizeof err))
+        die(EXIT_USER, "%s", err);
     r->start = r->state.next_step;
     r->stop = o->stop_at ? o->stop_at : o->steps;
     if (r->start > r->stop) die(EXIT_USER, "--load=%s is at step %d, past the end of this run (%d)", o->load, r->start, r->stop);
@@ -116,7 +129,7 @@ void run_setup(Run *r, int argc, char **argv)
     tape_init(&r->tape, &r->acts);
     r->trainer = (Trainer){.model = &r->model, .opt = &r->opt, .tape = &r->tape, .seed = o->seed, .clip = o->clip};
     r->forensics = (Forensics){.mode = (NanMode)o->nan, .quiet = o->quiet, .nan_count = &r->state.nan_count};
-    if (!logbook_open(&r->log, o->log, &gc, o->quiet)) die(EXIT_USER, "--log=%s: cannot create the file", o->log);
+    if (!logbook_open(&r->log, o->log, &gc, o->quiet)) die(EXIT_USER, "%s", r->log.failed);
 }
 
 void run_save(Run *r, int next_step)
@@ -126,6 +139,25 @@ void run_save(Run *r, int next_step)
     inject_before_save(&r->inject, ++r->saves);
     if (!checkpoint_save(r->o.save, &r->model, &r->opt, &r->state, &r->o, &r->data.vocab, err, sizeof err))
         die(EXIT_USER, "%s", err);
+}
+
+_Noreturn void run_stop_interrupted(Run *r, int done, int sig)
+{
+    if (r->o.save[0]) {
+        run_save(r, done);
+        fprintf(stderr, "stopped by %s after step %d: saved %s (resume with --load=%s)\n", interrupt_name(sig), done,
+                r->o.save, r->o.save);
+    } else {
+        fprintf(stderr, "stopped by %s after step %d: nothing saved (no --save)\n", interrupt_name(sig), done);
+    }
+    exit(128 + sig);
+}
+
+_Noreturn void run_stop_failed_write(Run *r, int done)
+{
+    if (!r->o.save[0]) die(EXIT_USER, "%s; stopped after step %d (nothing saved: no --save)", r->log.failed, done);
+    run_save(r, done);
+    die(EXIT_USER, "%s; stopped after step %d, saved %s", r->log.failed, done, r->o.save);
 }
 
 void run_free(Run *r)

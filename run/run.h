@@ -39,6 +39,12 @@ typedef struct Run {
 void run_setup(Run *r, int argc, char **argv);
 /* Writes the checkpoint (--save) of a run that has done next_step steps; exit 2 on failure. */
 void run_save(Run *r, int next_step);
+/* Stops a run that has done `done` steps because of signal `sig`: saves (with --save), says
+ * where, exits 128 + sig. */
+_Noreturn void run_stop_interrupted(Run *r, int done, int sig);
+/* Stops a run after a failed write to its log or standard output (r->log.failed): saves (with
+ * --save), exits 2. */
+_Noreturn void run_stop_failed_write(Run *r, int done);
 void run_free(Run *r);
 
 #endif

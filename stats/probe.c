@@ -12,6 +12,7 @@
 #include "../base/rng.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,18 +27,34 @@ typedef struct ProbeOptions {
     uint64_t seed;
 } ProbeOptions;
 
-static void usage_error(const char *arg)
+static void usage_error(const char *arg, long min, long max)
 {
-    fprintf(stderr, "error: %s: expected --pairs=N, --samples=N, --draws=N or --seed=S (positive integers)\n", arg);
+    if (min > max)
+        fprintf(stderr, "error: %s: unknown option (expected --pairs=N, --samples=N, --draws=N, --seed=S or --help)\n", arg);
+    else
+        fprintf(stderr, "error: %s: expected a whole number from %ld to %ld\n", arg, min, max);
     exit(2);
 }
 
-static long parse_count(const char *arg, const char *value, long max)
+/* A count in [min, max]: a variance needs at least 2 draws. */
+static long parse_count(const char *arg, const char *value, long min, long max)
 {
     char *end;
     long v = strtol(value, &end, 10);
-    if (!*value || *end || v < 1 || v > max) usage_error(arg);
+    if (!(*value >= '0' && *value <= '9') || *end || v < min || v > max) usage_error(arg, min, max);
     return v;
+}
+
+/* Progress on stderr (the tables on stdout stay the same for any thread count): a part can
+ * take minutes with large counts. */
+static void progress(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "probe: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
 }
 
 static ProbeOptions parse_args(int argc, char **argv)
@@ -48,11 +65,11 @@ static ProbeOptions parse_args(int argc, char **argv)
         if (!strcmp(a, "--help")) {
             printf("usage: %s [--pairs=50000] [--samples=2000] [--draws=100] [--seed=1]\n", argv[0]);
             exit(0);
-        } else if (!strncmp(a, "--pairs=", 8)) o.pairs = parse_count(a, a + 8, 100000000);
-        else if (!strncmp(a, "--samples=", 10)) o.samples = parse_count(a, a + 10, 1000000);
-        else if (!strncmp(a, "--draws=", 8)) o.draws = (int)parse_count(a, a + 8, 100000);
-        else if (!strncmp(a, "--seed=", 7)) o.seed = (uint64_t)parse_count(a, a + 7, 1000000000);
-        else usage_error(a);
+        } else if (!strncmp(a, "--pairs=", 8)) o.pairs = parse_count(a, a + 8, 2, 100000000);
+        else if (!strncmp(a, "--samples=", 10)) o.samples = parse_count(a, a + 10, 2, 1000000);
+        else if (!strncmp(a, "--draws=", 8)) o.draws = (int)parse_count(a, a + 8, 1, 100000);
+        else if (!strncmp(a, "--seed=", 7)) o.seed = (uint64_t)parse_count(a, a + 7, 0, 1000000000);
+        else usage_error(a, 1, 0);
     }
     return o;
 }
@@ -66,8 +83,14 @@ static void part_moments(const ProbeOptions *o)
     printf("| dk | mean of q.k | Var(q.k) | Var / dk | its standard error | std of q.k / sqrt(dk) |\n");
     printf("|---:|---:|---:|---:|---:|---:|\n");
     QkMoments m[N_DK];
+    int done = 0;
+    progress("part 1: %d values of dk, %ld pairs each", N_DK, o->pairs);
 #pragma omp parallel for schedule(dynamic)
-    for (int i = 0; i < N_DK; i++) m[i] = qk_moments(g_dks[i], o->pairs, rng_key(o->seed, (uint64_t)g_dks[i]));
+    for (int i = 0; i < N_DK; i++) {
+        m[i] = qk_moments(g_dks[i], o->pairs, rng_key(o->seed, (uint64_t)g_dks[i]));
+#pragma omp critical
+        progress("part 1: dk = %d done (%d of %d)", g_dks[i], ++done, N_DK);
+    }
     for (int i = 0; i < N_DK; i++) {
         int dk = g_dks[i];
         printf("| %d | %.3f | %.1f | %.4f | %.4f | %.4f |\n", dk, m[i].mean, m[i].var, m[i].var / dk,
@@ -89,7 +112,14 @@ static void part_row_experiment(const ProbeOptions *o)
     printf("S = Q K^T with Q, K of iid N(0, 1) entries; softmax of S's first row. %d independent draws\n"
            "(seed %llu); the seed reports one draw of its own (numpy seed 42).\n\n", o->draws, (unsigned long long)o->seed);
     double *v[8];
-    for (int k = 0; k < 8; k++) v[k] = calloc((size_t)o->draws, sizeof(double));
+    for (int k = 0; k < 8; k++) {
+        v[k] = calloc((size_t)o->draws, sizeof(double));
+        if (!v[k]) {
+            fprintf(stderr, "error: out of memory for %d draws\n", o->draws);
+            exit(2);
+        }
+    }
+    progress("part 2: %d draws", o->draws);
 #pragma omp parallel for schedule(dynamic)
     for (int d = 0; d < o->draws; d++) {
         RowExperiment e = row_experiment(DK, KEYS, rng_key(o->seed, 1000 + (uint64_t)d));
@@ -116,12 +146,16 @@ static void part_softmax(const ProbeOptions *o, int n_keys, int first)
     enum { N_DIV = 8 };
     const char *headers[N_DIV] = {"1", "sqrt(dk)", "dk", "4", "8", "16", "32", "10"};
     SoftmaxStats st[N_DK][N_DIV];
+    int done = 0;
+    progress("parts %d-%d: %d values of dk, %ld queries against %d keys each", first, first + 1, N_DK, o->samples, n_keys);
 #pragma omp parallel for schedule(dynamic)
     for (int i = 0; i < N_DK; i++) {
         double dk = g_dks[i];
         double div[N_DIV] = {1, sqrt(dk), dk, 4, 8, 16, 32, 10};
         softmax_stats(g_dks[i], n_keys, div, N_DIV, o->samples, rng_key(o->seed, 2000 + (uint64_t)(g_dks[i] * 100 + n_keys)),
                       st[i]);
+#pragma omp critical
+        progress("parts %d-%d: dk = %d done (%d of %d)", first, first + 1, g_dks[i], ++done, N_DK);
     }
     for (int table = 0; table < 2; table++) {
         double worst_se = 0;

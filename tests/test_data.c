@@ -216,6 +216,53 @@ static void test_tsv_errors_name_the_line(void)
     dataset_free(&d);
 }
 
+/* The same corpus as a Windows editor (byte-order mark, CRLF) or an old Mac (CR) saves it:
+ * the same words, pairs and split, and no mark glued to the first word. */
+static bool same_examples(const ExampleList *a, const ExampleList *b)
+{
+    if (a->n != b->n) return false;
+    for (int i = 0; i < a->n; i++) {
+        Example x = example_list_get(a, i), y = example_list_get(b, i);
+        if (x.src_len != y.src_len || x.tgt_len != y.tgt_len || memcmp(x.src, y.src, (size_t)x.src_len * sizeof(int)) ||
+            memcmp(x.tgt, y.tgt, (size_t)x.tgt_len * sizeof(int)))
+            return false;
+    }
+    return true;
+}
+
+static void test_tsv_byte_order_mark_and_line_endings(void)
+{
+    char plain[8192] = "", text[8200];
+    size_t n = 0;
+    for (int i = 0; i < 60; i++)
+        n += (size_t)snprintf(plain + n, sizeof plain - n, "s%d a%d\tt%d b%d\n", i, i % 5, i, i % 4);
+    Dataset ref;
+    char err[512];
+    if (!CHECK(load_tsv(plain, n, 16, &ref, err, sizeof err), "plain corpus refused: %s", err)) return;
+    const char *endings[] = {"\r\n", "\r"};
+    for (int bom = 0; bom < 2; bom++)
+        for (int e = 0; e < 2; e++) {
+            size_t m = 0;
+            if (bom) m += (size_t)snprintf(text, sizeof text, "\xef\xbb\xbf");
+            for (size_t i = 0; i < n; i++) {
+                if (plain[i] == '\n') m += (size_t)snprintf(text + m, sizeof text - m, "%s", endings[e]);
+                else text[m++] = plain[i];
+            }
+            Dataset d;
+            bool ok = CHECK(load_tsv(text, m, 16, &d, err, sizeof err), "bom %d, %s endings refused: %s", bom,
+                            e ? "CR" : "CRLF", err);
+            if (ok) {
+                bool words = d.vocab.size == ref.vocab.size;
+                for (int w = 0; words && w < d.vocab.size; w++) words = !strcmp(d.vocab.words[w], ref.vocab.words[w]);
+                CHECK(words && same_examples(&d.train, &ref.train) && same_examples(&d.val, &ref.val),
+                      "bom %d, %s endings: another vocabulary or split (%d words, want %d; first word \"%s\")", bom,
+                      e ? "CR" : "CRLF", d.vocab.size, ref.vocab.size, d.vocab.size > 4 ? d.vocab.words[4] : "");
+            }
+            dataset_free(&d);
+        }
+    dataset_free(&ref);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -225,6 +272,7 @@ int main(int argc, char **argv)
         {"data: translate grammar moves verbs and adjectives", test_translate_grammar},
         {"data: TSV corpus loads, deduplicates, splits by source", test_tsv_corpus_loads_and_splits_by_source},
         {"data: TSV errors name the line", test_tsv_errors_name_the_line},
+        {"data: TSV with a byte-order mark, CRLF or CR lines reads as plain", test_tsv_byte_order_mark_and_line_endings},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -166,6 +166,63 @@ static void test_safetensors_rejects_bad_files(void)
     CHECK(!st_open(&sf, p, err, sizeof err) && strstr(err, "outside"), "data cut short: %s", err);
 }
 
+/* What the writer writes, the reader reads: the writer refuses (and writes nothing) past the
+ * reader's limits, and a header just under the 100 MB limit comes back. */
+static void test_safetensors_writer_stays_within_reader_limits(void)
+{
+    char err[512];
+    real x[2] = {1, 2};
+    int64_t shape[1] = {2};
+    StWriter w;
+    st_writer_init(&w);
+    st_add(&w, "x", ST_F32, x, 1, shape);
+    char key[32];
+    for (int i = 0; i < ST_MAX_META; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        st_add_meta(&w, key, "v");
+    }
+    const char *p = test_path("too-many-meta.safetensors");
+    remove(p);
+    CHECK(!st_check(&w, err, sizeof err) && strstr(err, "metadata entries"), "meta count: %s", err);
+    FILE *f = fopen(p, "rb");
+    CHECK(!st_write(&w, p, err, sizeof err) && !(f = fopen(p, "rb")), "a refused file was written anyway (%s)", err);
+    if (f) fclose(f);
+    st_writer_free(&w);
+
+    size_t big = (size_t)ST_MAX_HEADER - 1000; /* a vocabulary this long still fits */
+    char *text = malloc(big + 2001);
+    if (!CHECK(text != NULL, "out of memory")) return;
+    memset(text, 'w', big);
+    text[big] = 0;
+    st_writer_init(&w);
+    st_add(&w, "x", ST_F32, x, 1, shape);
+    st_add_meta(&w, "vocab", text);
+    CHECK(st_header_length(&w) > big && st_header_length(&w) <= ST_MAX_HEADER, "header length %llu",
+          (unsigned long long)st_header_length(&w));
+    p = test_path("just-under.safetensors");
+    StFile sf;
+    if (CHECK(st_write(&w, p, err, sizeof err), "just under the limit: %s", err)) {
+        bool opened = CHECK(st_open(&sf, p, err, sizeof err), "written but not read: %s", err);
+        if (opened) {
+            CHECK(st_meta(&sf, "vocab") && strlen(st_meta(&sf, "vocab")) == big, "the long value changed");
+            st_close(&sf);
+        }
+    }
+    remove(p);
+    st_writer_free(&w);
+    memset(text, 'w', big + 2000); /* now over: refused before anything is written */
+    text[big + 2000] = 0;
+    st_writer_init(&w);
+    st_add(&w, "x", ST_F32, x, 1, shape);
+    st_add_meta(&w, "vocab", text);
+    p = test_path("over.safetensors");
+    CHECK(!st_write(&w, p, err, sizeof err) && strstr(err, "limit of 100 MB") && !(f = fopen(p, "rb")),
+          "over the limit: %s", err);
+    if (f) fclose(f);
+    st_writer_free(&w);
+    free(text);
+}
+
 /* ------------------------------------------------------------------ checkpoints */
 
 static void test_checkpoint_round_trip_and_corruption(void)
@@ -287,6 +344,54 @@ done:
     gpt_free(&b);
 }
 
+/* The run state in the metadata is checked like a flag: a checksummed file whose interval loss
+ * is NaN, or which counts more steps than it has done, is refused on load. */
+static void test_checkpoint_run_state_is_checked(void)
+{
+    GptConfig cfg = {.vocab = 9, .context = 6, .layers = 1, .dmodel = 8, .heads = 2, .dk = 4, .scale_mode = SCALE_SQRT,
+                     .init_gain = 1};
+    Gpt a;
+    gpt_create(&a, &cfg);
+    gpt_init(&a, 1);
+    bool decay[GPT_MAX_PARAMS] = {false};
+    OptimConfig oc = {.kind = OPTIM_ADAMW};
+    Optimizer opt;
+    optim_init(&opt, &oc, a.params, decay, a.n_params);
+    Options o;
+    options_defaults(&o);
+    Vocab v;
+    vocab_init(&v);
+    for (int i = 0; i < 5; i++) vocab_add(&v, "abcde" + i, 1);
+    struct {
+        RunState rs;
+        const char *expect; /* NULL: loads */
+    } cases[] = {
+        {{42, 17, 3, 12.5, 5}, NULL},
+        {{42, -1, 0, 0, 0}, NULL},
+        {{42, 17, 3, NAN, 5}, "a finite loss"},
+        {{42, 17, 3, INFINITY, 5}, "a finite loss"},
+        {{42, 17, 3, -1.0, 5}, "a finite loss"},
+        {{42, 17, 3, 1.0, 43}, "more steps than the 42"},
+        {{42, 43, 3, 1.0, 5}, "more steps than the 42"},
+        {{42, 17, -2, 1.0, 5}, "run.* entry"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char err[512] = "";
+        const char *p = test_path("state.safetensors");
+        if (!CHECK(checkpoint_save(p, &a, &opt, &cases[k].rs, &o, &v, err, sizeof err), "save %zu: %s", k, err)) continue;
+        RunState back = {0};
+        bool ok = checkpoint_load(p, &a, &opt, &back, &v, err, sizeof err);
+        if (cases[k].expect)
+            CHECK(!ok && strstr(err, cases[k].expect), "case %zu: want \"%s\", got \"%s\"", k, cases[k].expect,
+                  ok ? "(loaded)" : err);
+        else
+            CHECK(ok && back.next_step == 42 && back.interval_loss == cases[k].rs.interval_loss, "case %zu: %s", k, err);
+    }
+    vocab_free(&v);
+    optim_free(&opt);
+    gpt_free(&a);
+}
+
 /* ------------------------------------------------------------------ options */
 
 static bool parse(Options *o, char *err, int argc, char **argv)
@@ -336,6 +441,30 @@ static void test_flags_are_checked(void)
     expect_args_error("--data=\xff.tsv", "not valid UTF-8");
 }
 
+/* --help, -h and --help=1/true/yes ask for the usage; --help=0 does not; anything else is an error */
+static void test_help_flag(void)
+{
+    const char *yes[] = {"--help", "-h", "--help=1", "--help=true", "--help=yes"};
+    const char *no[] = {"--help=0", "--help=no"};
+    Options o;
+    char err[512] = "";
+    bool set[128] = {false}, help = false;
+    for (int k = 0; k < 5; k++) {
+        char *argv[] = {"train", (char *)yes[k], NULL};
+        options_defaults(&o);
+        bool ok = options_parse_args(&o, 2, argv, set, &help, err, sizeof err);
+        CHECK(ok && help, "%s: %s", yes[k], ok ? "not taken as help" : err);
+    }
+    for (int k = 0; k < 2; k++) {
+        char *argv[] = {"train", (char *)no[k], NULL};
+        options_defaults(&o);
+        CHECK(options_parse_args(&o, 2, argv, set, &help, err, sizeof err) && !help, "%s: %s", no[k], err);
+    }
+    char *argv[] = {"train", "--help=maybe", NULL};
+    CHECK(!options_parse_args(&o, 2, argv, set, &help, err, sizeof err) && strstr(err, "expected 0 or 1"), "--help=maybe: %s",
+          err);
+}
+
 static void test_config_files(void)
 {
     const char *text = "# a comment\n\nlayers = 3   # trailing comment\n  lr=0.01\nscale = dk\n";
@@ -364,6 +493,16 @@ static void test_config_files(void)
         bool ok = parse(&o, err, 2, av);
         CHECK(!ok && strstr(err, bad[k].expect), "config %zu: want \"%s\", got \"%s\"", k, bad[k].expect, ok ? "(accepted)" : err);
     }
+    /* saved by a Windows editor (byte-order mark, CRLF) or an old Mac (CR): read as plain text */
+    const char *variants[] = {"\xef\xbb\xbflayers = 3\r\nlr=0.01\r\nscale = dk\r\n", "\xef\xbb\xbflayers = 3\rlr=0.01\rscale = dk",
+                              "layers = 3\rlr=0.01\r\rscale = dk\r"};
+    for (int k = 0; k < 3; k++) {
+        const char *p = test_write_file("crlf.cfg", variants[k], strlen(variants[k]));
+        snprintf(flag, sizeof flag, "--config=%s", p);
+        char *av[] = {"train", flag, NULL};
+        bool ok = parse(&o, err, 2, av);
+        CHECK(ok && o.layers == 3 && o.lr == 0.01 && o.scale == SCALE_DK, "variant %d: %s", k, ok ? "other values" : err);
+    }
     char *missing[] = {"train", "--config=/nonexistent/x.cfg", NULL};
     CHECK(!parse(&o, err, 2, missing) && strstr(err, "No such file"), "missing config: %s", err);
 }
@@ -376,8 +515,11 @@ int main(int argc, char **argv)
         {"safetensors: bad files are refused with a message", test_safetensors_rejects_bad_files},
         {"safetensors: large headers, duplicate names, the tensor limit", test_safetensors_many_tensors},
         {"checkpoint: round trip; flipped byte, truncation, shape, vocab", test_checkpoint_round_trip_and_corruption},
+        {"checkpoint: the run state is checked on load (finite loss, step counts)", test_checkpoint_run_state_is_checked},
+        {"safetensors: the writer refuses what the reader would refuse", test_safetensors_writer_stays_within_reader_limits},
         {"options: flags are parsed and checked", test_flags_are_checked},
         {"options: config files, and flags override them", test_config_files},
+        {"options: --help, --help=1, --help=0", test_help_flag},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

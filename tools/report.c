@@ -26,6 +26,7 @@ typedef struct Run {
     char *names[MAX_COLS];
     double *table;             /* rows x cols, NAN where a cell is empty */
     double steps_to_threshold; /* NAN when never reached */
+    long steps;                /* the run's length, from its summary line */
 } Run;
 
 /* The per-run numbers the summary reports. */
@@ -101,20 +102,22 @@ static double layer_mean(const Run *r, int row, const char *what)
     return L ? s / L : NAN;
 }
 
-static bool read_csv(Run *r, const char *path)
+/* Reads a run's CSV log. Every row must be whole: as many fields as the header, each a number
+ * or empty, and a line end; the last row must be the run's last step. A log cut short (a full
+ * disk, a copy interrupted) is an error naming the file and line, never a partial summary. */
+static void read_csv(Run *r, const char *path)
 {
     FILE *f = fopen(path, "r");
-    if (!f) return false;
+    if (!f) die("cannot open %s", path);
     static char line[1 << 16];
-    if (!fgets(line, sizeof line, f)) {
-        fclose(f);
-        return false;
-    }
+    if (!fgets(line, sizeof line, f)) die("%s: empty", path);
     line[strcspn(line, "\r\n")] = 0;
     for (char *tok = strtok(line, ","); tok && r->cols < MAX_COLS; tok = strtok(NULL, ",")) r->names[r->cols++] = strdup(tok);
-    int cap = 64;
+    int cap = 64, step_col = column(r, "step");
+    if (step_col != 0) die("%s:1: not a log of ./train (no step column first)", path);
     r->table = malloc((size_t)cap * r->cols * sizeof(double));
-    while (fgets(line, sizeof line, f)) {
+    for (int lineno = 2; fgets(line, sizeof line, f); lineno++) {
+        if (!strchr(line, '\n')) die("%s:%d: the last row is cut short (no line end): the log is incomplete", path, lineno);
         if (r->rows == cap) {
             cap *= 2;
             r->table = realloc(r->table, (size_t)cap * r->cols * sizeof(double));
@@ -124,18 +127,19 @@ static bool read_csv(Run *r, const char *path)
         for (int c = 0; c < r->cols; c++) {
             char *end;
             double v = strtod(p, &end);
-            row[c] = end == p ? NAN : v;
-            p = strchr(end, ',');
-            if (!p) {
-                for (int k = c + 1; k < r->cols; k++) row[k] = NAN;
-                break;
-            }
-            p++;
+            bool empty = end == p;
+            row[c] = empty ? NAN : v;
+            if (*end != (c + 1 < r->cols ? ',' : '\n') && !(c + 1 == r->cols && *end == '\r'))
+                die("%s:%d: field %d (%s) is not a number, or the row has %s fields than the header's %d", path, lineno,
+                    c + 1, r->names[c], *end == '\n' ? "fewer" : "more", r->cols);
+            p = end + 1;
         }
         r->rows++;
     }
     fclose(f);
-    return r->rows > 0;
+    if (r->rows == 0) die("%s: no rows", path);
+    long last = (long)r->table[(size_t)(r->rows - 1) * r->cols];
+    if (last != r->steps) die("%s: its last row is step %ld but the run did %ld steps: the log is incomplete", path, last, r->steps);
 }
 
 /* steps_to_threshold from the summary line of the run's console output. */
@@ -146,10 +150,11 @@ static bool read_summary(Run *r, const char *path)
     char line[4096];
     bool found = false;
     while (fgets(line, sizeof line, f)) {
-        const char *k = strstr(line, "steps_to_threshold=");
-        if (strncmp(line, "summary:", 8) == 0 && k) {
+        const char *k = strstr(line, "steps_to_threshold="), *s = strstr(line, " steps=");
+        if (strncmp(line, "summary:", 8) == 0 && k && s) {
             long v = strtol(k + 19, NULL, 10);
             r->steps_to_threshold = v < 0 ? NAN : (double)v;
+            r->steps = strtol(s + 7, NULL, 10);
             found = true;
         }
     }
@@ -182,7 +187,7 @@ static void load_runs(const char *dir)
         snprintf(csv, sizeof csv, "%s/%s.csv", path, stem);
         snprintf(out, sizeof out, "%s/%s.out", path, stem);
         if (!read_summary(r, out)) continue; /* not finished */
-        if (!read_csv(r, csv)) die("%s: no rows", csv);
+        read_csv(r, csv);
         g_n_runs++;
     }
     closedir(d);

@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# lost.sh - "nothing lost, whatever the user types" (docs/RELIABILITY.md): outputs that would
+# overwrite inputs or each other, special files, full disks, signals, leftovers of killed saves,
+# byte-order marks, resuming from another directory, and the scripts' own inputs.
+# Prints "N passed, N failed".
+#
+#   tests/lost.sh BIN_DIR      the folder holding train, probe and report (e.g. . or build/asan32)
+set -u
+bin=${1:?usage: tests/lost.sh BIN_DIR}
+bin=$(cd "$bin" && pwd)
+train=$bin/train
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${TEST_TMPDIR:-$(mktemp -d)}/lost
+rm -rf "$dir"
+mkdir -p "$dir"
+cd "$dir" || exit 2
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok    $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $1"; shift; for line in "$@"; do echo "    $line"; done; }
+sum() { cksum <"$1" 2>/dev/null; }
+# ckpt_step FILE: the step a checkpoint was saved at (from its metadata)
+ckpt_step() { grep -a -o '"step":"[0-9]*"' "$1" 2>/dev/null | head -n 1 | tr -dc 0-9; }
+# same_tensors A B: the data sections (every tensor's bytes) of two checkpoints are equal
+data_of() { tail -c +$((9 + $(od -An -t u8 -N 8 "$1"))) "$1"; }
+same_tensors() { [ -s "$1" ] && [ -s "$2" ] && cmp -s <(data_of "$1") <(data_of "$2"); }
+
+small=(--layers=1 --dmodel=32 --heads=2 --batch=8 --max-len=5 --val-size=64 --eval-examples=32 --quiet)
+
+# ---------------------------------------------------------------- inputs and outputs
+# Files to protect: a corpus, a checkpoint, a config, and a symlink to the checkpoint.
+for i in $(seq 1 40); do printf 's%d a%d\tt%d b%d\n' "$i" $((i % 5)) "$i" $((i % 4)); done >corpus.tsv
+"$train" "${small[@]}" --steps=3 --save=model.st >/dev/null 2>&1
+printf 'layers = 1\ndmodel = 32\n' >run.cfg
+ln -s model.st link.st
+mkdir sub
+before="$(sum corpus.tsv) $(sum model.st) $(sum run.cfg)"
+
+# refuse CASE EXPECT ARGS...: exit 2, a message with EXPECT, every input unchanged
+refuse() {
+    local name=$1 expect=$2 rc
+    shift 2
+    timeout 20 "$train" "$@" >out.txt 2>err.txt
+    rc=$?
+    local after="$(sum corpus.tsv) $(sum model.st) $(sum run.cfg)"
+    if [ $rc -eq 2 ] && grep -q -- "$expect" err.txt && [ "$after" = "$before" ] && [ -f model.st ] && [ ! -L model.st ]; then
+        ok "$name"
+    else
+        bad "$name" "exit $rc (want 2), inputs unchanged: $([ "$after" = "$before" ] && echo yes || echo NO)" "$(head -n 2 err.txt)"
+    fi
+}
+tsv=(--task=tsv --data=corpus.tsv)
+refuse "--data=X --log=X: refused, the corpus kept" "is the file given as --data" "${small[@]}" "${tsv[@]}" --log=corpus.tsv
+refuse "--load=X --log=X: refused, the checkpoint kept" "is the file given as --load" --load=model.st --log=model.st
+refuse "--data=X --save=X: refused" "is the file given as --data" "${small[@]}" "${tsv[@]}" --save=corpus.tsv
+refuse "--load=X --dump-state=X: refused" "is the file given as --load" --load=model.st --dump-state=model.st
+refuse "--config=X --log=X: refused" "is the file given as --config" --config=run.cfg --steps=2 --log=run.cfg
+refuse "the same file spelled ./sub/../X: refused" "is the file given as --data" "${small[@]}" "${tsv[@]}" \
+    --log=./sub/../corpus.tsv
+refuse "the same file through a symlink: refused" "is the file given as --load" --load=model.st --log=link.st
+refuse "the same file by its absolute path: refused" "is the file given as --load" --load=model.st --log="$dir/model.st"
+refuse "--dump-state onto the corpus, spelled DIR/sub/../X: refused" "is the file given as --data" \
+    "${small[@]}" "${tsv[@]}" --dump-state="$dir/sub/../corpus.tsv"
+rm -f fresh.out
+refuse "--log=Y --save=Y (two outputs, one file): refused" "name the same file" "${small[@]}" --log=fresh.out --save=fresh.out
+if [ ! -e fresh.out ]; then ok "... and nothing was written to Y"; else bad "two outputs: Y was written"; fi
+"$train" "${small[@]}" --steps=5 --load=model.st --save=model.st >/dev/null 2>err.txt
+if [ $? -eq 0 ]; then ok "--load=X --save=X (continue a run in place) is still allowed"; else bad "--load=X --save=X" "$(cat err.txt)"; fi
+"$train" "${small[@]}" --steps=3 --save=model.st >/dev/null 2>&1 # back to the protected file
+before="$(sum corpus.tsv) $(sum model.st) $(sum run.cfg)"
+
+# ---------------------------------------------------------------- special files
+# A device of our own when we may make one (root): should the refusal ever break, only this
+# copy is replaced, never the system's /dev/null. Without root, /dev cannot be written anyway.
+device=/dev/null
+mknod null-device c 1 3 2>/dev/null && device=$dir/null-device
+refuse "--save=<a device>: refused, the device is not replaced" "character device" "${small[@]}" --save="$device"
+if [ -c "$device" ]; then ok "the device is still a device"; else bad "$device was replaced by a regular file"; fi
+refuse "--log=/dev/full: refused before training" "character device" "${small[@]}" --log=/dev/full
+refuse "--save=<a directory>: refused" "is a directory" "${small[@]}" --save=sub
+refuse "--log into a missing directory: refused before training" "No such file" "${small[@]}" --log=nowhere/x.csv
+mkfifo fifo
+refuse "--data=<a FIFO>: refused at once (no hang)" "a FIFO, not a regular file" "${small[@]}" --task=tsv --data=fifo
+refuse "--config=<a FIFO>: refused at once" "a FIFO, not a regular file" --config=fifo
+refuse "--load=<a FIFO>: refused at once" "a FIFO, not a regular file" --load=fifo
+refuse "--log=<a FIFO>: refused" "is a FIFO" "${small[@]}" --log=fifo
+refuse "--load=<a directory>: says so" "a directory, not a regular file" --load=sub
+if grep -q 9223372036854775807 err.txt; then bad "--load=<a directory> reports a nonsense size"; fi
+
+# ---------------------------------------------------------------- failed writes
+"$train" "${small[@]}" --steps=3 >/dev/full 2>err.txt
+rc=$?
+if [ $rc -eq 2 ] && grep -q "standard output" err.txt; then ok "standard output on a full disk (/dev/full): exit 2"; else
+    bad "stdout to /dev/full" "exit $rc" "$(cat err.txt)"; fi
+# a log that outgrows the disk: ulimit -f stands in for a full disk (the checkpoint, 175 KB, still fits)
+(
+    ulimit -f 200
+    trap '' XFSZ
+    "$train" "${small[@]}" --steps=5000 --log-every=1 --log=full.csv --save=full.st >/dev/null 2>full.err
+)
+rc=$?
+step=$(sed -n 's/.*stopped after step \([0-9]*\), saved full.st$/\1/p' full.err)
+if [ $rc -eq 2 ] && grep -q "full.csv" full.err && [ -n "$step" ] && [ "$step" -lt 5000 ] && [ "$(ckpt_step full.st)" = "$step" ]; then
+    ok "a log on a full disk: exit 2 at step $step, the checkpoint saved first"
+else
+    bad "a log on a full disk" "exit $rc, step '$step'" "$(cat full.err)"
+fi
+if "$train" --load=full.st --stop-at=$((${step:-0} + 2)) --quiet >/dev/null 2>load.err; then
+    ok "... and that checkpoint resumes"
+else
+    bad "the checkpoint saved after a failed write resumes" "$(cat load.err)"
+fi
+
+# ---------------------------------------------------------------- signals
+# wait_rows CSV N: until the run has logged N rows (it is training, not starting)
+# finish PID: wait for it, but kill it after 30 s (a run that ignores a signal must not hang the suite)
+finish() {
+    local pid=$1 i
+    for i in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid"
+}
+wait_rows() { for _ in $(seq 1 400); do [ "$( { wc -l <"$1"; } 2>/dev/null || echo 0)" -gt "$2" ] && return; sleep 0.05; done; }
+long=("${small[@]}" --steps=1000000 --log-every=1 --eval-every=0 --dropout=0.1)
+"$train" "${long[@]}" --save=int.st --log=int.csv >/dev/null 2>int.err &
+pid=$!
+wait_rows int.csv 20
+kill -INT $pid
+finish $pid
+rc=$?
+n=$(sed -n 's/^stopped by SIGINT after step \([0-9]*\): saved .*int.st.*/\1/p' int.err)
+if [ $rc -eq 130 ] && [ -n "$n" ]; then ok "SIGINT: exit 130, saved at step $n, one line says so"; else
+    bad "SIGINT saves and says so" "exit $rc" "$(cat int.err)"; fi
+# resumed from where the signal stopped it = a run that was never interrupted
+n=${n:-1}
+"$train" --load=int.st --stop-at=$((n + 15)) --save=int.st --quiet >/dev/null 2>&1
+"$train" "${long[@]}" --stop-at=$((n + 15)) --save=straight.st >/dev/null 2>&1
+if cmp -s int.st straight.st; then ok "... resumed, it continues exactly (byte-identical checkpoint $((n + 15)) steps in)"; else
+    bad "a run stopped by SIGINT resumes exactly" "$(cmp int.st straight.st 2>&1)"; fi
+"$train" "${long[@]}" --log=term.csv >/dev/null 2>term.err &
+pid=$!
+wait_rows term.csv 5
+kill -TERM $pid
+finish $pid
+rc=$?
+if [ $rc -eq 143 ] && grep -q "^stopped by SIGTERM after step [0-9]*: nothing saved" term.err; then
+    ok "SIGTERM without --save: exit 143, says nothing was saved"
+else
+    bad "SIGTERM without --save" "exit $rc" "$(cat term.err)"
+fi
+# a second signal stops at once; the checkpoint of the last finished save survives
+big=(--layers=4 --dmodel=256 --heads=4 --batch=64 --max-len=12 --steps=1000000 --log-every=1 --eval-every=0 --quiet)
+"$train" "${big[@]}" --save=two.st --save-every=2 --log=two.csv >/dev/null 2>two.err &
+pid=$!
+wait_rows two.csv 4
+kill -INT $pid
+kill -INT $pid
+finish $pid
+rc=$?
+s2=$(ckpt_step two.st)
+if [ $rc -eq 130 ] && grep -q "second signal: stopped at once" two.err && [ -n "$s2" ] &&
+    "$train" --load=two.st --stop-at=$((s2 + 1)) --quiet >/dev/null 2>&1; then
+    ok "a second signal stops at once (exit 130); the last checkpoint is whole"
+else
+    bad "two signals" "exit $rc" "$(cat two.err)"
+fi
+
+# ---------------------------------------------------------------- leftovers of killed saves
+sleep 0.01 &
+dead=$!
+wait $dead
+printf 'partial' >"keep.st.tmp.$dead"
+printf 'partial' >"keep.st.tmp.$$"       # this shell is alive: its file may still be written
+printf 'mine' >"keep.st.tmp.notapid"
+"$train" "${small[@]}" --steps=2 --save=keep.st >/dev/null 2>stale.err
+if [ ! -e "keep.st.tmp.$dead" ] && grep -q "removed .*keep.st.tmp.$dead" stale.err && [ -e "keep.st.tmp.$$" ] &&
+    [ -e keep.st.tmp.notapid ]; then
+    ok "a stale FILE.tmp.<pid> of a dead process is removed (and said); a live one's and other files are kept"
+else
+    bad "stale temporaries" "$(ls keep.st.tmp.* 2>&1 | tr '\n' ' ')" "$(cat stale.err)"
+fi
+
+# ---------------------------------------------------------------- text files from other systems
+printf '\357\273\277layers = 1\r\ndmodel = 32\r\nheads = 2\r\n' >bom.cfg
+printf 'layers = 1\rdmodel = 32\rheads = 2\r' >mac.cfg
+printf 'layers = 1\ndmodel = 32\nheads = 2\n' >unix.cfg
+for c in unix bom mac; do
+    "$train" --config=$c.cfg --batch=8 --max-len=5 --val-size=64 --eval-examples=32 --steps=5 --quiet >$c.out 2>&1
+done
+a=$(sed 's/ time_s=.*//' unix.out)
+if [ -n "$a" ] && [ "$a" = "$(sed 's/ time_s=.*//' bom.out)" ] && [ "$a" = "$(sed 's/ time_s=.*//' mac.out)" ]; then
+    ok "config files with a byte-order mark, CRLF or CR lines read like plain ones"
+else
+    bad "config with a BOM / CR" "$a" "$(cat bom.out)" "$(cat mac.out)"
+fi
+{ printf '\357\273\277'; tr '\n' '\r' <corpus.tsv; } >mac.tsv
+"$train" "${small[@]}" --task=tsv --data=corpus.tsv --steps=5 >plain.out 2>&1
+"$train" "${small[@]}" --task=tsv --data=mac.tsv --steps=5 >mac-tsv.out 2>&1
+a=$(sed 's/ time_s=.*//' plain.out)
+if [ -n "$a" ] && [ "$a" = "$(sed 's/ time_s=.*//' mac-tsv.out)" ]; then
+    ok "a TSV corpus with a byte-order mark and CR lines trains like the plain one"
+else
+    bad "TSV with a BOM and CR lines" "$a" "$(cat mac-tsv.out)"
+fi
+
+# ---------------------------------------------------------------- resuming a TSV run elsewhere
+"$train" "${small[@]}" "${tsv[@]}" --steps=30 --save=tsv-straight.st >/dev/null 2>&1
+"$train" "${small[@]}" "${tsv[@]}" --steps=30 --stop-at=15 --save=tsv-half.st >/dev/null 2>&1
+(cd sub && "$train" --load=../tsv-half.st --save=../tsv-resumed.st --quiet >/dev/null 2>../away.err)
+rc=$?
+if [ $rc -eq 2 ] && grep -q "give --data=PATH" away.err; then ok "TSV resume from another directory: the missing corpus is named"; else
+    bad "TSV resume elsewhere without --data" "exit $rc" "$(cat away.err)"; fi
+(cd sub && "$train" --load=../tsv-half.st --data="$dir/corpus.tsv" --save=../tsv-resumed.st --quiet >/dev/null 2>../away.err)
+if same_tensors tsv-resumed.st tsv-straight.st; then
+    ok "... with an absolute --data it resumes exactly (the same tensors, bit for bit)"
+else
+    bad "TSV resume with an absolute --data" "$(cat away.err)"
+fi
+
+# ---------------------------------------------------------------- probe and report
+"$bin/probe" --pairs=1 >/dev/null 2>err.txt
+rc=$?
+if [ $rc -eq 2 ] && grep -q "from 2 to" err.txt; then ok "./probe --pairs=1 is refused (a variance needs 2 draws)"; else
+    bad "probe --pairs=1" "exit $rc" "$(cat err.txt)"; fi
+"$bin/probe" --pairs=200 --samples=20 --draws=3 >/dev/null 2>err.txt
+if [ "$(grep -c '^probe: part.* done' err.txt)" -ge 15 ]; then ok "./probe reports progress on stderr"; else
+    bad "probe progress" "$(head -n 3 err.txt)"; fi
+
+# ---------------------------------------------------------------- the ablation script
+abl=$root/scripts/ablation.sh
+export TRAIN=$train REPORT=$bin/report
+mkdir elsewhere
+printf 'keep' >abl-lost
+(cd elsewhere && "$abl" --quick --out '../abl-lost x' -- --steps=20 --eval-every=10 >../abl.out 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && [ -f "abl-lost x/summary.csv" ] && [ "$(cat abl-lost)" = keep ] && [ "$(ls "abl-lost x/runs"/*.out | wc -l)" -eq 4 ]; then
+    ok "ablation.sh --out 'abl-lost x' (a space, a relative path from another directory): 4 runs there, the file abl-lost untouched"
+else
+    bad "ablation.sh --out with a space" "exit $rc" "$(tail -n 3 abl.out)"
+fi
+(cd elsewhere && "$abl" --quick --out=rel --print-jobs >../jobs.txt 2>&1)
+lines=$(wc -l <jobs.txt)
+first=$(head -n 1 jobs.txt)
+(cd / && bash -c "$first")
+if [ "$lines" -eq 4 ] && ls elsewhere/rel/runs/*.out >/dev/null 2>&1; then
+    ok "ablation.sh --out=rel lands under the caller's directory; a --print-jobs line runs from /"
+else
+    bad "ablation.sh --out=VALUE and --print-jobs" "$lines lines" "$(head -n 2 jobs.txt)"
+fi
+"$abl" --quick --scales "dk learned" --dks 256 --out q >abl.out 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "cannot be combined with --scales" abl.out && [ ! -e q ]; then
+    ok "ablation.sh --quick with --scales: refused, not silently ignored"
+else
+    bad "ablation.sh --quick --scales" "exit $rc" "$(cat abl.out)"
+fi
+for args in "--bogus" "--out" "--jobs=0" "--out a --out b" "-- --dk=8"; do
+    # shellcheck disable=SC2086
+    "$abl" --print-jobs $args >abl.out 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || bad "ablation.sh $args: exit $rc, want 2" "$(cat abl.out)"
+done
+[ $rc -eq 2 ] && ok "ablation.sh refuses unknown, valueless, bad, repeated and grid-conflicting options"
+
+# ---------------------------------------------------------------- report on a run cut short
+mkdir -p cut/runs
+run=cut/runs/copy_scale-1_dk16_seed1
+"$train" --config="$root/configs/ablation.cfg" --task=copy --scale=1 --dk=16 --seed=1 --steps=20 --eval-every=10 \
+    --log="$run.full" >"$run.out" 2>&1
+head -c -30 "$run.full" >"$run.csv"
+"$bin/report" cut >report.out 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "copy_scale-1_dk16_seed1.csv" report.out; then ok "./report refuses a run CSV cut short, naming it"; else
+    bad "report on a truncated CSV" "exit $rc" "$(cat report.out)"; fi
+head -n 2 "$run.full" >"$run.csv"
+"$bin/report" cut >report.out 2>&1
+rc=$?
+if [ $rc -eq 2 ]; then ok "./report refuses a run CSV missing its last rows (fewer steps than its summary)"; else
+    bad "report on a CSV missing rows" "exit $rc" "$(cat report.out)"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
