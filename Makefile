@@ -54,7 +54,7 @@ all: $(PROGRAMS) $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/
 # ---------------------------------------------------------------- programs
 train_SRC  := train.c $(APP)
 probe_SRC  := stats/probe.c $(STATS) $(APP)
-report_SRC := tools/report.c tools/svg.c
+report_SRC := tools/report.c tools/svg.c base/base.c
 bench_SRC  := bench/bench.c $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
@@ -106,7 +106,8 @@ asan: $(addprefix build/asan32/,$(PROGRAMS)) $(addprefix build/asan32/tests/,$(T
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build/asan32 build/asan64 build/asan32
 
 # ---------------------------------------------------------------- valgrind
-# A short training run, a save and a resume under memcheck: no error, no leak. valgrind cannot
+# A short training run, a save, a resume, and a run through the scale study's mechanisms (additive
+# attention, fp16, SGD momentum, recall, a log) under memcheck: no error, no leak. valgrind cannot
 # decode AVX-512, so this build targets AVX2 (x86-64-v3) on x86-64 and the default elsewhere.
 VG_ARCH  ?= $(if $(filter x86_64,$(shell uname -m)),-march=x86-64-v3,)
 VALGRIND := valgrind -q --error-exitcode=1 --suppressions=tests/valgrind.supp --leak-check=full --errors-for-leak-kinds=definite,indirect,possible
@@ -116,6 +117,8 @@ build/vg/train: $(call objs,vg,$(train_SRC))
 valgrind: build/vg/train
 	$(VALGRIND) build/vg/train --steps=3 --batch=4 --eval-examples=4 --quiet --save=build/vg/run.st
 	$(VALGRIND) build/vg/train --load=build/vg/run.st --steps=5 --eval-examples=4 --quiet
+	$(VALGRIND) build/vg/train --steps=2 --batch=4 --eval-examples=4 --quiet --attn=additive --precision=fp16 \
+	    --softmax=naive --optim=sgd --momentum=0.9 --task=recall --log=build/vg/run.csv
 	@echo "valgrind: no memory error, no leak"
 
 # ---------------------------------------------------------------- libFuzzer (clang)

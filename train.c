@@ -58,6 +58,7 @@ int main(int argc, char **argv)
         double t = omp_get_wtime();
         dataset_train_batch(&r->data, step, &r->batch);
         StepBatch b = {r->batch.tokens, r->batch.targets, r->batch.loss_mask, r->batch.B, r->batch.T};
+        r->trainer.measure = ctx.log_now;
         StepResult res = train_step(&r->trainer, &b, step, &hooks);
         train_seconds += omp_get_wtime() - t;
         if (isfinite(res.loss)) {
@@ -87,9 +88,11 @@ int main(int argc, char **argv)
         printf("decoded validation examples:\n");
         print_examples(&r->eval, &r->model, &r->tape, &r->data, o->examples, stdout);
     }
-    printf("summary: steps=%d final_loss=%.6g val_loss=%.6g val_acc=%.4f steps_to_threshold=%d nan_count=%ld time_s=%.1f\n",
+    const FormatCounts *fp = &r->state.rounding;
+    printf("summary: steps=%d final_loss=%.6g val_loss=%.6g val_acc=%.4f steps_to_threshold=%d nan_count=%ld "
+           "fp_overflows=%ld fp_underflows=%ld fp_nans=%ld time_s=%.1f\n",
            r->stop, r->log.last_loss, last_eval.loss, last_eval.accuracy, r->state.steps_to_threshold, r->state.nan_count,
-           omp_get_wtime() - t_start);
+           fp->overflow, fp->underflow, fp->nan, omp_get_wtime() - t_start);
     if (!logbook_stdout_ok(&r->log)) die(EXIT_USER, "%s", r->log.failed); /* the checkpoint is saved already */
     run_free(r);
     return 0;
@@ -129,6 +132,7 @@ static void before_update(void *c, int step, const StepResult *res, Tensor *logi
     if (step == r->start && r->o.dump_state[0] &&
         !dump_state_write(r->o.dump_state, &r->model, &r->batch, logits, loss, r->scale, &r->o, err, sizeof err))
         die(EXIT_USER, "%s", err);
+    rounding_add(&r->state.rounding, r->trainer.trace, r->model.cfg.layers);
     if (ctx->log_now)
         logbook_measure(&r->log, &r->model, r->trainer.trace, r->tape.arena, r->batch.valid, res->backward);
 }
@@ -161,12 +165,10 @@ static void print_banner(const Run *r)
     if (r->data.train.n) snprintf(train_n, sizeof train_n, "%d", r->data.train.n);
     printf("task %s: training examples %s, %d held out; %d positions, vocabulary %d\n", task_name(o->task, NULL), train_n,
            r->data.val.n, r->batch.T, c->vocab);
-    printf("model: %d layers, dmodel %d, %d heads of dk %d, %zu parameters; scores scaled by ", c->layers, c->dmodel,
-           c->heads, c->dk, r->model.n_values);
-    if (c->scale_mode == SCALE_LEARNED)
-        printf("a learned s per head (initially 1/sqrt(dk) = %.4g)\n", attention_scale(SCALE_SQRT, 0, c->dk));
-    else
-        printf("s = %.4g (--scale=%s)\n", r->scale, options_format(o, options_index("scale")));
+    char scores[256];
+    gpt_describe_scores(c, scores, sizeof scores);
+    printf("model: %d layers, dmodel %d, %d heads of dk %d, %zu parameters; scores %s\n", c->layers, c->dmodel, c->heads,
+           c->dk, r->model.n_values, scores);
 }
 
 /* The row of step `done`: the mean training loss since the last row (and the loss threshold's

@@ -95,13 +95,17 @@ const char *file_kind(mode_t mode)
 
 FILE *file_open_regular(const char *path, char *why, size_t why_len)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) { /* open() would only say "No such device" */
+        snprintf(why, why_len, "%s, not a regular file", file_kind(st.st_mode));
+        return NULL;
+    }
     /* O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         snprintf(why, why_len, "%s", strerror(errno));
         return NULL;
     }
-    struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(why, why_len, "%s, not a regular file", fstat(fd, &st) == 0 ? file_kind(st.st_mode) : strerror(errno));
         close(fd);
@@ -128,4 +132,11 @@ bool size_add(size_t a, size_t b, size_t *out)
     if (b > SIZE_MAX - a) return false;
     *out = a + b;
     return true;
+}
+
+const char *name_of(NameTable table, int n, int v, const char **help)
+{
+    if (v < 0 || v >= n || !table[v][0]) return NULL;
+    if (help) *help = table[v][1];
+    return table[v][0];
 }

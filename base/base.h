@@ -18,6 +18,12 @@ uint64_t mem_alloc_count(void);  /* number of mem_alloc calls so far */
 /* A growing array's new block: new_bytes, with the first used_bytes copied from old (freed). */
 void *mem_grow(void *old, size_t used_bytes, size_t new_bytes);
 
+/* The names of an enumeration, as a flag spells them: table[v] = {name, help} for each value v
+ * of 0 .. n-1. Returns the name of v (and its help in *help, when help is not NULL); NULL past
+ * the last, which is how the option parser walks the values. */
+typedef const char *const NameTable[][2];
+const char *name_of(NameTable table, int n, int v, const char **help);
+
 /* User errors are reported, not printed, by the code that finds them: errorf writes a one-line
  * message into err (as snprintf) and returns false, so `return errorf(err, n, "...");` both
  * explains and fails. The program's main prints the message and exits with status 2. */

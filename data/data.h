@@ -19,7 +19,7 @@
 enum { TOK_PAD = 0, TOK_BOS = 1, TOK_SEP = 2, TOK_EOS = 3, TOK_FIRST_WORD = 4 };
 
 /* The tasks, in the order of the table in tasks.c. */
-typedef enum TaskKind { TASK_COPY, TASK_REVERSE, TASK_TRANSLATE, TASK_TSV } TaskKind;
+typedef enum TaskKind { TASK_COPY, TASK_REVERSE, TASK_TRANSLATE, TASK_SORT, TASK_RECALL, TASK_TSV } TaskKind;
 
 typedef struct Rng Rng;
 
@@ -62,8 +62,11 @@ Example example_list_get(const ExampleList *l, int i);
 typedef struct DataConfig {
     TaskKind task;
     const char *path;   /* TASK_TSV: the corpus */
-    int symbols;        /* copy/reverse: alphabet size */
-    int min_len, max_len; /* copy/reverse: source length range */
+    int symbols;        /* copy/reverse/sort: alphabet size */
+    int min_len, max_len; /* copy/reverse/sort: source length range */
+    int recall_pairs;   /* recall: key-value pairs per example (at most recall_keys) */
+    int recall_keys, recall_values; /* recall: sizes of the key and of the value alphabet */
+    int recall_queries; /* recall: keys asked for (distinct, at most recall_pairs) */
     int val_size;       /* synthetic tasks: validation examples */
     int context;        /* longest input the model takes: BOS + source + SEP + target */
     uint64_t seed;
@@ -87,7 +90,7 @@ typedef struct TaskSpec {
     bool (*load)(Dataset *d, char *err, size_t err_len);
 } TaskSpec;
 
-extern const TaskSpec task_copy, task_reverse, task_translate, task_tsv;
+extern const TaskSpec task_copy, task_reverse, task_translate, task_sort, task_recall, task_tsv;
 
 /* The spec of a task kind; NULL past the last. */
 const TaskSpec *task_spec(int kind);

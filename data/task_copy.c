@@ -1,6 +1,8 @@
-/* task_copy.c - copy and reverse: random symbols, a separator, then the same symbols
- * (in the same or in reverse order). Copying needs attention to look back exactly
- * (source length + 1) positions; reversing needs a different offset at every step. */
+/* task_copy.c - copy, reverse and sort: random symbols, a separator, then the same symbols
+ * (in the same order, in reverse order, or sorted). Copying needs attention to look back
+ * exactly (source length + 1) positions; reversing needs a different offset at every step;
+ * sorting needs no fixed offset at all: each output is found by its content (the smallest
+ * symbol not yet written), wherever it stands in the source. */
 #include "data.h"
 
 #include "../base/rng.h"
@@ -54,6 +56,18 @@ static void reverse_sample(Rng *r, const DataConfig *c, int *src, int *src_len, 
     *src_len = *tgt_len = n;
 }
 
+/* ascending by symbol index (A < B < ...; s2 < s10), repeats kept: insertion sort */
+static void sort_sample(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len)
+{
+    int n = random_symbols(r, c, src);
+    for (int i = 0; i < n; i++) {
+        int x = src[i], j = i;
+        for (; j > 0 && tgt[j - 1] > x; j--) tgt[j] = tgt[j - 1];
+        tgt[j] = x;
+    }
+    *src_len = *tgt_len = n;
+}
+
 const TaskSpec task_copy = {
     .name = "copy",
     .help = "repeat the source symbols (--symbols, --min-len, --max-len)",
@@ -70,4 +84,13 @@ const TaskSpec task_reverse = {
     .lengths = symbol_lengths,
     .distinct_sources = symbol_sources,
     .sample = reverse_sample,
+};
+
+const TaskSpec task_sort = {
+    .name = "sort",
+    .help = "the source symbols sorted ascending, repeats kept",
+    .add_words = symbol_words,
+    .lengths = symbol_lengths,
+    .distinct_sources = symbol_sources,
+    .sample = sort_sample,
 };

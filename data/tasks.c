@@ -6,6 +6,8 @@ static const TaskSpec *const g_tasks[] = {
     [TASK_COPY] = &task_copy,
     [TASK_REVERSE] = &task_reverse,
     [TASK_TRANSLATE] = &task_translate,
+    [TASK_SORT] = &task_sort,
+    [TASK_RECALL] = &task_recall,
     [TASK_TSV] = &task_tsv,
 };
 enum { N_TASKS = (int)(sizeof g_tasks / sizeof g_tasks[0]) };

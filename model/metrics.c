@@ -5,6 +5,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Sums for one (batch, head) matrix, later added up in order. */
@@ -13,6 +14,56 @@ typedef struct StatSums {
     double rows, ent, ent_rows, ent_norm, maxw;
 } StatSums;
 
+/* |J|_F of the softmax Jacobian J = diag(p) - p p^T at probabilities p[0..n), J_ij = p_i (d_ij - p_j):
+ *     |J|_F^2 = sum_i p_i^2 (1 - p_i)^2 + sum_{i != j} p_i^2 p_j^2.
+ * (The same as sum p^2 - 2 sum p^3 + (sum p^2)^2, but that form subtracts numbers near 1 and
+ * returns rounding noise for a saturated row.) With m the largest entry, 1 - p_m is the sum of
+ * the others, R, and the cross terms are 2 p_m^2 A + (A^2 - B) with A, B the sums of the
+ * others' squares and fourth powers: every term is computed without cancellation. */
+static double jacobian_norm(const real *p, int n)
+{
+    int m = 0;
+    for (int j = 1; j < n; j++)
+        if (p[j] > p[m]) m = j;
+    double pm = p[m], R = 0, A = 0, B = 0, diag = 0;
+    for (int j = 0; j < n; j++) {
+        if (j == m) continue;
+        double v = p[j], v2 = v * v;
+        R += v;
+        A += v2;
+        B += v2 * v2;
+        diag += v2 * (1 - v) * (1 - v);
+    }
+    double f2 = pm * pm * R * R + diag + 2 * pm * pm * A + (A * A - B);
+    return sqrt(f2 > 0 ? f2 : 0);
+}
+
+double quantile_sorted(const double *x, long n, double q)
+{
+    if (n <= 0) return NAN;
+    double at = q * (double)(n - 1);
+    long i = (long)at;
+    if (i >= n - 1) return x[n - 1];
+    return x[i] + (at - (double)i) * (x[i + 1] - x[i]);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median and 10th percentile of the finite values among x[0..n) (reordered). */
+static void median_p10(double *x, long n, double *median, double *p10)
+{
+    long m = 0;
+    for (long i = 0; i < n; i++)
+        if (isfinite(x[i])) x[m++] = x[i];
+    qsort(x, (size_t)m, sizeof *x, compare_doubles);
+    *median = quantile_sorted(x, m, 0.5);
+    *p10 = quantile_sorted(x, m, 0.1);
+}
+
 AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, const unsigned char *row_valid)
 {
     const Tensor *S = trace->scores, *P = trace->weights;
@@ -20,14 +71,24 @@ AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, cons
     assert(S->ndim == 4 && tensor_same_shape(S, P) && S->shape[2] == S->shape[3]);
     int B = S->shape[0], H = S->shape[1], T = S->shape[2];
     StatSums *parts = arena_calloc(scratch, (size_t)B * H * sizeof *parts);
+    /* per query row (NaN for padding): the Jacobian norm, and the gradient norm when recorded */
+    size_t n_rows = (size_t)B * H * T;
+    double *jac = arena_alloc(scratch, n_rows * sizeof *jac), *qgrad = arena_alloc(scratch, n_rows * sizeof *qgrad);
+    const real *row_grads = trace->row_grad_norms;
 #pragma omp parallel for schedule(static) if (S->size >= PARALLEL_MIN)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H;
         StatSums *st = &parts[bh];
         for (int i = 0; i < T; i++) {
+            size_t row = (size_t)bh * T + i;
+            jac[row] = qgrad[row] = NAN;
             if (row_valid && !row_valid[b * T + i]) continue;
-            const real *s = S->data + ((size_t)bh * T + i) * T, *p = P->data + ((size_t)bh * T + i) * T;
+            const real *s = S->data + row * T, *p = P->data + row * T;
             int visible = i + 1;
+            if (visible >= 2) { /* a row with one key has p = 1 and J = 0 at any scale: left out */
+                jac[row] = jacobian_norm(p, visible);
+                if (row_grads) qgrad[row] = row_grads[row];
+            }
             double h = 0, mx = 0;
             for (int j = 0; j < visible; j++) {
                 double v = (double)(s_scale * s[j]); /* the scaled score, rounded as the softmax saw it */
@@ -70,7 +131,18 @@ AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, cons
         r.max_weight = t.maxw / t.rows;
     }
     if (t.ent_rows > 0) r.entropy_norm = t.ent_norm / t.ent_rows;
+    median_p10(jac, (long)n_rows, &r.jac_median, &r.jac_p10);
+    median_p10(qgrad, (long)n_rows, &r.qgrad_median, &r.qgrad_p10);
     return r;
+}
+
+void rounding_add(FormatCounts *total, const AttentionTrace *trace, int layers)
+{
+    for (int l = 0; l < layers; l++) {
+        total->overflow += trace[l].rounding.overflow;
+        total->underflow += trace[l].rounding.underflow;
+        total->nan += trace[l].rounding.nan;
+    }
 }
 
 double l2_norm(const real *x, size_t n)

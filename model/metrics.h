@@ -9,15 +9,28 @@ typedef struct AttentionStats {
     double entropy;       /* mean over query rows of -sum_j p_j log p_j (nats) */
     double entropy_norm;  /* mean of entropy / log(visible keys), rows with >= 2 visible keys */
     double max_weight;    /* mean over query rows of max_j p_j */
+    /* The gradient reaching one query's scores, typical and small: the median and the 10th
+     * percentile over query rows of |dL/dS_row| (S, what the softmax exponentiates; NaN when
+     * the backward pass did not record it), and of the row's softmax Jacobian norm |J|_F,
+     * J = diag(p) - p p^T, over rows with at least two visible keys. A saturated (one-hot) row
+     * has J = 0: no gradient gets through. */
+    double qgrad_median, qgrad_p10;
+    double jac_median, jac_p10;
     long rows, entries;   /* how many rows and entries were averaged */
 } AttentionStats;
 
 /* From one layer's trace: the scores S = trace->scale * trace->scores and the weights P, both
- * [B, H, T, T] with a causal mask (row i sees j <= i).
+ * [B, H, T, T] with a causal mask (row i sees j <= i), and trace->row_grad_norms when set.
  * row_valid[b * T + i] says whether query i of sequence b is a real token (not padding);
  * NULL counts every row. Summed in a fixed order: same result for any thread count.
  * Scratch space comes from `scratch` (the tape's arena: no allocation). */
 AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, const unsigned char *row_valid);
+
+/* The q-quantile (0 <= q <= 1) of sorted x[0..n), interpolated linearly; NaN when n = 0. */
+double quantile_sorted(const double *x, long n, double q);
+
+/* Adds what rounding to a reduced precision did in the layers' traces of a step to *total. */
+void rounding_add(FormatCounts *total, const AttentionTrace *trace, int layers);
 
 /* sqrt(sum of squares), in double. */
 double l2_norm(const real *x, size_t n);

@@ -37,8 +37,14 @@ void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const boo
         o->n_values += params[i]->size;
         o->n_partial += (params[i]->size + NORM_CHUNK - 1) / NORM_CHUNK;
     }
-    for (int s = 0; s < o->spec->n_state; s++) o->state[s] = mem_alloc(o->n_values * sizeof(real)); /* zeroed */
+    for (int s = 0; s < o->spec->n_state; s++)
+        if (optim_state_used(o, s)) o->state[s] = mem_alloc(o->n_values * sizeof(real)); /* zeroed */
     o->partial = mem_alloc(o->n_partial * sizeof(double));
+}
+
+bool optim_state_used(const Optimizer *o, int k)
+{
+    return k < o->spec->n_state && (!o->spec->state_used || o->spec->state_used(&o->cfg, k));
 }
 
 void optim_free(Optimizer *o)
@@ -94,7 +100,7 @@ void optim_scale_grads(Optimizer *o, double f)
 /* The state buffers of the parameter that starts at element `off`. */
 static void state_at(const Optimizer *o, size_t off, real **out)
 {
-    for (int s = 0; s < o->spec->n_state; s++) out[s] = o->state[s] + off;
+    for (int s = 0; s < o->spec->n_state; s++) out[s] = o->state[s] ? o->state[s] + off : NULL;
 }
 
 bool optim_step(Optimizer *o, int step, double lr, int *bad_param)

@@ -17,6 +17,7 @@ typedef struct OptimConfig {
     double lr, min_lr;          /* peak and final learning rate */
     int warmup, steps;          /* linear warmup steps, total steps (the cosine's length) */
     double beta1, beta2, eps;   /* Adam's moment decay rates and denominator guard */
+    double momentum;            /* SGD: the heavy-ball coefficient mu (0: plain SGD) */
     double weight_decay;        /* decoupled: p -= lr * wd * p, on the parameters marked to decay */
 } OptimConfig;
 
@@ -36,6 +37,9 @@ typedef struct OptimSpec {
     int n_state;                /* buffers kept per parameter element */
     const char *state_name[OPTIM_MAX_STATE]; /* "m", "v": checkpoints store "optim.m.h.0.attn.wq" */
     bool state_nonnegative[OPTIM_MAX_STATE]; /* checked on load (a second moment is a mean of squares) */
+    /* Whether state buffer k is kept (allocated, updated, saved) under this configuration;
+     * NULL: all of them. (SGD's momentum buffer exists only when mu > 0.) */
+    bool (*state_used)(const OptimConfig *cfg, int k);
     /* The new values of n elements of one parameter: p from p, its gradient g and the state
      * buffers (state[i] + the parameter's offset). With apply, they are written in place and
      * the result is 0. Without, nothing is written and the result is the sum of 0 * every new
@@ -57,10 +61,14 @@ typedef struct Optimizer {
     const bool *decay;          /* per parameter */
     int n_params;
     size_t n_values;            /* total elements; each state buffer follows the parameters' order */
-    real *state[OPTIM_MAX_STATE]; /* spec->n_state buffers of n_values, zero at the start */
+    real *state[OPTIM_MAX_STATE]; /* spec->n_state buffers of n_values, zero at the start;
+                                     NULL for a buffer this configuration does not use */
     double *partial;            /* scratch for the deterministic gradient norm */
     size_t n_partial;
 } Optimizer;
+
+/* Whether the optimizer keeps state buffer k under its configuration (see OptimSpec). */
+bool optim_state_used(const Optimizer *o, int k);
 
 void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const bool *decay, int n_params);
 void optim_free(Optimizer *o);

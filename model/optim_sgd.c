@@ -1,35 +1,67 @@
-/* optim_sgd.c - plain stochastic gradient descent with decoupled weight decay:
- *     p -= lr (g + wd p)
- * Its step is the gradient itself, so its size follows the gradient's scale (unlike Adam's):
- * this is what makes it sensitive to the attention scale.
+/* optim_sgd.c - stochastic gradient descent, plain or with heavy-ball momentum, and decoupled
+ * weight decay:
+ *     plain (mu = 0):   p -= lr (g + wd p)
+ *     momentum:         u = mu u + g,   p -= lr (u + wd p)
+ * Heavy-ball (Polyak), as PyTorch's SGD without dampening, not Nesterov: u sums the past
+ * gradients with weights mu^age, so a steady gradient moves p 1 / (1 - mu) times further than
+ * plain SGD would. The step follows the gradient's scale (unlike Adam's): this is what makes
+ * SGD sensitive to the attention scale. The decay stays out of u ("decoupled").
  *
- * SGD needs no state, but it keeps AdamW's two buffers, untouched: --optim may change when a
- * run is resumed, and switching to SGD and back then keeps Adam's moments (and an SGD
- * checkpoint has the same layout as an AdamW one). */
+ * Besides its momentum buffer u, SGD keeps AdamW's two buffers, untouched: --optim may change
+ * when a run is resumed, and switching to SGD and back then keeps Adam's moments (and a plain
+ * SGD checkpoint has the same layout as an AdamW one). */
 #include "optim.h"
 
 #include "../tensor/parallel.h"
 
+enum { SGD_STATE_M, SGD_STATE_V, SGD_STATE_MOMENTUM };
+
+/* The new p and u of one element (u unused when mu = 0). */
+static inline void sgd_one(real lr, real wd, real mu, real p, real g, real u, real *np, real *nu)
+{
+    real u2 = mu * u + g;
+    *nu = u2;
+    *np = p - lr * (u2 + wd * p);
+}
+
 static real sgd_update(const OptimStep *s, size_t n, real *p, const real *g, real *const *state, bool apply)
 {
-    (void)state;
-    real lr = (real)s->lr, wd = (real)s->weight_decay;
+    real lr = (real)s->lr, wd = (real)s->weight_decay, mu = (real)s->cfg->momentum;
+    real probe = 0; /* NaN exactly when a new value would be NaN or infinite */
+    if (s->cfg->momentum == 0) {
+        if (apply) {
+#pragma omp parallel for simd schedule(static) if (n >= PARALLEL_MIN)
+            for (size_t j = 0; j < n; j++) p[j] = p[j] - lr * (g[j] + wd * p[j]);
+            return 0;
+        }
+#pragma omp parallel for simd schedule(static) reduction(+ : probe) if (n >= PARALLEL_MIN)
+        for (size_t j = 0; j < n; j++) probe += (p[j] - lr * (g[j] + wd * p[j])) * 0;
+        return probe;
+    }
+    real *u = state[SGD_STATE_MOMENTUM];
     if (apply) {
 #pragma omp parallel for simd schedule(static) if (n >= PARALLEL_MIN)
-        for (size_t j = 0; j < n; j++) p[j] = p[j] - lr * (g[j] + wd * p[j]);
+        for (size_t j = 0; j < n; j++) sgd_one(lr, wd, mu, p[j], g[j], u[j], &p[j], &u[j]);
         return 0;
     }
-    real probe = 0; /* NaN exactly when a new value would be NaN or infinite */
 #pragma omp parallel for simd schedule(static) reduction(+ : probe) if (n >= PARALLEL_MIN)
-    for (size_t j = 0; j < n; j++) probe += (p[j] - lr * (g[j] + wd * p[j])) * 0;
+    for (size_t j = 0; j < n; j++) {
+        real np, nu;
+        sgd_one(lr, wd, mu, p[j], g[j], u[j], &np, &nu);
+        probe += np * 0 + nu * 0;
+    }
     return probe;
 }
 
+/* Adam's buffers always (see above); the momentum buffer when mu > 0. */
+static bool sgd_state_used(const OptimConfig *cfg, int k) { return k != SGD_STATE_MOMENTUM || cfg->momentum > 0; }
+
 const OptimSpec optim_sgd = {
     .name = "sgd",
-    .help = "plain gradient descent (no momentum)",
-    .n_state = 2,
-    .state_name = {"m", "v"}, /* AdamW's, kept as they are (see above) */
-    .state_nonnegative = {false, true},
+    .help = "gradient descent, with heavy-ball momentum when --momentum > 0",
+    .n_state = 3,
+    .state_name = {"m", "v", "momentum"}, /* m, v: AdamW's, kept as they are (see above) */
+    .state_nonnegative = {false, true, false},
+    .state_used = sgd_state_used,
     .update = sgd_update,
 };

@@ -22,6 +22,7 @@ StepResult train_step(Trainer *t, const StepBatch *b, int step, const StepHooks 
     tp->training = true;
     tp->grad_enabled = true;
     tp->dropout_key = train_dropout_key(t->seed, step);
+    for (int l = 0; l < m->cfg.layers; l++) t->trace[l].want_row_grads = t->measure;
     Tensor *logits = gpt_forward(m, tp, b->tokens, b->B, b->T, t->trace);
     Tensor *loss = op_cross_entropy(tp, logits, b->targets, b->mask);
     res.loss = loss->data[0];

@@ -19,6 +19,7 @@ typedef struct Trainer {
     Tape *tape;
     uint64_t seed;       /* with the step, keys the dropout masks */
     double clip;         /* maximum global gradient norm; 0: no clipping */
+    bool measure;        /* this step is measured: the traces also record each query row's |dL/dS| */
     AttentionTrace trace[GPT_MAX_LAYERS]; /* what each layer's attention computed in this step */
 } Trainer;
 

@@ -2,6 +2,7 @@
 #include "checkpoint.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,6 +54,12 @@ static void checkpoint_writer(StWriter *w_out, const Gpt *m, const Optimizer *op
     st_add_meta(&w, "run.interval_loss", num);
     snprintf(num, sizeof num, "%d", rs->interval_steps);
     st_add_meta(&w, "run.interval_steps", num);
+    snprintf(num, sizeof num, "%ld", rs->rounding.overflow);
+    st_add_meta(&w, "run.fp_overflows", num);
+    snprintf(num, sizeof num, "%ld", rs->rounding.underflow);
+    st_add_meta(&w, "run.fp_underflows", num);
+    snprintf(num, sizeof num, "%ld", rs->rounding.nan);
+    st_add_meta(&w, "run.fp_nans", num);
     snprintf(num, sizeof num, "%d", vocab->size);
     st_add_meta(&w, "vocab_size", num);
     char *words = vocab_text(vocab);
@@ -67,6 +74,7 @@ static void checkpoint_writer(StWriter *w_out, const Gpt *m, const Optimizer *op
         int64_t shape[TENSOR_MAX_DIMS];
         for (int d = 0; d < p->ndim; d++) shape[d] = p->shape[d];
         for (int k = 0; k < opt->spec->n_state; k++) {
+            if (!optim_state_used(opt, k)) continue;
             snprintf(name, sizeof name, "optim.%s.%s", opt->spec->state_name[k], p->name);
             st_add(&w, name, ST_F32, opt->state[k] + off, p->ndim, shape);
         }
@@ -146,11 +154,10 @@ bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, cons
         if (options_group(i) == GROUP_RUN) continue;
         char key[96], where[OPT_TEXT_LEN + 128];
         snprintf(key, sizeof key, "config.%s", options_name(i));
+        /* an option newer than the file: the file was made with what is now its default (every
+         * new option's default is the behaviour before it existed) */
         const char *value = st_meta(sf, key);
-        if (!value) {
-            ok = errorf(err, err_len, "--load=%s: metadata lacks \"%s\"", path, key);
-            break;
-        }
+        if (!value) value = options_default(i);
         snprintf(where, sizeof where, "--load=%.*s: %s", OPT_TEXT_LEN, path, key);
         Options stored = *o;
         if (!options_set(&stored, options_name(i), value, where, err, err_len)) {
@@ -251,6 +258,15 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
         errorf(err, err_len, "--load=%s: metadata lacks a valid step, vocab_size or run.* entry (a count in range, a finite loss)", path);
         goto done;
     }
+    /* the rounding counts, since --precision (older files: 0) */
+    FormatCounts rounding = {0};
+    const char *const count_keys[3] = {"run.fp_overflows", "run.fp_underflows", "run.fp_nans"};
+    long *counts[3] = {&rounding.overflow, &rounding.underflow, &rounding.nan};
+    for (int k = 0; k < 3; k++)
+        if (st_meta(sf, count_keys[k]) && !meta_long(sf, count_keys[k], 0, LONG_MAX, counts[k])) {
+            errorf(err, err_len, "--load=%s: metadata \"%s\" is not a count", path, count_keys[k]);
+            goto done;
+        }
     if (isteps > step || threshold > step) {
         errorf(err, err_len, "--load=%s: its run state counts more steps than the %ld it has done", path, step);
         goto done;
@@ -264,26 +280,25 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
     }
     for (int i = 0; i < m->n_params; i++)
         if (!load_tensor(sf, m->params[i]->name, m->params[i], m->params[i]->data, path, err, err_len)) goto done;
-    /* the optimizer's state, as its spec names it; a file without it (a model only, or saved
-     * by another optimizer) resumes with a fresh state */
-    if (opt && opt->spec->n_state > 0) {
+    /* the optimizer's state, buffer by buffer, as its spec names it; a buffer the file lacks (a
+     * model only, saved by another optimizer, or before the buffer existed) starts at zero */
+    for (int k = 0; opt && k < opt->spec->n_state; k++) {
+        if (!optim_state_used(opt, k)) continue;
         const OptimSpec *spec = opt->spec;
         char name[ST_MAX_NAME];
-        snprintf(name, sizeof name, "optim.%s.%s", spec->state_name[0], m->params[0]->name);
-        bool has_state = st_find(sf, name) != NULL;
+        snprintf(name, sizeof name, "optim.%s.%s", spec->state_name[k], m->params[0]->name);
+        if (!st_find(sf, name)) continue;
         size_t off = 0;
-        for (int i = 0; i < m->n_params && has_state; i++) {
+        for (int i = 0; i < m->n_params; i++) {
             const Tensor *p = m->params[i];
-            for (int s = 0; s < spec->n_state; s++) {
-                real *dst = opt->state[s] + off;
-                snprintf(name, sizeof name, "optim.%s.%s", spec->state_name[s], p->name);
-                if (!load_tensor(sf, name, p, dst, path, err, err_len)) goto done;
-                for (size_t k = 0; k < p->size && spec->state_nonnegative[s]; k++)
-                    if (dst[k] < 0) {
-                        errorf(err, err_len, "--load=%s: tensor \"%s\" holds a negative value at element %zu", path, name, k);
-                        goto done;
-                    }
-            }
+            real *dst = opt->state[k] + off;
+            snprintf(name, sizeof name, "optim.%s.%s", spec->state_name[k], p->name);
+            if (!load_tensor(sf, name, p, dst, path, err, err_len)) goto done;
+            for (size_t j = 0; j < p->size && spec->state_nonnegative[k]; j++)
+                if (dst[j] < 0) {
+                    errorf(err, err_len, "--load=%s: tensor \"%s\" holds a negative value at element %zu", path, name, j);
+                    goto done;
+                }
             off += p->size;
         }
     }
@@ -292,6 +307,7 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
     rs->nan_count = nans;
     rs->interval_loss = interval;
     rs->interval_steps = (int)isteps;
+    rs->rounding = rounding;
     ok = true;
 done:
     mem_free(words);
@@ -307,7 +323,9 @@ bool dump_state_write(const char *path, const Gpt *m, const Batch *b, const Tens
     st_add_meta(&w, "format", FORMAT_DUMP);
     add_config(&w, o);
     snprintf(num, sizeof num, "%.17g", scale);
-    st_add_meta(&w, "attention_scale", m->cfg.scale_mode == SCALE_LEARNED ? "learned" : num);
+    /* the fixed multiplier of the scores; "learned" for a parameter per head (the learned s,
+     * cosine's tau); "none" for additive scores */
+    st_add_meta(&w, "attention_scale", !isnan(scale) ? num : gpt_has_head_scales(&m->cfg) ? "learned" : "none");
     snprintf(num, sizeof num, "%g", GPT_LAYERNORM_EPS);
     st_add_meta(&w, "layernorm_eps", num);
     st_add_meta(&w, "gelu", "tanh");

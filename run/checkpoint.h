@@ -16,6 +16,7 @@ typedef struct RunState {
     long nan_count;
     double interval_loss;     /* the log interval in progress: sum of its losses */
     int interval_steps;       /* and how many */
+    FormatCounts rounding;    /* --precision: what rounding did in every step so far (all layers) */
 } RunState;
 
 /* Writes parameters ("h.0.attn.wq" ...), the optimizer's state ("optim.<state>.<name>", as its
@@ -38,7 +39,8 @@ bool checkpoint_open(StFile *sf, const char *path, char *err, size_t err_len);
 bool checkpoint_open_stream(StFile *sf, FILE *f, const char *path, char *err, size_t err_len);
 
 /* Applies the configuration stored in an opened checkpoint to `o`: options the user did not
- * set take the checkpoint's values; options that define the model or the data must not differ. */
+ * set take the checkpoint's values; options that define the model or the data must not differ.
+ * An option the file lacks (newer than the file) counts as stored at its default. */
 bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const bool *set, char *err, size_t err_len);
 /* Loads parameters (and, when present, the optimizer's state) from an opened checkpoint after checking
  * the vocabulary and every name, shape and value (finite) against the model; fills the run state. */

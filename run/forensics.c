@@ -9,13 +9,11 @@
 
 const char *nan_mode_name(int mode, const char **help)
 {
-    static const char *const names[][2] = {
+    static NameTable names = {
         [NAN_STOP] = {"stop", "exit 3, naming the step, the tensor and the op"},
         [NAN_CONTINUE] = {"continue", "count it, skip the update, go on"},
     };
-    if (mode < 0 || mode > NAN_CONTINUE) return NULL;
-    if (help) *help = names[mode][1];
-    return names[mode][0];
+    return name_of(names, (int)(sizeof names / sizeof names[0]), mode, help);
 }
 
 typedef enum ParamPart { PARAM_VALUES, PARAM_GRADIENTS } ParamPart;

@@ -14,12 +14,15 @@ static void on_signal(int sig)
 {
     if (g_signal) {
         static const char msg[] = "error: a second signal: stopped at once, without saving "
-                                  "(a checkpoint on disk is whole: the last save finished or never replaced it)\n";
+                                  "(a checkpoint already on disk is whole: an unfinished save never replaces it)\n";
         ssize_t ignored = write(2, msg, sizeof msg - 1);
         (void)ignored;
         _exit(128 + sig);
     }
     g_signal = sig;
+    static const char ack[] = "signal received: finishing this step (a second signal stops at once)\n";
+    ssize_t ignored = write(2, ack, sizeof ack - 1);
+    (void)ignored;
 }
 
 void interrupt_install(void)

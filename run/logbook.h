@@ -12,6 +12,8 @@ typedef struct LayerMetrics {
     AttentionStats att;
     double gnorm_wq, gnorm_wk; /* before clipping; NaN when the backward pass did not run */
     double scale_ratio;        /* learned scale: mean over heads of s * sqrt(dk) (1 = the 1/sqrt(dk) rule) */
+    double tau;                /* cosine attention: mean over heads of the temperature */
+    FormatCounts rounding;     /* --precision: what rounding did in this step's attention */
 } LayerMetrics;
 
 typedef struct Logbook {
@@ -19,7 +21,7 @@ typedef struct Logbook {
     const char *csv_path;
     bool quiet;
     int layers;
-    bool learned_scale;
+    bool learned_scale, cosine;
     LayerMetrics layer[GPT_MAX_LAYERS];
     double t_start;            /* when the log was opened: the rows' time_s counts from it */
     double last_loss;          /* the loss of the last row; NaN before any */
@@ -40,8 +42,10 @@ typedef struct LogRow {
 } LogRow;
 
 /* Opens the CSV file (when path is not empty) and writes its header; false (lb->failed says
- * why) if it cannot be created or written. */
-bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet);
+ * why) if it cannot be created or written. A run resumed at step resume_step > 0 continues an
+ * existing log of the same columns instead (its rows after that step are dropped: the run does
+ * those steps again), and refuses a file that is not such a log. */
+bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step);
 /* The per-layer metrics of this step from its attention traces and gradients (has_grads: the
  * backward pass ran). valid[b * T + t]: the input at (b, t) is a real token, not padding.
  * Scratch space comes from the tape's arena. */

@@ -42,15 +42,25 @@ static const EnumValues g_tasks = {task_name, false, 0, 0, NULL};
 static const EnumValues g_scales = {scale_mode_name, true, OFF(scale_const), SCALE_CONST, "1e-4 to 1e8"};
 static const EnumValues g_optimizers = {optim_name, false, 0, 0, NULL};
 static const EnumValues g_nan_modes = {nan_mode_name, false, 0, 0, NULL};
+static const EnumValues g_attn_kinds = {attn_kind_name, false, 0, 0, NULL};
+static const EnumValues g_scale_inits = {scale_init_name, true, OFF(scale_init_const), SCALE_CONST, "1e-4 to 1e8"};
+static const EnumValues g_scale_params = {scale_param_name, false, 0, 0, NULL};
+static const EnumValues g_qk_inits = {qk_init_name, false, 0, 0, NULL};
+static const EnumValues g_formats = {format_name, false, 0, 0, NULL};
+static const EnumValues g_softmaxes = {softmax_kind_name, false, 0, 0, NULL};
 
 static const OptSpec g_specs[] = {
     /* task and data */
     {"task", KIND_ENUM, GROUP_DATA, OFF(task), "copy", 0, 0, &g_tasks, "toy task (tsv: set by --data)"},
     {"data", KIND_TEXT, GROUP_DATA, OFF(data), "", 0, 0, NULL, "parallel corpus, one source<TAB>target pair per line"},
-    {"symbols", KIND_INT, GROUP_DATA, OFF(symbols), "10", 1, 1000, NULL, "copy/reverse: alphabet size"},
-    {"min-len", KIND_INT, GROUP_DATA, OFF(min_len), "3", 1, 64, NULL, "copy/reverse: shortest source"},
-    {"max-len", KIND_INT, GROUP_DATA, OFF(max_len), "8", 1, 64, NULL, "copy/reverse: longest source"},
+    {"symbols", KIND_INT, GROUP_DATA, OFF(symbols), "10", 1, 1000, NULL, "copy/reverse/sort: alphabet size"},
+    {"min-len", KIND_INT, GROUP_DATA, OFF(min_len), "3", 1, 64, NULL, "copy/reverse/sort: shortest source"},
+    {"max-len", KIND_INT, GROUP_DATA, OFF(max_len), "8", 1, 64, NULL, "copy/reverse/sort: longest source"},
     {"val-size", KIND_INT, GROUP_DATA, OFF(val_size), "512", 1, 1000000, NULL, "synthetic tasks: held-out examples"},
+    {"recall-pairs", KIND_INT, GROUP_DATA, OFF(recall_pairs), "4", 1, 31, NULL, "recall: key-value pairs per example (at most --recall-keys)"},
+    {"recall-keys", KIND_INT, GROUP_DATA, OFF(recall_keys), "16", 1, 1000, NULL, "recall: key alphabet size (k0, k1 ...)"},
+    {"recall-values", KIND_INT, GROUP_DATA, OFF(recall_values), "16", 2, 1000, NULL, "recall: value alphabet size (v0, v1 ...)"},
+    {"recall-queries", KIND_INT, GROUP_DATA, OFF(recall_queries), "1", 1, 31, NULL, "recall: keys asked for, each answered by its value (at most --recall-pairs)"},
     /* model */
     {"layers", KIND_INT, GROUP_MODEL, OFF(layers), "2", 1, 24, NULL, "decoder blocks"},
     {"dmodel", KIND_INT, GROUP_MODEL, OFF(dmodel), "64", 1, 16384, NULL, "model width C"},
@@ -58,7 +68,14 @@ static const OptSpec g_specs[] = {
     {"dk", KIND_INT, GROUP_MODEL, OFF(dk), "0", 0, 16384, NULL, "head size (0: dmodel / heads)"},
     {"context", KIND_INT, GROUP_MODEL, OFF(context), "0", 0, 16384, NULL, "positions (0: what the task needs)"},
     {"scale", KIND_ENUM, GROUP_MODEL, OFF(scale), "sqrt", 1e-4, 1e8, &g_scales, "score multiplier: 1, sqrt (1/sqrt dk), dk (1/dk), learned, or c (1/c)"},
-    {"init-gain", KIND_REAL, GROUP_MODEL, OFF(init_gain), "1", 1e-6, 1e3, NULL, "multiplies every Xavier bound"},
+    {"attn", KIND_ENUM, GROUP_MODEL, OFF(attn), "dot", 0, 0, &g_attn_kinds, "how a head forms its scores"},
+    {"scale-init", KIND_ENUM, GROUP_MODEL, OFF(scale_init), "sqrt", 1e-4, 1e8, &g_scale_inits, "--scale=learned: the start, 1, sqrt (1/sqrt dk), dk (1/dk) or c (1/c)"},
+    {"scale-param", KIND_ENUM, GROUP_MODEL, OFF(scale_param), "linear", 0, 0, &g_scale_params, "how a learned multiplier (--scale=learned, cosine's tau) is stored"},
+    {"tau-init", KIND_REAL, GROUP_MODEL, OFF(tau_init), "10", 1e-4, 1e4, NULL, "--attn=cosine: the temperature tau's start"},
+    {"qk-init", KIND_ENUM, GROUP_MODEL, OFF(qk_init), "xavier", 0, 0, &g_qk_inits, "how Wq and Wk start"},
+    {"init-gain", KIND_REAL, GROUP_MODEL, OFF(init_gain), "1", 1e-6, 1e3, NULL, "multiplies every Xavier (and unit) bound"},
+    {"precision", KIND_ENUM, GROUP_TRAIN, OFF(precision), "fp32", 0, 0, &g_formats, "the attention path (q, k, v, scores, weights, P v) rounded to"},
+    {"softmax", KIND_ENUM, GROUP_TRAIN, OFF(softmax), "stable", 0, 0, &g_softmaxes, "the attention softmax"},
     {"attn-dropout", KIND_REAL, GROUP_TRAIN, OFF(attn_dropout), "0", 0, 0.999, NULL, "dropout on attention weights"},
     {"dropout", KIND_REAL, GROUP_TRAIN, OFF(dropout), "0", 0, 0.999, NULL, "dropout on embeddings and residual branches"},
     /* optimisation */
@@ -73,6 +90,7 @@ static const OptSpec g_specs[] = {
     {"beta1", KIND_REAL, GROUP_TRAIN, OFF(beta1), "0.9", 0, 0.999999, NULL, "Adam first-moment decay"},
     {"beta2", KIND_REAL, GROUP_TRAIN, OFF(beta2), "0.98", 0, 0.999999, NULL, "Adam second-moment decay"},
     {"eps", KIND_REAL, GROUP_TRAIN, OFF(eps), "1e-8", 1e-30, 1, NULL, "Adam denominator guard"},
+    {"momentum", KIND_REAL, GROUP_TRAIN, OFF(momentum), "0", 0, 0.999999, NULL, "--optim=sgd: heavy-ball momentum mu (0: plain SGD)"},
     {"seed", KIND_SEED, GROUP_DATA, OFF(seed), "1", 0, 0, NULL, "seeds init, data (and the validation split) and dropout"},
     {"loss-threshold", KIND_REAL, GROUP_TRAIN, OFF(loss_threshold), "0.1", 0, 1e9, NULL, "summary: first step whose mean loss is below"},
     /* the run */
@@ -93,10 +111,12 @@ static const OptSpec g_specs[] = {
 };
 
 enum { N_SPECS = (int)(sizeof g_specs / sizeof g_specs[0]) };
+_Static_assert(N_SPECS <= OPTIONS_MAX, "OPTIONS_MAX is too small for the option table");
 
 int options_count(void) { return N_SPECS; }
 const char *options_name(int i) { return g_specs[i].name; }
 OptGroup options_group(int i) { return g_specs[i].group; }
+const char *options_default(int i) { return g_specs[i].def; }
 
 int options_index(const char *name)
 {
@@ -173,6 +193,9 @@ static bool utf8_ok(const unsigned char *s)
 bool options_set(Options *o, const char *name, const char *value, const char *where, char *err, size_t err_len)
 {
     int i = options_index(name);
+    if (i < 0 && strstr(name, "\xEF\xBB\xBF")) /* two files joined: a byte-order mark inside the text */
+        return errorf(err, err_len, "%s: unknown option: the name holds an invisible byte-order mark (U+FEFF): remove it",
+                      where);
     if (i < 0) return errorf(err, err_len, "%s: unknown option \"%s\" (see --help)", where, name);
     const OptSpec *s = &g_specs[i];
     char *field = (char *)o + s->offset;
@@ -375,6 +398,15 @@ bool options_validate(const Options *o, char *err, size_t err_len)
     if (!tsv && o->task == TASK_TSV) return errorf(err, err_len, "--task=tsv needs --data=FILE");
     if (o->min_len > o->max_len)
         return errorf(err, err_len, "--min-len=%d is larger than --max-len=%d", o->min_len, o->max_len);
+    if (o->task == TASK_RECALL && o->recall_pairs > o->recall_keys)
+        return errorf(err, err_len, "--recall-pairs=%d is more than --recall-keys=%d: the keys of an example are distinct",
+                      o->recall_pairs, o->recall_keys);
+    if (o->task == TASK_RECALL && o->recall_queries > o->recall_pairs)
+        return errorf(err, err_len, "--recall-queries=%d is more than --recall-pairs=%d: each query asks for another pair",
+                      o->recall_queries, o->recall_pairs);
+    if (o->task == TASK_RECALL && 2 * o->recall_pairs + o->recall_queries > 64)
+        return errorf(err, err_len, "--recall-pairs=%d with --recall-queries=%d: a source of %d tokens, more than 64",
+                      o->recall_pairs, o->recall_queries, 2 * o->recall_pairs + o->recall_queries);
     int dk = o->dk;
     if (dk == 0) {
         if (o->dmodel % o->heads)
@@ -386,6 +418,38 @@ bool options_validate(const Options *o, char *err, size_t err_len)
     if (o->min_lr > o->lr) return errorf(err, err_len, "--min-lr=%g is larger than --lr=%g", o->min_lr, o->lr);
     if (o->stop_at > o->steps) return errorf(err, err_len, "--stop-at=%d is past --steps=%d", o->stop_at, o->steps);
     return true; /* memory is checked by ./train once the vocabulary and lengths are known */
+}
+
+/* Whether option `name` was given explicitly (a flag or a config file). */
+static bool given(const bool *set, const char *name) { return set[options_index(name)]; }
+
+bool options_check_given(const Options *o, const bool *set, char *err, size_t err_len)
+{
+    const char *attn = attn_kind_name(o->attn, NULL);
+    bool scaled = o->attn == ATTN_DOT || o->attn == ATTN_QKNORM;
+    bool learned = scaled && o->scale == SCALE_LEARNED;
+    if (given(set, "scale") && o->attn == ATTN_COSINE)
+        return errorf(err, err_len, "--scale does nothing with --attn=cosine: its scores are tau cos(q, k), with a learned "
+                                    "tau per head (set its start with --tau-init)");
+    if (given(set, "scale") && o->attn == ATTN_ADDITIVE)
+        return errorf(err, err_len, "--scale does nothing with --attn=additive: its scores v.tanh(q_i + k_j) are not "
+                                    "scaled (the claim under test is that they need not be)");
+    if (given(set, "scale-init") && !learned)
+        return errorf(err, err_len, "--scale-init is where a learned scale starts: it needs --scale=learned (with --attn=dot "
+                                    "or qknorm), not --attn=%s --scale=%s", attn, options_format(o, options_index("scale")));
+    if (given(set, "scale-param") && !learned && o->attn != ATTN_COSINE)
+        return errorf(err, err_len, "--scale-param says how a learned multiplier is stored: it needs --scale=learned or "
+                                    "--attn=cosine");
+    if (given(set, "tau-init") && o->attn != ATTN_COSINE)
+        return errorf(err, err_len, "--tau-init is cosine attention's temperature: it needs --attn=cosine, not --attn=%s", attn);
+    static const char *const recall_flags[] = {"recall-pairs", "recall-keys", "recall-values", "recall-queries"};
+    for (int k = 0; k < 4; k++)
+        if (given(set, recall_flags[k]) && o->task != TASK_RECALL)
+            return errorf(err, err_len, "--%s is a flag of --task=recall, not of --task=%s", recall_flags[k],
+                          task_name(o->task, NULL));
+    if (given(set, "momentum") && o->momentum > 0 && o->optim != OPTIM_SGD)
+        return errorf(err, err_len, "--momentum=%g is SGD's (--optim=sgd); AdamW's momentum is --beta1", o->momentum);
+    return true;
 }
 
 void options_print_help(const char *program)
@@ -423,6 +487,10 @@ DataConfig data_config_from_options(const Options *o)
         .symbols = o->symbols,
         .min_len = o->min_len,
         .max_len = o->max_len,
+        .recall_pairs = o->recall_pairs,
+        .recall_keys = o->recall_keys,
+        .recall_values = o->recall_values,
+        .recall_queries = o->recall_queries,
         .val_size = o->val_size,
         .context = o->context ? o->context : 16384,
         .seed = o->seed,
@@ -438,9 +506,16 @@ GptConfig gpt_config_from_options(const Options *o, int vocab)
         .dmodel = o->dmodel,
         .heads = o->heads,
         .dk = o->dk,
-        .attn = ATTN_DOT,
+        .attn = (AttnKind)o->attn,
         .scale_mode = (ScaleMode)o->scale,
         .scale_const = o->scale_const,
+        .scale_init = (ScaleMode)o->scale_init,
+        .scale_init_const = o->scale_init_const,
+        .scale_param = (ScaleParam)o->scale_param,
+        .tau_init = o->tau_init,
+        .qk_init = (QkInit)o->qk_init,
+        .precision = (NumFormat)o->precision,
+        .softmax = (SoftmaxKind)o->softmax,
         .attn_dropout = o->attn_dropout,
         .dropout = o->dropout,
         .init_gain = o->init_gain,
@@ -458,6 +533,7 @@ OptimConfig optim_config_from_options(const Options *o)
         .beta1 = o->beta1,
         .beta2 = o->beta2,
         .eps = o->eps,
+        .momentum = o->momentum,
         .weight_decay = o->weight_decay,
     };
 }

@@ -18,21 +18,31 @@
 #include <stdint.h>
 
 #define OPT_TEXT_LEN 1024
+#define OPTIONS_MAX 128 /* room for the options' `set` flags: more than the table has */
 
 typedef struct Options {
     /* task and data */
     int task;                  /* TaskKind */
     char data[OPT_TEXT_LEN];
     int symbols, min_len, max_len, val_size;
+    int recall_pairs, recall_keys, recall_values, recall_queries;
     /* model */
     int layers, dmodel, heads, dk, context;
+    int attn;                  /* AttnKind */
     int scale;                 /* ScaleMode */
     double scale_const;        /* c, for SCALE_CONST (s = 1/c) */
+    int scale_init;            /* ScaleMode (a fixed one): where a learned scale starts */
+    double scale_init_const;
+    int scale_param;           /* ScaleParam */
+    double tau_init;
+    int qk_init;               /* QkInit */
+    int precision;             /* NumFormat */
+    int softmax;               /* SoftmaxKind */
     double init_gain, attn_dropout, dropout;
     /* optimisation */
     int optim;                 /* OptimKind */
     int batch, steps, warmup;
-    double lr, min_lr, weight_decay, clip, beta1, beta2, eps;
+    double lr, min_lr, weight_decay, clip, beta1, beta2, eps, momentum;
     /* the run */
     uint64_t seed;
     int threads, log_every, eval_every, eval_examples, examples, save_every, stop_at;
@@ -65,12 +75,16 @@ bool options_parse_config(Options *o, const char *name, char *text, size_t size,
 bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help, char *err, size_t err_len);
 /* Checks that the options make sense together (sizes, divisibility, ranges). */
 bool options_validate(const Options *o, char *err, size_t err_len);
+/* Refuses options given explicitly (set[i]) that would do nothing in this configuration, e.g.
+ * --scale with --attn=cosine, --momentum with AdamW: a silent no-op would mislead an ablation. */
+bool options_check_given(const Options *o, const bool *set, char *err, size_t err_len);
 void options_print_help(const char *program);
 
 /* Iteration over the table, for checkpoints and logs. */
 int options_count(void);
 const char *options_name(int i);
 OptGroup options_group(int i);
+const char *options_default(int i); /* as text, as a flag would give it */
 int options_index(const char *name); /* -1 when unknown */
 /* The value of option i as text (in a static buffer; read it before the next call). */
 const char *options_format(const Options *o, int i);

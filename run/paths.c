@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,10 +39,27 @@ static void split_path(const char *path, char *dir, size_t dir_len, const char *
     }
 }
 
+/* Whether a file can be created next to `base` in dir: tried, with the name of the temporary
+ * file an atomic write uses (base.tmp.<pid>, removed at once; paths_remove_stale_temporaries
+ * cleans it up if the process dies in between). Permissions alone do not tell: root passes
+ * access() on a read-only file system or in /sys. */
+static bool can_create_in(const char *dir, const char *base)
+{
+    char trial[PATH_MAX + 300];
+    snprintf(trial, sizeof trial, "%s/%s.tmp.%ld", dir, base, (long)getpid());
+    int fd = open(trial, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) return errno == EEXIST; /* our own temporary, left by nothing else: the directory is writable */
+    close(fd);
+    unlink(trial);
+    return true;
+}
+
 static bool identify(const PathUse *u, PathId *id, char *err, size_t err_len)
 {
     struct stat st, lst;
     memset(id, 0, sizeof *id);
+    if (!strcmp(u->path, "-"))
+        return errorf(err, err_len, "--%s=-: standard input and output are not supported here: name a file", u->flag);
     bool is_link = lstat(u->path, &lst) == 0 && S_ISLNK(lst.st_mode);
     if (stat(u->path, &st) == 0) {
         id->exists = true;
@@ -63,8 +81,9 @@ static bool identify(const PathUse *u, PathId *id, char *err, size_t err_len)
         if (u->role == PATH_INPUT) return true;
         return errorf(err, err_len, "--%s=%s: its directory %s: %s", u->flag, u->path, dir, strerror(errno));
     }
-    if (u->role == PATH_OUTPUT && access(real_dir, W_OK | X_OK) != 0)
-        return errorf(err, err_len, "--%s=%s: cannot write to the directory %s", u->flag, u->path, dir);
+    if (u->role == PATH_OUTPUT && !can_create_in(real_dir, base))
+        return errorf(err, err_len, "--%s=%s: cannot create a file in the directory %s: %s", u->flag, u->path, dir,
+                      strerror(errno));
     snprintf(id->canonical, sizeof id->canonical, "%s/%s", real_dir, base);
     if (is_link && id->exists) { /* the link's target is the file: name it by its real path */
         char target[PATH_MAX];
@@ -140,4 +159,12 @@ int paths_remove_stale_temporaries(const char *flag, const char *path)
     }
     closedir(d);
     return removed;
+}
+
+void paths_follow_link(char *path, size_t len)
+{
+    struct stat lst;
+    char target[PATH_MAX];
+    if (path[0] && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, target) && strlen(target) < len)
+        memcpy(path, target, strlen(target) + 1);
 }

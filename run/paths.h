@@ -23,6 +23,11 @@ typedef struct PathUse {
 bool paths_check(const PathUse *uses, int n, const char *const (*may_replace)[2], int n_replace, char *err,
                  size_t err_len);
 
+/* An output that is a symbolic link is written through it: path becomes the link's target
+ * (checked by paths_check to exist), so that an atomic write (a rename onto the path) replaces
+ * the file the link points to, not the link. Unchanged for anything else. */
+void paths_follow_link(char *path, size_t len);
+
 /* Removes the temporary files FILE.tmp.<pid> that an atomic write of `path` left behind when
  * its process was killed (the process no longer runs); says so on stderr. Returns how many. */
 int paths_remove_stale_temporaries(const char *flag, const char *path);

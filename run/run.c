@@ -18,7 +18,7 @@ _Static_assert(sizeof(int) == 4, "token ids are stored as 32-bit integers");
 
 /* Every file the run reads or writes, checked before anything is written (see paths.h); then
  * the leftovers of killed saves to the same targets are removed. */
-static void check_paths(const Options *o, int argc, char **argv)
+static void check_paths(Options *o, int argc, char **argv)
 {
     const char *config = "";
     for (int i = 1; i < argc; i++)
@@ -31,20 +31,32 @@ static void check_paths(const Options *o, int argc, char **argv)
     static const char *const may_replace[][2] = {{"save", "load"}};
     char err[2048];
     if (!paths_check(uses, (int)(sizeof uses / sizeof uses[0]), may_replace, 1, err, sizeof err)) die(EXIT_USER, "%s", err);
+    paths_follow_link(o->save, sizeof o->save);
+    paths_follow_link(o->dump_state, sizeof o->dump_state);
     paths_remove_stale_temporaries("save", o->save);
     paths_remove_stale_temporaries("dump-state", o->dump_state);
 }
 
-/* Bytes a run needs, roughly: parameters with gradients and Adam moments, plus one step's
+/* Additive attention's pair tensors in one layer: q_i + k_j and its tanh for each of B H T^2
+ * pairs, dk values each, and their gradients (the other tensors of run_bytes come on top). */
+static double additive_bytes(const GptConfig *c, int B, int T)
+{
+    return c->attn == ATTN_ADDITIVE ? 4.0 * B * c->heads * (double)T * T * c->dk * sizeof(real) : 0;
+}
+
+/* Bytes a run needs, roughly: parameters with gradients and optimizer state, plus one step's
  * activations and their gradients (what the arena holds at its peak), plus evaluation. */
 static double run_bytes(const GptConfig *c, int B, int T)
 {
     double C = c->dmodel, HD = (double)c->heads * c->dk, L = c->layers, V = c->vocab, H = c->heads;
-    double per_layer = 4 * C + 3 * (C * HD + HD) + HD * C + C + 8 * C * C + 5 * C + (c->scale_mode == SCALE_LEARNED ? H : 0);
+    double per_layer = 4 * C + 3 * (C * HD + HD) + HD * C + C + 8 * C * C + 5 * C + 4 * c->dk + 2 * HD + H;
     double params = V * C + (double)c->context * C + L * per_layer + 2 * C + C * V;
-    /* per layer: ~16 [B,T,C] tensors, ~8 [B,T,HD], ~5 [B,H,T,T], ~3 [B,T,4C]; logits ~3 [B,T,V] */
-    double acts = (double)B * T * (L * (16 * C + 8 * HD + 5 * H * T + 12 * C) + 3 * V);
-    return sizeof(real) * (4 * params + 2 * acts);
+    /* per layer: ~16 [B,T,C] tensors, ~8 [B,T,HD], ~5 [B,H,T,T], ~3 [B,T,4C]; logits ~3 [B,T,V];
+     * a reduced precision keeps a rounded copy of most attention tensors too */
+    double per_token = 16 * C + 8 * HD + 5 * H * T + 12 * C;
+    if (c->precision != FORMAT_FP32) per_token += 6 * HD + 4 * H * T;
+    double acts = (double)B * T * (L * per_token + 3 * V) + L * additive_bytes(c, B, T) / sizeof(real);
+    return sizeof(real) * (5 * params + 2 * acts);
 }
 
 static void check_memory(const GptConfig *c, int B, int T)
@@ -52,8 +64,13 @@ static void check_memory(const GptConfig *c, int B, int T)
     double need = run_bytes(c, B, T);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     double have = pages > 0 && page > 0 ? (double)pages * page : 64.0 * (1ull << 30);
+    if (need > 0.9 * have && c->attn == ATTN_ADDITIVE)
+        die(EXIT_USER, "--attn=additive needs about %.1f GiB: each layer keeps a dk-vector for every pair of positions, "
+                       "%.1f GiB for B x H x T^2 x dk = %d x %d x %d^2 x %d with its tanh and gradients, and the machine "
+                       "has %.1f GiB: reduce --batch, --dk, --heads or the sequence length", need / (1ull << 30),
+            additive_bytes(c, B, T) / (1ull << 30), B, c->heads, T, c->dk, have / (1ull << 30));
     if (need > 0.9 * have)
-        die(EXIT_USER, "this run needs about %.1f GiB (parameters, gradients, Adam state, activations) but the machine "
+        die(EXIT_USER, "this run needs about %.1f GiB (parameters, gradients, optimizer state, activations) but the machine "
                        "has %.1f GiB: reduce --batch, --dmodel, --layers, --heads or --dk", need / (1ull << 30),
             have / (1ull << 30));
 }
@@ -69,7 +86,7 @@ void run_setup(Run *r, int argc, char **argv)
 {
     char err[2048];
     Options *o = &r->o;
-    bool set[128] = {false}, help;
+    bool set[OPTIONS_MAX] = {false}, help;
     options_defaults(o);
     if (!options_parse_args(o, argc, argv, set, &help, err, sizeof err)) die(EXIT_USER, "%s", err);
     if (help) {
@@ -82,7 +99,7 @@ void run_setup(Run *r, int argc, char **argv)
     if (o->load[0] && !(checkpoint_open(&ckpt, o->load, err, sizeof err) &&
                         checkpoint_apply_config_from(&ckpt, o->load, o, set, err, sizeof err)))
         die(EXIT_USER, "%s", err);
-    if (!options_validate(o, err, sizeof err)) die(EXIT_USER, "%s", err);
+    if (!options_validate(o, err, sizeof err) || !options_check_given(o, set, err, sizeof err)) die(EXIT_USER, "%s", err);
     if (o->load[0] && o->data[0] && !set[options_index("data")] && access(o->data, F_OK) != 0)
         die(EXIT_USER, "--load=%s was made with --data=%s, which is not found from here: give --data=PATH", o->load, o->data);
     check_paths(o, argc, argv);
@@ -97,7 +114,7 @@ void run_setup(Run *r, int argc, char **argv)
 
     /* the model */
     GptConfig gc = gpt_config_from_options(o, r->data.vocab.size);
-    r->scale = gc.scale_mode == SCALE_LEARNED ? NAN : attention_scale(gc.scale_mode, gc.scale_const, gc.dk);
+    r->scale = gpt_fixed_scale(&gc);
     int T = dataset_max_input(&r->data) < o->context ? dataset_max_input(&r->data) : o->context;
     check_memory(&gc, o->batch, T);
     gpt_create(&r->model, &gc);
@@ -107,7 +124,7 @@ void run_setup(Run *r, int argc, char **argv)
     OptimConfig oc = optim_config_from_options(o);
     for (int i = 0; i < r->model.n_params; i++) r->decay[i] = gpt_param_decays(r->model.params[i]);
     optim_init(&r->opt, &oc, r->model.params, r->decay, r->model.n_params);
-    r->state = (RunState){0, -1, 0, 0, 0};
+    r->state = (RunState){.steps_to_threshold = -1};
     if (o->load[0]) {
         if (!checkpoint_load_from(&ckpt, o->load, &r->model, &r->opt, &r->state, &r->data.vocab, err, sizeof err))
             die(EXIT_USER, "%s", err);
@@ -129,7 +146,7 @@ void run_setup(Run *r, int argc, char **argv)
     tape_init(&r->tape, &r->acts);
     r->trainer = (Trainer){.model = &r->model, .opt = &r->opt, .tape = &r->tape, .seed = o->seed, .clip = o->clip};
     r->forensics = (Forensics){.mode = (NanMode)o->nan, .quiet = o->quiet, .nan_count = &r->state.nan_count};
-    if (!logbook_open(&r->log, o->log, &gc, o->quiet)) die(EXIT_USER, "%s", r->log.failed);
+    if (!logbook_open(&r->log, o->log, &gc, o->quiet, r->start)) die(EXIT_USER, "%s", r->log.failed);
 }
 
 void run_save(Run *r, int next_step)

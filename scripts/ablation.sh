@@ -86,8 +86,11 @@ done
 # The grid sets these ./train flags itself; given again after -- they would make every run the same.
 for e in ${extra[@]+"${extra[@]}"}; do
     case "$e" in
-    --task=* | --scale=* | --dk=* | --seed=* | --threads=* | --log=* | --config=* | --save=* | --load=* | --dump-state=*)
+    --task | --task=* | --scale | --scale=* | --dk | --dk=* | --seed | --seed=* | --threads | --threads=* | --log | --log=* | \
+        --config | --config=* | --save | --save=* | --load | --load=* | --dump-state | --dump-state=*)
         die "${e%%=*} after -- conflicts with the grid (it sets task, scale, dk, seed, threads and the log of each run)" ;;
+    --[a-z]*) ;;
+    *) die "\"$e\" after --: ./train takes flags as --name=value (a value may not follow in the next word)" ;;
     esac
 done
 if [ "$quick" = 1 ]; then

@@ -3,13 +3,25 @@
  *   1. mean and variance of q.k for iid N(0,1) q, k (the variance should be dk);
  *   2. the first seed's experiment: dk = 512, 128 keys, score ranges and softmax extremes;
  *   3, 5. the mean softmax entropy of one query against 3 (64) keys, several divisors and dk;
- *   4, 6. the mean Frobenius norm of the softmax Jacobian diag(p) - p p^T, same settings.
+ *   4, 6. the mean Frobenius norm of the softmax Jacobian diag(p) - p p^T, same settings;
+ *   7. per query row, the gradient a random upstream gradient sends to the scores, |J g|;
+ *   8. the first seed's "10 tokens at dk = 512: scores within +-60";
+ *   9. the seeds' small softmax examples, their numbers next to ours;
+ *  10. how often exp(s q.k) exceeds the fp16 maximum when the row max is not subtracted.
+ * Sections 5, 6, 7 and 10 share one set of draws (64 keys per query).
+ *
+ * Random numbers: each cell has its own key rng_key(seed, X), used with one of the probe's
+ * streams (base/rng.h): X = dk (part 1, stream QK), 1000 + draw (part 2, ROWS),
+ * 2000 + 100 dk + keys (parts 3-6, SOFTMAX), 200000 + dk (part 7's upstream gradients,
+ * SOFTMAX), 300000 + dk (part 8, ROWS). No two cells share a stream, so the tables are
+ * independent and do not depend on the thread count.
  *
  *   ./probe [--samples=N] [--pairs=N] [--seed=S] [--draws=N]
  */
 #include "score_stats.h"
 
 #include "../base/rng.h"
+#include "../tensor/format.h" /* FP16_MAX */
 
 #include <math.h>
 #include <stdarg.h>
@@ -22,7 +34,7 @@ enum { N_DK = 5 };
 
 typedef struct ProbeOptions {
     long pairs;    /* q.k pairs per dk (part 1) */
-    long samples;  /* queries per (dk, n) cell (parts 3, 4) */
+    long samples;  /* queries per (dk, n) cell (parts 3-7, 10); sequences in part 8 */
     int draws;     /* repetitions of the first seed's experiment (part 2) */
     uint64_t seed;
 } ProbeOptions;
@@ -140,8 +152,15 @@ static void part_row_experiment(const ProbeOptions *o)
     printf("\n");
 }
 
-/* One set of draws, two tables: entropies (section `first`) and Jacobian norms (first + 1). */
-static void part_softmax(const ProbeOptions *o, int n_keys, int first)
+/* The key of the draws of one (dk, number of keys) cell of parts 3-7 and 10. */
+static uint64_t softmax_key(const ProbeOptions *o, int dk, int n_keys)
+{
+    return rng_key(o->seed, 2000 + (uint64_t)(dk * 100 + n_keys));
+}
+
+/* One set of draws, two tables: entropies (section `first`) and Jacobian norms (first + 1).
+ * rows[i] (for g_dks[i]): the draws, already made; or rows == NULL to draw them here. */
+static void part_softmax(const ProbeOptions *o, int n_keys, int first, double *const *rows)
 {
     enum { N_DIV = 8 };
     const char *headers[N_DIV] = {"1", "sqrt(dk)", "dk", "4", "8", "16", "32", "10"};
@@ -152,8 +171,10 @@ static void part_softmax(const ProbeOptions *o, int n_keys, int first)
     for (int i = 0; i < N_DK; i++) {
         double dk = g_dks[i];
         double div[N_DIV] = {1, sqrt(dk), dk, 4, 8, 16, 32, 10};
-        softmax_stats(g_dks[i], n_keys, div, N_DIV, o->samples, rng_key(o->seed, 2000 + (uint64_t)(g_dks[i] * 100 + n_keys)),
-                      st[i]);
+        if (rows)
+            softmax_stats_of(rows[i], o->samples, n_keys, div, N_DIV, st[i]);
+        else
+            softmax_stats(g_dks[i], n_keys, div, N_DIV, o->samples, softmax_key(o, g_dks[i], n_keys), st[i]);
 #pragma omp critical
         progress("parts %d-%d: dk = %d done (%d of %d)", first, first + 1, g_dks[i], ++done, N_DK);
     }
@@ -186,13 +207,225 @@ static void part_softmax(const ProbeOptions *o, int n_keys, int first)
     }
 }
 
+/* The three score multipliers of the training grid's main rows: 1, 1/sqrt(dk), 1/dk. */
+enum { N_SCALE = 3 };
+static const char *g_scale_names[N_SCALE] = {"1", "1/sqrt(dk)", "1/dk"};
+static double scale_of(int which, int dk)
+{
+    return which == 0 ? 1 : which == 1 ? 1 / sqrt((double)dk) : 1.0 / dk;
+}
+
+static void part_gradients(const ProbeOptions *o, int n_keys, double *const *rows)
+{
+    ScoreGradStats st[N_DK][N_SCALE];
+    progress("part 7: %d values of dk, %ld rows of %d keys each", N_DK, o->samples, n_keys);
+#pragma omp parallel for schedule(dynamic)
+    for (int i = 0; i < N_DK; i++)
+        for (int k = 0; k < N_SCALE; k++)
+            st[i][k] = score_grad_stats(rows[i], o->samples, n_keys, scale_of(k, g_dks[i]),
+                                        rng_key(o->seed, 200000 + (uint64_t)g_dks[i]));
+    printf("## 7. The gradient reaching one query's scores, %d keys, for a random upstream gradient\n\n", n_keys);
+    printf("Per query row: scores S = s q.k against %d keys (the draws of sections 5-6), p = softmax(S), an\n"
+           "upstream gradient g = dL/dp with iid N(0, 1) entries, and what the backward pass sends to the\n"
+           "scores, dL/dS = J g with J = diag(p) - p p^T. Over %ld rows per cell (seed %llu): the median and\n"
+           "the 10th percentile of |dL/dS| (the row's Euclidean norm) and of ||J||_F, and the median of\n"
+           "|dL/d(q.k)| = s |dL/dS|, what goes on to q and k. For such g, E|J g|^2 = ||J||_F^2; a uniform p\n"
+           "gives ||J||_F = sqrt(1/%d - 1/%d^2) = %.4f. Computed in double without cancellation, so a\n"
+           "saturated row gets its true tiny value (float32, as ./train runs, rounds the smallest to 0).\n\n",
+           n_keys, o->samples, (unsigned long long)o->seed, n_keys, n_keys,
+           sqrt(1.0 / n_keys - 1.0 / ((double)n_keys * n_keys)));
+    printf("| s | dk | \\|dL/dS\\| median | \\|dL/dS\\| 10th pct | \\|\\|J\\|\\|_F median | \\|\\|J\\|\\|_F 10th pct | \\|dL/d(q.k)\\| median |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|\n");
+    for (int k = 0; k < N_SCALE; k++)
+        for (int i = 0; i < N_DK; i++) {
+            const ScoreGradStats *s = &st[i][k];
+            printf("| %s | %d | %.3g | %.3g | %.3g | %.3g | %.3g |\n", g_scale_names[k], g_dks[i], s->grad_median,
+                   s->grad_p10, s->jac_median, s->jac_p10, s->qk_grad_median);
+        }
+    const ScoreGradStats *a = &st[0][0], *b = &st[N_DK - 1][0];
+    printf("\nWith s = 1 the typical row's gradient shrinks as dk grows: from dk = %d to %d the median |dL/dS|\n"
+           "falls by a factor of %.2g and the 10th percentile by %.2g, so it is the typical query, not only\n"
+           "the average, that gets almost nothing back. With 1/sqrt(dk) the first four columns are the same\n"
+           "at every dk. With 1/dk the softmax is nearly uniform and |dL/dS| stays near its uniform value,\n"
+           "but the factor s divides what reaches q.k by dk (last column). What reaches q itself is about\n"
+           "sqrt(dk) times the last column (dL/dq = sum_j dL/d(q.k_j) k_j, and |k_j| ~ sqrt(dk)): constant\n"
+           "in dk with 1/sqrt(dk), falling as 1/sqrt(dk) with 1/dk.\n\n",
+           g_dks[0], g_dks[N_DK - 1], a->grad_median / b->grad_median, a->grad_p10 / b->grad_p10);
+}
+
+static void part_range(const ProbeOptions *o)
+{
+    enum { DK = 512, TOKENS = 10 };
+    const double limit = 60;
+    progress("part 8: %ld sequences of %d tokens at dk = %d", o->samples, TOKENS, DK);
+    RangeStats r = range_stats(DK, TOKENS, o->samples, limit, rng_key(o->seed, 300000 + DK));
+    double sd = sqrt((double)DK), inside = erf(limit / (sd * sqrt(2.0))); /* P(|N(0, dk)| <= 60) */
+    printf("## 8. The first seed's \"10 tokens at dk = %d: scores within +-%g\"\n\n", DK, limit);
+    printf("S1 (seeds/000) writes that for a sequence of length %d at dk = %d the dot products \"may fluctuate\n"
+           "between -60 and 60 (about 3 standard deviations)\". Raw scores q.k, q and k iid N(0, 1); %ld\n"
+           "sequences of %d queries and %d keys (seed %llu). The normal approximation treats the scores as\n"
+           "independent N(0, dk): P(|q.k| <= %g)^%d per row, ^%d per sequence.\n\n",
+           TOKENS, DK, o->samples, TOKENS, TOKENS, (unsigned long long)o->seed, limit, TOKENS, TOKENS * TOKENS);
+    printf("| largest \\|q.k\\| of | median | 95th pct | 99th pct | fraction within +-%g | normal approximation |\n", limit);
+    printf("|---|---:|---:|---:|---:|---:|\n");
+    printf("| one query's %d scores | %.1f | %.1f | %.1f | %.3f | %.3f |\n", TOKENS, r.row_median, r.row_p95, r.row_p99,
+           r.row_within, pow(inside, TOKENS));
+    printf("| the sequence's %d scores | %.1f | %.1f | %.1f | %.3f | %.3f |\n\n", TOKENS * TOKENS, r.seq_median, r.seq_p95,
+           r.seq_p99, r.seq_within, pow(inside, TOKENS * TOKENS));
+    printf("The standard deviation of q.k is sqrt(%d) = %.1f, so +-%g is +-%.2f standard deviations, not 3\n"
+           "(3 sd = %.1f). The claim holds for one query's scores (%.0f%% of rows stay within +-%g) but only\n"
+           "about half the time for the whole sequence: %.0f%% of sequences keep all %d scores within +-%g,\n"
+           "and the median sequence's largest |q.k| is %.1f.\n\n",
+           DK, sd, limit, limit / sd, 3 * sd, 100 * r.row_within, limit, 100 * r.seq_within, TOKENS * TOKENS, limit,
+           r.seq_median);
+}
+
+/* `value` rounded as the string `claimed` is written (its decimals, or its mantissa's decimals
+ * in 7.5e9 notation), into buf; returns whether that equals the claimed number. */
+static int rounds_to(double value, const char *claimed, char *buf, size_t len)
+{
+    const char *dot = strchr(claimed, '.'), *e = strpbrk(claimed, "eE");
+    int decimals = 0;
+    if (dot)
+        for (const char *c = dot + 1; *c >= '0' && *c <= '9'; c++) decimals++;
+    snprintf(buf, len, e ? "%.*e" : "%.*f", decimals, value);
+    return strtod(buf, NULL) == strtod(claimed, NULL);
+}
+
+static void print_values(const double *v, int n)
+{
+    printf("[");
+    for (int j = 0; j < n; j++) printf(v[j] != 0 && fabs(v[j]) < 1e-3 ? "%s%.2e" : "%s%.4f", j ? ", " : "", v[j]);
+    printf("]");
+}
+
+static void part_examples(void)
+{
+    enum { MAX_N = 3 };
+    typedef struct Example {
+        const char *seed;         /* who says it */
+        const char *kind;         /* "softmax", "linear" (z / sum z) or "exp" */
+        int n;
+        double z[MAX_N];
+        const char *claimed[MAX_N]; /* as the seed writes them */
+    } Example;
+    static const Example ex[] = {
+        {"S1 (000)", "softmax", 3, {1, 2, 3}, {"0.090", "0.245", "0.665"}},
+        {"S1 (000)", "softmax", 3, {10, 20, 30}, {"0.000", "0.000", "1.000"}},
+        {"S1 (000)", "softmax", 3, {0.001, 0.002, 0.003}, {"0.333", "0.333", "0.334"}},
+        {"S2 (001)", "softmax", 2, {1, 2}, {"0.27", "0.73"}},
+        {"S2 (001)", "linear", 2, {1, 2}, {"0.33", "0.67"}},
+        {"S3 (004)", "softmax", 3, {1, 2, 3}, {"0.09", "0.24", "0.67"}},
+        {"S3 (004)", "softmax", 3, {2, 4, 6}, {"0.02", "0.12", "0.86"}},
+        {"S3 (004)", "softmax", 3, {10, 20, 30}, {"0.00", "0.00", "1.00"}},
+        {"S3 (004)", "exp", 1, {22.6}, {"7.5e9"}},
+    };
+    printf("## 9. The seeds' worked examples\n\n");
+    printf("The small examples the articles compute by hand, next to the engine's softmax (float32; exp in\n"
+           "double). \"yes\" when ours, rounded to the decimals the seed writes, gives the seed's numbers;\n"
+           "otherwise ours so rounded. S1, S2, S3 are seeds/000, 001, 004; S2's z / sum(z) row is its\n"
+           "contrast to softmax([1, 2]), S3's exp(22.6) its overflow example (22.6 = sqrt(512)).\n\n");
+    printf("| seed | computes | the seed writes | ours | same at the seed's precision |\n|---|---|---|---|---|\n");
+    for (size_t k = 0; k < sizeof ex / sizeof ex[0]; k++) {
+        const Example *e = &ex[k];
+        int is_exp = !strcmp(e->kind, "exp"), is_linear = !strcmp(e->kind, "linear");
+        double v[MAX_N], sum = 0;
+        for (int j = 0; j < e->n; j++) sum += e->z[j];
+        if (is_exp)
+            v[0] = exp(e->z[0]);
+        else if (is_linear)
+            for (int j = 0; j < e->n; j++) v[j] = e->z[j] / sum;
+        else
+            softmax_small(e->z, e->n, v);
+        printf("| %s | ", e->seed);
+        if (is_exp)
+            printf("exp(%g) | %s | %.3g", e->z[0], e->claimed[0], v[0]);
+        else {
+            printf(is_linear ? "z / sum(z) for z = [" : "softmax([");
+            for (int j = 0; j < e->n; j++) printf("%s%g", j ? ", " : "", e->z[j]);
+            printf(is_linear ? "] | [" : "]) | [");
+            for (int j = 0; j < e->n; j++) printf("%s%s", j ? ", " : "", e->claimed[j]);
+            printf("] | ");
+            print_values(v, e->n);
+        }
+        char rounded[MAX_N][32];
+        int same = 1;
+        for (int j = 0; j < e->n; j++) same &= rounds_to(v[j], e->claimed[j], rounded[j], sizeof rounded[j]);
+        if (same)
+            printf(" | yes |\n");
+        else {
+            printf(" | no: %s", e->n > 1 ? "[" : "");
+            for (int j = 0; j < e->n; j++) printf("%s%s", j ? ", " : "", rounded[j]);
+            printf("%s |\n", e->n > 1 ? "]" : "");
+        }
+    }
+    printf("\n");
+}
+
+/* A probability for the tables: 4 decimals, or 3 significant digits when small. */
+static void print_prob(double p)
+{
+    if (p == 0)
+        printf(" 0 |");
+    else if (p < 1e-4)
+        printf(" %.2e |", p);
+    else
+        printf(" %.4f |", p);
+}
+
+static void part_overflow(const ProbeOptions *o, int n_keys, double *const *rows)
+{
+    const double t = log(FP16_MAX);
+    printf("## 10. exp(s q.k) beyond the fp16 maximum when the row max is not subtracted\n\n");
+    printf("A softmax computed as written, exp(S_j) / sum_i exp(S_i) with S = s q.k, overflows in fp16 as\n"
+           "soon as one S_j > ln(%.0f) = %.4f (the largest finite fp16, FP16_MAX in tensor/format.h;\n"
+           "round-to-nearest gives Inf from 65520, ln = %.4f, no visible difference here). Subtracting the\n"
+           "row max first, as this engine's softmax and every framework's do, removes the overflow at any\n"
+           "scale. The draws of sections 5-7: %ld rows of %d keys per dk (seed %llu), %ld entries. The normal\n"
+           "approximation takes q.k ~ N(0, dk): P(entry) = P(Z > %.4f / (s sqrt(dk))), and per row\n"
+           "1 - (1 - P)^%d (as if a row's entries were independent; they share q). \"0\": none sampled, or\n"
+           "below 1e-300. The last column: the row's sum of exp(S_j) exceeds %.0f (a sum kept in fp16).\n\n",
+           FP16_MAX, t, log(65520.0), o->samples, n_keys, (unsigned long long)o->seed, o->samples * n_keys, t, n_keys,
+           FP16_MAX);
+    printf("| s | dk | P(entry) normal | P(entry) sampled | P(row has one) normal | P(row has one) sampled | P(row sum > max) sampled |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|\n");
+    for (int k = 0; k < N_SCALE; k++)
+        for (int i = 0; i < N_DK; i++) {
+            double s = scale_of(k, g_dks[i]), p = overflow_prob_normal(g_dks[i], s, FP16_MAX);
+            OverflowStats st = overflow_stats(rows[i], o->samples, n_keys, s, FP16_MAX);
+            printf("| %s | %d |", g_scale_names[k], g_dks[i]);
+            print_prob(p);
+            print_prob(st.entry);
+            print_prob(-expm1(n_keys * log1p(-p))); /* 1 - (1 - p)^n without rounding 1 - p */
+            print_prob(st.row_any);
+            print_prob(st.row_sum);
+            printf("\n");
+        }
+    printf("\nWhere sampled and normal differ at small dk, the normal approximation is what is off: q.k has\n"
+           "heavier tails (kurtosis 3 + 6/dk), which shows 2.8 standard deviations out at dk = 16.\n"
+           "S3 (seeds/004) writes exp(22.6) ~ 7.5e9 for one standard deviation at dk = 512: it is %.3g\n"
+           "(section 9), and any score above %.2f already overflows fp16: at dk = 512 that is %.2f standard\n"
+           "deviations, crossed by %.0f%% of unscaled scores.\n\n",
+           exp(22.6), t, t / sqrt(512.0), 100 * overflow_prob_normal(512, 1, FP16_MAX));
+}
+
 int main(int argc, char **argv)
 {
+    enum { KEYS = 64 };
     ProbeOptions o = parse_args(argc, argv);
     printf("# ./probe: statistics of attention scores (no training)\n\n");
     part_moments(&o);
     part_row_experiment(&o);
-    part_softmax(&o, 3, 3);
-    part_softmax(&o, 64, 5);
+    part_softmax(&o, 3, 3, NULL);
+    double *rows[N_DK]; /* one query against KEYS keys, o.samples times per dk: parts 5-7 and 10 */
+    progress("parts 5-7, 10: drawing %ld queries against %d keys for each of %d values of dk", o.samples, KEYS, N_DK);
+#pragma omp parallel for schedule(dynamic)
+    for (int i = N_DK - 1; i >= 0; i--) rows[i] = score_rows(g_dks[i], KEYS, o.samples, softmax_key(&o, g_dks[i], KEYS));
+    part_softmax(&o, KEYS, 5, rows);
+    part_gradients(&o, KEYS, rows);
+    part_range(&o);
+    part_examples();
+    part_overflow(&o, KEYS, rows);
+    for (int i = 0; i < N_DK; i++) free(rows[i]);
     return 0;
 }

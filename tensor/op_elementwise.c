@@ -1,4 +1,5 @@
-/* op_elementwise.c - add (with bias broadcast), scale, per-head scale and GELU.
+/* op_elementwise.c - add (with bias broadcast), scale, per-head scale, GELU, tanh, exp, and the
+ * pairwise add of additive attention.
  *
  * Parallel loops split the *output* between threads; a gradient that sums over rows (a bias)
  * is split by column (sum_rows_into), each column summed by one thread in row order.
@@ -144,5 +145,99 @@ Tensor *op_gelu(Tape *tp, Tensor *x)
         out->data[i] = (real)0.5 * v * (1 + real_tanh((real)GELU_C * (v + (real)0.044715 * v * v * v)));
     }
     tape_push(tp, gelu_backward, "gelu", out, x, NULL, NULL);
+    return out;
+}
+
+/* ------------------------------------------------------------------ tanh, exp */
+
+/* Both derivatives are functions of the output y alone, so the backward reads y, not x. */
+typedef enum Pointwise { POINTWISE_TANH, POINTWISE_EXP } Pointwise;
+
+typedef struct PointwiseSaved {
+    Pointwise fn;
+} PointwiseSaved;
+
+static void pointwise_backward(Tape *tp, TapeEntry *e)
+{
+    Tensor *x = e->in[0];
+    const PointwiseSaved *saved = e->saved;
+    real *dx = tape_grad(tp, x);
+    const real *y = e->out->data, *g = e->out->grad;
+    if (saved->fn == POINTWISE_TANH) { /* d tanh(x)/dx = 1 - tanh^2 x = 1 - y^2 */
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+        for (size_t i = 0; i < x->size; i++) dx[i] += g[i] * (1 - y[i] * y[i]);
+    } else { /* d exp(x)/dx = exp(x) = y */
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+        for (size_t i = 0; i < x->size; i++) dx[i] += g[i] * y[i];
+    }
+}
+
+static Tensor *pointwise(Tape *tp, Tensor *x, Pointwise fn, const char *name)
+{
+    Tensor *out = tensor_new(tp->arena, x->ndim, x->shape, name);
+    real *y = out->data;
+    if (fn == POINTWISE_TANH) {
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN / 8) /* ~8x an add's work */
+        for (size_t i = 0; i < x->size; i++) y[i] = real_tanh(x->data[i]);
+    } else { /* libm's exp, for any x: overflows to Inf where exp(x) is beyond the largest real */
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN / 8)
+        for (size_t i = 0; i < x->size; i++) y[i] = real_exp_full(x->data[i]);
+    }
+    TapeEntry *e = tape_push(tp, pointwise_backward, name, out, x, NULL, NULL);
+    if (e) {
+        PointwiseSaved *saved = tape_save(tp, e, sizeof *saved);
+        saved->fn = fn;
+    }
+    return out;
+}
+
+Tensor *op_tanh(Tape *tp, Tensor *x) { return pointwise(tp, x, POINTWISE_TANH, "tanh"); }
+
+Tensor *op_exp(Tape *tp, Tensor *x) { return pointwise(tp, x, POINTWISE_EXP, "exp"); }
+
+/* ------------------------------------------------------------------ add every pair of rows */
+
+/* out[n, i, j, :] = a[n, i, :] + b[n, j, :], so each a row reaches C outputs and each b row R:
+ *   da[n, i] = sum over j of g[n, i, j],  db[n, j] = sum over i of g[n, i, j].
+ * Each gradient row is one output of the loop, summed by one thread in order of j (or i). */
+static void add_pairs_backward(Tape *tp, TapeEntry *e)
+{
+    Tensor *a = e->in[0], *b = e->in[1];
+    int N = a->shape[0], R = a->shape[1], C = b->shape[1], D = a->shape[2];
+    const real *g = e->out->grad;
+    bool parallel = e->out->size >= PARALLEL_MIN;
+    if (a->requires_grad) {
+        real *da = tape_grad(tp, a);
+#pragma omp parallel for schedule(static) if (parallel)
+        for (int ni = 0; ni < N * R; ni++) /* the row (n, i) of a: g[n, i, j] for j = 0..C-1 */
+            for (int j = 0; j < C; j++)
+                for (int d = 0; d < D; d++) da[(size_t)ni * D + d] += g[((size_t)ni * C + j) * D + d];
+    }
+    if (b->requires_grad) {
+        real *db = tape_grad(tp, b);
+#pragma omp parallel for schedule(static) if (parallel)
+        for (int nj = 0; nj < N * C; nj++) { /* the row (n, j) of b: g[n, i, j] for i = 0..R-1 */
+            int n = nj / C, j = nj % C;
+            for (int i = 0; i < R; i++)
+                for (int d = 0; d < D; d++) db[(size_t)nj * D + d] += g[(((size_t)n * R + i) * C + j) * D + d];
+        }
+    }
+}
+
+Tensor *op_add_pairs(Tape *tp, Tensor *a, Tensor *b)
+{
+    assert(a->ndim == 3 && b->ndim == 3 && a->shape[0] == b->shape[0] && a->shape[2] == b->shape[2]);
+    int N = a->shape[0], R = a->shape[1], C = b->shape[1], D = a->shape[2];
+    Tensor *out = tensor_new4(tp->arena, N, R, C, D, "add_pairs");
+#pragma omp parallel for schedule(static) if (out->size >= PARALLEL_MIN)
+    for (int ni = 0; ni < N * R; ni++) {
+        const real *ar = a->data + (size_t)ni * D;
+        for (int j = 0; j < C; j++) {
+            const real *br = b->data + ((size_t)(ni / R) * C + j) * D;
+            real *o = out->data + ((size_t)ni * C + j) * D;
+            for (int d = 0; d < D; d++) o[d] = ar[d] + br[d];
+        }
+    }
+    tape_push(tp, add_pairs_backward, "add_pairs", out, a, b, NULL);
     return out;
 }

@@ -18,8 +18,9 @@ typedef struct MatmulDims {
     size_t stride_a, stride_b, stride_c; /* between batch items (0 for a shared b) */
 } MatmulDims;
 
-static MatmulDims matmul_dims(const Tensor *a, const Tensor *b, bool ta, bool tb)
+static MatmulDims matmul_dims(const Tensor *a, const Tensor *b, Transpose t)
 {
+    bool ta = t & TRANSPOSE_A, tb = t & TRANSPOSE_B;
     MatmulDims d = {0};
     assert(a->ndim >= 2 && b->ndim >= 2);
     int a_r = a->shape[a->ndim - 2], a_c = a->shape[a->ndim - 1];
@@ -48,7 +49,7 @@ static MatmulDims matmul_dims(const Tensor *a, const Tensor *b, bool ta, bool tb
 static void matmul_grads(Tape *tp, Tensor *a, Tensor *b, Transpose t, const real *G)
 {
     bool ta = t & TRANSPOSE_A, tb = t & TRANSPOSE_B;
-    MatmulDims d = matmul_dims(a, b, ta, tb);
+    MatmulDims d = matmul_dims(a, b, t);
     if (a->requires_grad) {
         real *dA = tape_grad(tp, a);
         if (!ta) { /* dA = G op(B)^T */
@@ -92,7 +93,7 @@ static void matmul_backward(Tape *tp, TapeEntry *e)
 Tensor *op_matmul(Tape *tp, Tensor *a, Tensor *b, Transpose transpose)
 {
     bool ta = transpose & TRANSPOSE_A, tb = transpose & TRANSPOSE_B;
-    MatmulDims d = matmul_dims(a, b, ta, tb);
+    MatmulDims d = matmul_dims(a, b, transpose);
     int shape[TENSOR_MAX_DIMS];
     for (int i = 0; i < a->ndim - 2; i++) shape[i] = a->shape[i];
     shape[a->ndim - 2] = d.shared_b ? a->shape[a->ndim - 2] : d.M;
@@ -121,7 +122,7 @@ static void linear_backward(Tape *tp, TapeEntry *e)
 Tensor *op_linear(Tape *tp, Tensor *x, Tensor *W, Tensor *b)
 {
     assert(W->ndim == 2 && (!b || b->size == (size_t)W->shape[1]));
-    MatmulDims d = matmul_dims(x, W, false, false);
+    MatmulDims d = matmul_dims(x, W, TRANSPOSE_NONE);
     int shape[TENSOR_MAX_DIMS];
     for (int i = 0; i < x->ndim - 1; i++) shape[i] = x->shape[i];
     shape[x->ndim - 1] = d.N;

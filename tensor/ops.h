@@ -24,6 +24,7 @@
  *      A sum must be added by one thread in a fixed order: a reduction over rows is split by
  *      columns (parallel_column_blocks), never by rows, and never with `reduction(+)` across
  *      threads. Then the result has the same bits for any thread count (tests check it).
+ *      (Integer counts may use reduction(+): integer addition is exact in any order.)
  *   5. Numerics: real_exp is the fast exp of fastmath.h; its precondition is x <= 0 (subtract
  *      the row max first, as softmax and cross-entropy do); it returns 0 below -87 and keeps
  *      NaN. real_tanh is accurate to 1e-7 everywhere. Nothing may hide a NaN: a NaN in must
@@ -34,6 +35,7 @@
 #ifndef TENSOR_OPS_H
 #define TENSOR_OPS_H
 
+#include "format.h"
 #include "tensor.h"
 
 /* Which operands of a product are used transposed (flags, combined with |). */
@@ -75,6 +77,47 @@ Tensor *op_softmax(Tape *tp, Tensor *x, Mask mask);
 /* softmax(s x) in one pass, the same numbers as op_scale followed by op_softmax (s x is
  * rounded the same way) without storing s x. Backward: dx_j = s p_j (g_j - sum_i g_i p_i). */
 Tensor *op_softmax_scaled(Tape *tp, Tensor *x, real s, Mask mask);
+
+/* The softmax with every option (op_softmax and op_softmax_scaled are this with defaults). */
+typedef struct SoftmaxSpec {
+    real scale;           /* s: the softmax of y = s x */
+    Mask mask;
+    bool naive;           /* p_j = exp(y_j) / sum_i exp(y_i) as written, without subtracting the
+                             row max: exp overflows (to Inf, then Inf/Inf = NaN) where it would */
+    NumFormat format;     /* each exp(y_j), their sum and each p_j rounded to this format (the
+                             sum added in the working precision, then rounded once) */
+    FormatCounts *counts; /* when not NULL: what went wrong, added in the forward: exp values
+                             and row sums that overflowed, NaN weights, weights lost to
+                             underflow (exactly what is counted: op_softmax.c) */
+    real *row_grad_norms; /* when not NULL: one entry per row, written by the backward pass
+                             (if it runs; the array must live until then): |dL/dy| of the
+                             row (y = s x, what is exponentiated), computed in double */
+} SoftmaxSpec;
+/* With naive = false, format = FORMAT_FP32: the same numbers as op_softmax_scaled, whatever
+ * counts and row_grad_norms are. The backward is op_softmax_scaled's for every spec (the
+ * roundings straight-through, as op_round). */
+Tensor *op_softmax_spec(Tape *tp, Tensor *x, const SoftmaxSpec *spec);
+
+/* x rounded to a reduced-precision format (format.h), element by element (a copy for
+ * FORMAT_FP32); what the rounding did is added to *counts (may be NULL). Backward: the rounding is treated as the identity
+ * (the "straight-through" gradient: dx = g), since its true derivative is 0 almost everywhere. */
+Tensor *op_round(Tape *tp, Tensor *x, NumFormat format, FormatCounts *counts);
+
+/* tanh, element by element. Backward: dx = g (1 - tanh^2 x). */
+Tensor *op_tanh(Tape *tp, Tensor *x);
+
+/* exp, element by element, for any x (overflows to Inf past ~88.7 in float). Backward: dx = g exp(x).
+ * Used for parameters kept as logarithms (a learned multiplier s = exp(log s)). */
+Tensor *op_exp(Tape *tp, Tensor *x);
+
+/* Each row (the last dim) divided by its length: y = x / sqrt(|x|^2 + eps).
+ * Backward: with r = sqrt(|x|^2 + eps), dx = (g - y (y . g)) / r. */
+Tensor *op_l2_normalize(Tape *tp, Tensor *x, real eps);
+
+/* Every pair of rows added: a [N, R, D] and b [N, C, D] give out [N, R, C, D] with
+ * out[n, i, j, :] = a[n, i, :] + b[n, j, :] (the broadcast add of additive attention).
+ * Backward: da[n, i] = sum over j of g[n, i, j],  db[n, j] = sum over i of g[n, i, j]. */
+Tensor *op_add_pairs(Tape *tp, Tensor *a, Tensor *b);
 
 /* Layer normalisation over the last dim: out = (x - mean) / sqrt(var + eps) * gain + bias. */
 Tensor *op_layernorm(Tape *tp, Tensor *x, Tensor *gain, Tensor *bias, real eps);

@@ -4,6 +4,8 @@
  *
  *   real      the scalar type: float, or double when built with -DREAL_DOUBLE
  *             (the gradient-check tests use double so finite differences are clean).
+ *             real_exp is the fast exp for x <= 0; real_exp_full, libm's exp for any x
+ *             (it overflows to Inf past ~88.7 in float, ~709.8 in double).
  *   Arena     a bump allocator: memory is taken once and handed out by moving a pointer;
  *             arena_reset() gives it all back at the end of a training step.
  *   Tensor    up to 4 dimensions, row-major, `data` and `grad` (NULL until a gradient arrives).
@@ -24,12 +26,14 @@
 #ifdef REAL_DOUBLE
 typedef double real;
 static inline real real_exp(real x) { return exp(x); } /* callers pass x <= 0 */
+static inline real real_exp_full(real x) { return exp(x); }
 static inline real real_log(real x) { return log(x); }
 static inline real real_tanh(real x) { return tanh(x); }
 static inline real real_sqrt(real x) { return sqrt(x); }
 #else
 typedef float real;
 static inline real real_exp(real x) { return exp_nonpositive(x); } /* callers pass x <= 0 */
+static inline real real_exp_full(real x) { return expf(x); } /* libm's: any x, not vectorised */
 static inline real real_log(real x) { return logf(x); }
 static inline real real_tanh(real x) { return tanh_fast(x); }
 static inline real real_sqrt(real x) { return sqrtf(x); }

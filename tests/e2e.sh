@@ -57,6 +57,67 @@ else
     bad "resume refuses a different --seed" "$(cat "$dir/seed.err")"
 fi
 
+# ---------------------------------------------------------------- the mechanisms of the scale study
+# each resumes exactly (byte-identical checkpoint and summary: its parameters, optimizer buffers
+# and counts are all in the checkpoint)
+variant_resumes() {
+    local name=$1
+    shift
+    local args=("${small[@]}" --steps=16 --warmup=4 --log-every=4 --eval-every=0 "$@")
+    "$train" "${args[@]}" --save="$dir/v-straight.st" >"$dir/v-straight.out" 2>&1
+    "$train" "${args[@]}" --stop-at=8 --save="$dir/v-half.st" >/dev/null 2>&1
+    "$train" --load="$dir/v-half.st" --save="$dir/v-resumed.st" --quiet >"$dir/v-resumed.out" 2>&1
+    local a b
+    a=$(grep '^summary:' "$dir/v-straight.out" | sed 's/ time_s=.*//')
+    b=$(grep '^summary:' "$dir/v-resumed.out" | sed 's/ time_s=.*//')
+    if [ -n "$a" ] && [ "$a" = "$b" ] && cmp -s "$dir/v-straight.st" "$dir/v-resumed.st"; then
+        ok "resume is exact with $name"
+    else
+        bad "resume is exact with $name" "straight: $a" "resumed: $b" "$(tail -n 2 "$dir/v-resumed.out")"
+    fi
+}
+variant_resumes "--attn=qknorm, a learned scale from 1 stored as its log" --attn=qknorm --scale=learned --scale-init=1 --scale-param=log
+variant_resumes "--attn=cosine --tau-init=5" --attn=cosine --tau-init=5
+variant_resumes "--attn=additive" --attn=additive
+variant_resumes "--optim=sgd --momentum=0.9 (its buffer in the checkpoint)" --optim=sgd --momentum=0.9 --lr=0.05
+variant_resumes "--precision=fp16 --softmax=naive --scale=1 (the counts carried over)" --precision=fp16 --softmax=naive \
+    --scale=1 --dk=64 --qk-init=unit --nan=continue
+variant_resumes "--precision=bf16" --precision=bf16
+grep -a -q '"optim.momentum.wte"' "$dir/v-half.st" && bad "a plain AdamW checkpoint holds an SGD momentum buffer"
+"$train" "${small[@]}" --steps=16 --precision=fp16 --softmax=naive --scale=1 --dk=64 --qk-init=unit --nan=continue \
+    --log-every=4 --log="$dir/fp16.csv" >"$dir/fp16.out" 2>&1
+over=$(summary_field "$dir/fp16.out" fp_overflows)
+col=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "l0_fp_overflows") c = i } NR > 1 { s += $c } END { print s + 0 }' "$dir/fp16.csv")
+if [ "${over:-0}" -gt 0 ] && [ "$col" -gt 0 ] && [ "$(summary_field "$dir/fp16.out" nan_count)" -gt 0 ]; then
+    ok "fp16 with the naive softmax at s = 1: overflows counted ($over in all; $col in the logged steps), the run goes on"
+else
+    bad "fp16 overflow counts" "summary fp_overflows=$over, CSV $col" "$(tail -n 2 "$dir/fp16.out")"
+fi
+# options that would do nothing are refused, not silently ignored; bad values are named
+refuse_flags() {
+    local expect=$1
+    shift
+    "$train" "${small[@]}" --steps=2 "$@" >/dev/null 2>"$dir/flag.err"
+    local rc=$?
+    if [ $rc -eq 2 ] && grep -q -- "$expect" "$dir/flag.err"; then ok "refused: $*"; else
+        bad "refused: $*" "exit $rc" "$(cat "$dir/flag.err")"; fi
+}
+refuse_flags "does nothing with --attn=cosine" --attn=cosine --scale=dk
+refuse_flags "does nothing with --attn=additive" --attn=additive --scale=1
+refuse_flags "needs --scale=learned" --scale-init=1
+refuse_flags "needs --attn=cosine" --tau-init=3
+refuse_flags "AdamW's momentum is --beta1" --momentum=0.9
+refuse_flags "needs --scale=learned or --attn=cosine" --scale-param=log
+refuse_flags "must be one of fp32|bf16|fp16" --precision=fp8
+refuse_flags "must be one of dot|qknorm|cosine|additive" --attn=bilinear
+refuse_flags "additive needs about" --attn=additive --batch=65536 --dk=2048 --heads=8 --max-len=64
+"$train" --help >"$dir/help.out" 2>&1
+missing=""
+for opt in attn scale-init scale-param tau-init qk-init precision softmax momentum; do
+    grep -q -- "--$opt=" "$dir/help.out" || missing="$missing $opt"
+done
+if [ -z "$missing" ]; then ok "--help lists every option of the scale study"; else bad "--help misses:$missing"; fi
+
 # ---------------------------------------------------------------- nothing is lost
 # step (metadata "step") of a checkpoint, read from its header
 ckpt_step() {
@@ -222,8 +283,9 @@ fi
     --dump-state="$dir/dump.st" >/dev/null 2>&1
 header=$(head -n 1 "$dir/log.csv")
 rows=$(($(wc -l <"$dir/log.csv") - 1))
-want="step,loss,lr,grad_norm,tokens_per_s,time_s,l0_score_mean,l0_score_std,l0_entropy,l0_entropy_norm,l0_max_weight,l0_gnorm_wq,l0_gnorm_wk,l0_scale_x_sqrt_dk,val_loss,val_acc,nan_count"
-evals=$(awk -F, 'NR > 1 && $16 != "" { n++ } END { print n + 0 }' "$dir/log.csv")
+want="step,loss,lr,grad_norm,tokens_per_s,time_s,l0_score_mean,l0_score_std,l0_entropy,l0_entropy_norm,l0_max_weight,l0_gnorm_wq,l0_gnorm_wk,l0_scale_x_sqrt_dk"
+want="$want,l0_qgrad_median,l0_qgrad_p10,l0_jac_median,l0_jac_p10,l0_fp_overflows,l0_fp_underflows,l0_fp_nans,val_loss,val_acc,nan_count"
+evals=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "val_loss") c = i } NR > 1 && $c != "" { n++ } END { print n + 0 }' "$dir/log.csv")
 if [ "$header" = "$want" ] && [ "$rows" -eq 5 ] && [ "$evals" -eq 2 ]; then
     ok "CSV log: one column per metric, a row per log step (1, 5, 10, 15, 20), evaluations at 10 and 20"
 else
@@ -266,8 +328,8 @@ for cfg in configs/*.cfg; do
 done
 
 # ---------------------------------------------------------------- ./probe
-OMP_NUM_THREADS=1 "$bin/probe" --pairs=4000 --samples=300 --draws=5 >"$dir/probe1.out" 2>&1
-OMP_NUM_THREADS=2 "$bin/probe" --pairs=4000 --samples=300 --draws=5 >"$dir/probe.out" 2>&1
+OMP_NUM_THREADS=1 "$bin/probe" --pairs=4000 --samples=300 --draws=5 >"$dir/probe1.out" 2>"$dir/probe1.err"
+OMP_NUM_THREADS=2 "$bin/probe" --pairs=4000 --samples=300 --draws=5 >"$dir/probe.out" 2>"$dir/probe.err"
 rc=$?
 if cmp -s "$dir/probe1.out" "$dir/probe.out"; then
     ok "./probe prints the same numbers with 1 and 2 threads"
@@ -275,12 +337,45 @@ else
     bad "./probe is thread-count independent" "$(diff "$dir/probe1.out" "$dir/probe.out" | head -n 4)"
 fi
 sections=$(grep -c '^## ' "$dir/probe.out")
+# section_of N: the lines of section N of probe.out (from "## N." to the next "## ")
+section_of() { awk -v n="$1" '/^## / { on = ($2 == n ".") } on' "$dir/probe.out"; }
 # part 1: the Var/dk column (5th field) must be 1 within 5 standard errors (6th field)
-var_ok=$(awk -F'|' '/^\| (16|64|256|512|1024) \| / && NF == 8 { n++; d = $5 - 1; if (d < 0) d = -d; if (d < 5 * $6) ok++ } END { print (n == 5 && ok == 5) }' "$dir/probe.out")
-if [ $rc -eq 0 ] && [ "$sections" -eq 6 ] && [ "$var_ok" = 1 ]; then
-    ok "./probe prints its six tables; Var(q.k)/dk is 1 within 5 standard errors"
+var_ok=$(section_of 1 | awk -F'|' '/^\| (16|64|256|512|1024) \| / && NF == 8 { n++; d = $5 - 1; if (d < 0) d = -d; if (d < 5 * $6) ok++ } END { print (n == 5 && ok == 5) }')
+if [ $rc -eq 0 ] && [ "$sections" -eq 10 ] && [ "$var_ok" = 1 ]; then
+    ok "./probe prints its ten sections; Var(q.k)/dk is 1 within 5 standard errors"
 else
     bad "./probe output" "exit $rc, $sections sections, variance check $var_ok" "$(head -n 20 "$dir/probe.out")"
+fi
+# part 7: 15 rows (3 scales x 5 dk); with 1/sqrt(dk) the median ||J||_F (6th field) is the same
+# at every dk (0.15 .. 0.21); with s = 1 the median |dL/dS| (4th) falls > 10x from dk = 16 to
+# 1024; |dL/d(q.k)| (8th) = s |dL/dS|, s = 1/64 at dk = 64 (3 digits printed)
+grad_ok=$(section_of 7 | awk -F'|' '
+    $2 ~ /^ (1|1\/sqrt\(dk\)|1\/dk) $/ && $3 ~ /^ [0-9]+ $/ { n++ }
+    $2 == " 1/sqrt(dk) " && $6 + 0 > 0.15 && $6 + 0 < 0.21 { flat++ }
+    $2 == " 1 " && $3 == " 16 " { g16 = $4 + 0 }
+    $2 == " 1 " && $3 == " 1024 " { g1024 = $4 + 0 }
+    $2 == " 1/dk " && $3 == " 64 " { r = $8 / $4 }
+    END { print (n == 15 && flat == 5 && g1024 * 10 < g16 && r > 0.0150 && r < 0.0163) }')
+if [ "$grad_ok" = 1 ]; then
+    ok "./probe part 7: 15 rows; 1/sqrt(dk) keeps ||J||_F flat, s = 1 loses > 10x of |dL/dS| from dk 16 to 1024"
+else
+    bad "./probe part 7 (gradient reaching the scores)" "$(section_of 7 | grep '^| ' | head -n 8)"
+fi
+# part 8: 92.3 % of rows within +-60 by the normal approximation, the sample near it
+range_ok=$(section_of 8 | awk -F'|' '$2 ~ /one query/ && $7 + 0 == 0.923 && $6 > 0.86 && $6 < 0.98 { ok = 1 } END { print ok + 0 }')
+# part 9: softmax([2, 4, 6]) is [0.0159, 0.1173, 0.8668], which S3's 0.86 does not round from
+examples_ok=$(section_of 9 | awk -F'|' '$3 ~ /softmax\(\[2, 4, 6\]\)/ && $5 ~ /0\.8668/ && $6 ~ /no: \[0.02, 0.12, 0.87\]/ { a = 1 } $6 ~ / yes / { yes++ } END { print (a && yes == 7) }')
+# part 10: at dk = 512, s = 1, P(q.k > ln 65504) = 0.3120 by the normal approximation; sampled
+# within 0.03; with 1/sqrt(dk) nothing overflows
+overflow_ok=$(section_of 10 | awk -F'|' '
+    $2 == " 1 " && $3 == " 512 " && $4 + 0 == 0.312 && $5 > 0.28 && $5 < 0.34 { a = 1 }
+    $2 == " 1/sqrt(dk) " && $5 + 0 == 0 && $7 + 0 == 0 && $8 + 0 == 0 { zero++ }
+    END { print (a && zero == 5) }')
+if [ "$range_ok" = 1 ] && [ "$examples_ok" = 1 ] && [ "$overflow_ok" = 1 ]; then
+    ok "./probe parts 8-10: +-60 holds for ~92% of rows; softmax([2,4,6]) = [.0159, .1173, .8668]; fp16 overflow 0.312 at dk 512"
+else
+    bad "./probe parts 8-10" "range $range_ok, examples $examples_ok, overflow $overflow_ok" \
+        "$(section_of 8 | grep '^| one')" "$(section_of 10 | grep '^| 1 | 512')"
 fi
 "$bin/probe" --samples=0 >/dev/null 2>"$dir/probe.err"
 if [ $? -eq 2 ] && grep -q "samples" "$dir/probe.err"; then ok "./probe rejects a bad flag with exit 2"; else bad "./probe rejects bad flags"; fi

@@ -28,7 +28,7 @@ FuzzOutcome fuzz_config(const unsigned char *data, size_t n, char *why, size_t w
     text[n] = 0;
     Options o;
     options_defaults(&o);
-    bool set[128] = {false};
+    bool set[OPTIONS_MAX] = {false};
     char err[2048] = "";
     bool ok = options_parse_config(&o, "fuzz.cfg", text, n, set, err, sizeof err) && options_validate(&o, err, sizeof err);
     free(text);
@@ -113,7 +113,7 @@ unsigned char *fuzz_checkpoint_seed(const char *dir, size_t *len)
     reference_init();
     Options o;
     options_defaults(&o);
-    RunState rs = {12, 7, 0, 3.25, 2};
+    RunState rs = {.next_step = 12, .steps_to_threshold = 7, .interval_loss = 3.25, .interval_steps = 2};
     char err[512], path[4096];
     snprintf(path, sizeof path, "%s/fuzz-seed.safetensors", dir);
     *len = 0;
@@ -142,7 +142,7 @@ static FuzzOutcome load_checkpoint(const unsigned char *data, size_t n, bool exa
     } else {
         Options o;
         options_defaults(&o);
-        bool set[128] = {false};
+        bool set[OPTIONS_MAX] = {false};
         RunState rs;
         memset(g_ref.loaded.values, 0, g_ref.loaded.n_values * sizeof(real));
         bool ok = checkpoint_apply_config_from(&sf, "fuzz.st", &o, set, err, sizeof err) &&

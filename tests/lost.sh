@@ -85,6 +85,19 @@ refuse "--data=<a FIFO>: refused at once (no hang)" "a FIFO, not a regular file"
 refuse "--config=<a FIFO>: refused at once" "a FIFO, not a regular file" --config=fifo
 refuse "--load=<a FIFO>: refused at once" "a FIFO, not a regular file" --load=fifo
 refuse "--log=<a FIFO>: refused" "is a FIFO" "${small[@]}" --log=fifo
+python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' sock 2>/dev/null ||
+    perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Local => $ARGV[0], Listen => 1)' sock 2>/dev/null
+if [ -S sock ]; then
+    refuse "--save=<a socket>: refused" "is a socket" "${small[@]}" --save=sock
+    refuse "--data=<a socket>: refused at once" "not a regular file" "${small[@]}" --task=tsv --data=sock
+fi
+# a folder no file can be created in, even by root: found before the first step, not at the save
+unwritable=/proc/self
+refuse "--save into a folder where nothing can be created: refused before training" "cannot create a file in" \
+    "${small[@]}" --steps=100000 --save=$unwritable/x.st
+refuse "--log=-: refused (not a file named -)" "name a file" "${small[@]}" --log=-
+refuse "--save=-: refused" "name a file" "${small[@]}" --save=-
+if [ ! -e ./- ]; then ok "... and no file named - was made"; else bad "a file named - was made"; fi
 refuse "--load=<a directory>: says so" "a directory, not a regular file" --load=sub
 if grep -q 9223372036854775807 err.txt; then bad "--load=<a directory> reports a nonsense size"; fi
 
@@ -93,6 +106,18 @@ if grep -q 9223372036854775807 err.txt; then bad "--load=<a directory> reports a
 rc=$?
 if [ $rc -eq 2 ] && grep -q "standard output" err.txt; then ok "standard output on a full disk (/dev/full): exit 2"; else
     bad "stdout to /dev/full" "exit $rc" "$(cat err.txt)"; fi
+# standard output closed early (| head -n 1): the run stops with exit 2, after saving
+set -o pipefail
+"$train" --layers=1 --dmodel=32 --heads=2 --batch=8 --max-len=5 --val-size=64 --eval-examples=32 --steps=100000 \
+    --log-every=1 --save=pipe.st 2>pipe.err | head -n 1 >/dev/null
+rc=$?
+set +o pipefail
+if [ $rc -eq 2 ] && grep -q "standard output: a write failed" pipe.err && grep -q "saved pipe.st" pipe.err &&
+    [ -n "$(ckpt_step pipe.st)" ]; then
+    ok "standard output closed early (| head): exit 2, the checkpoint saved"
+else
+    bad "a closed pipe on standard output" "exit $rc" "$(cat pipe.err)"
+fi
 # a log that outgrows the disk: ulimit -f stands in for a full disk (the checkpoint, 175 KB, still fits)
 (
     ulimit -f 200
@@ -155,6 +180,8 @@ big=(--layers=4 --dmodel=256 --heads=4 --batch=64 --max-len=12 --steps=1000000 -
 pid=$!
 wait_rows two.csv 4
 kill -INT $pid
+# two signals sent back to back may merge into one: send the second once the first is seen
+for _ in $(seq 1 400); do grep -q '^signal received' two.err && break; sleep 0.01; done
 kill -INT $pid
 finish $pid
 rc=$?
@@ -164,6 +191,34 @@ if [ $rc -eq 130 ] && grep -q "second signal: stopped at once" two.err && [ -n "
     ok "a second signal stops at once (exit 130); the last checkpoint is whole"
 else
     bad "two signals" "exit $rc" "$(cat two.err)"
+fi
+
+# ---------------------------------------------------------------- resuming into the same files
+# the log of a paused run is continued by its resumption, not replaced: the rows before the pause
+# stay, and the whole log equals an uninterrupted run's (but for the timing columns)
+part=("${small[@]}" --steps=20 --log-every=2 --dropout=0.1)
+"$train" "${part[@]}" --stop-at=10 --save=cont.st --log=cont.csv >/dev/null 2>&1
+"$train" --load=cont.st --log=cont.csv --save=cont.st --quiet >/dev/null 2>cont.err
+"$train" "${part[@]}" --log=whole.csv >/dev/null 2>&1
+untimed() { cut -d, -f1-4,7- "$1"; }
+if [ "$(untimed cont.csv)" = "$(untimed whole.csv)" ] && [ "$(wc -l <cont.csv)" -eq 12 ]; then
+    ok "--load=X --log=L of the paused run: L continued (rows of steps 1-10 kept), equal to an uninterrupted run's log"
+else
+    bad "resuming with the same --log" "$(wc -l <cont.csv) lines" "$(diff <(untimed cont.csv) <(untimed whole.csv) | head -n 3)"
+fi
+"$train" "${part[@]}" --stop-at=6 --save=cont2.st >/dev/null 2>&1
+printf 'my notes\n' >notes.txt
+refuse "--load=X --log=<a file that is not its log>: refused, the file kept" "not the log of the run" --load=cont2.st --log=notes.txt
+if [ "$(cat notes.txt)" = "my notes" ]; then ok "... notes.txt unchanged"; else bad "notes.txt was changed"; fi
+# an output that is a symbolic link is written through it: the link stays, its target is replaced
+"$train" "${small[@]}" --steps=4 --stop-at=2 --save=target.st >/dev/null 2>&1
+ln -s target.st alias.st
+"$train" --load=target.st --save=alias.st --quiet >/dev/null 2>alias.err
+if [ -L alias.st ] && [ "$(ckpt_step target.st)" = 4 ]; then
+    ok "--save=<a symlink>: the link kept, the checkpoint it points to updated"
+else
+    bad "--save through a symlink" "link: $([ -L alias.st ] && echo kept || echo REPLACED), target step $(ckpt_step target.st)" \
+        "$(cat alias.err)"
 fi
 
 # ---------------------------------------------------------------- leftovers of killed saves
@@ -194,6 +249,8 @@ if [ -n "$a" ] && [ "$a" = "$(sed 's/ time_s=.*//' bom.out)" ] && [ "$a" = "$(se
 else
     bad "config with a BOM / CR" "$a" "$(cat bom.out)" "$(cat mac.out)"
 fi
+{ cat unix.cfg; printf '\357\273\277dmodel = 32\n'; } >joined.cfg
+refuse "a byte-order mark inside a config (two files joined): named in the error" "byte-order mark" --config=joined.cfg
 { printf '\357\273\277'; tr '\n' '\r' <corpus.tsv; } >mac.tsv
 "$train" "${small[@]}" --task=tsv --data=corpus.tsv --steps=5 >plain.out 2>&1
 "$train" "${small[@]}" --task=tsv --data=mac.tsv --steps=5 >mac-tsv.out 2>&1
@@ -255,7 +312,7 @@ if [ $rc -eq 2 ] && grep -q "cannot be combined with --scales" abl.out && [ ! -e
 else
     bad "ablation.sh --quick --scales" "exit $rc" "$(cat abl.out)"
 fi
-for args in "--bogus" "--out" "--jobs=0" "--out a --out b" "-- --dk=8"; do
+for args in "--bogus" "--out" "--jobs=0" "--out a --out b" "-- --dk=8" "-- --task copy" "-- --lr 1e-3"; do
     # shellcheck disable=SC2086
     "$abl" --print-jobs $args >abl.out 2>&1
     rc=$?
@@ -278,6 +335,13 @@ head -n 2 "$run.full" >"$run.csv"
 rc=$?
 if [ $rc -eq 2 ]; then ok "./report refuses a run CSV missing its last rows (fewer steps than its summary)"; else
     bad "report on a CSV missing rows" "exit $rc" "$(cat report.out)"; fi
+
+rm -f "$run.csv"
+mkfifo "$run.csv"
+timeout 10 "$bin/report" cut >report.out 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "FIFO" report.out; then ok "./report on a FIFO named like a run's CSV: refused at once (no hang)"; else
+    bad "report on a FIFO" "exit $rc (124: it hung)" "$(cat report.out)"; fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

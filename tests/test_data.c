@@ -3,6 +3,7 @@
 
 #include "../data/data.h"
 #include "../base/rng.h"
+#include "../run/options.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,150 @@ static void test_copy_and_reverse_examples(void)
         }
         dataset_free(&d);
     }
+}
+
+/* Sorting: each target is ascending and holds the source's symbols, each as often. */
+static void test_sort_examples(void)
+{
+    Dataset d = open_task(TASK_SORT, 16);
+    CHECK(d.vocab.size == TOK_FIRST_WORD + 10 && !strcmp(word(&d, TOK_FIRST_WORD), "A"), "sort uses copy's alphabet");
+    int unsorted_sources = 0;
+    for (int i = 0; i < d.val.n; i++) {
+        Example e = example_list_get(&d.val, i);
+        if (!CHECK(e.src_len >= 2 && e.src_len <= 7 && e.tgt_len == e.src_len, "length %d -> %d", e.src_len, e.tgt_len)) break;
+        int count[TOK_FIRST_WORD + 10] = {0};
+        bool ascending = true, in_range = true;
+        for (int j = 0; j < e.src_len; j++) {
+            in_range &= e.src[j] >= TOK_FIRST_WORD && e.src[j] < TOK_FIRST_WORD + 10 && e.tgt[j] >= TOK_FIRST_WORD &&
+                        e.tgt[j] < TOK_FIRST_WORD + 10;
+            if (!in_range) break;
+            count[e.src[j]]++;
+            count[e.tgt[j]]--;
+            if (j) ascending &= e.tgt[j - 1] <= e.tgt[j];
+            if (j) unsorted_sources += e.src[j - 1] > e.src[j] && j == 1;
+        }
+        bool same = in_range;
+        for (int w = 0; same && w < TOK_FIRST_WORD + 10; w++) same = count[w] == 0;
+        if (!CHECK(in_range && ascending && same, "example %d: target not the sorted source (range %d, ascending %d, "
+                   "permutation %d)", i, in_range, ascending, same)) break;
+    }
+    CHECK(unsorted_sources > d.val.n / 4, "the sources themselves should mostly be unsorted (%d of %d)", unsorted_sources, d.val.n);
+    dataset_free(&d);
+}
+
+static Dataset open_recall(int pairs, int keys, int values, int queries, int val_size, uint64_t seed)
+{
+    Dataset d;
+    char err[512];
+    DataConfig c = {.task = TASK_RECALL, .recall_pairs = pairs, .recall_keys = keys, .recall_values = values,
+                    .recall_queries = queries, .val_size = val_size, .context = 64, .seed = seed};
+    CHECK(dataset_open(&d, &c, err, sizeof err), "dataset_open recall: %s", err);
+    return d;
+}
+
+/* Recall: keys k0.. then values v0.. in the vocabulary; an example is P distinct keys, each
+ * followed by a value, then Q distinct keys of those pairs; the target is their values. */
+static void test_recall_examples(void)
+{
+    enum { P = 5, K = 8, V = 6 };
+    for (int queries = 1; queries <= 3; queries += 2) {
+        Dataset d = open_recall(P, K, V, queries, 300, 4);
+        CHECK(d.vocab.size == TOK_FIRST_WORD + K + V, "vocabulary: %d words, want 4 + %d keys + %d values", d.vocab.size, K, V);
+        CHECK(!strcmp(word(&d, TOK_FIRST_WORD), "k0") && !strcmp(word(&d, TOK_FIRST_WORD + K - 1), "k7") &&
+              !strcmp(word(&d, TOK_FIRST_WORD + K), "v0") && !strcmp(word(&d, TOK_FIRST_WORD + K + V - 1), "v5"),
+              "key and value words");
+        CHECK(d.max_src == 2 * P + queries && d.max_tgt == queries, "lengths %d, %d", d.max_src, d.max_tgt);
+        int asked_at[P] = {0};
+        for (int i = 0; i < d.val.n; i++) {
+            Example e = example_list_get(&d.val, i);
+            if (!CHECK(e.src_len == 2 * P + queries && e.tgt_len == queries, "lengths %d, %d", e.src_len, e.tgt_len)) break;
+            bool ok = true;
+            for (int j = 0; j < P && ok; j++) {
+                int k = e.src[2 * j] - TOK_FIRST_WORD, v = e.src[2 * j + 1] - TOK_FIRST_WORD - K;
+                ok = CHECK(k >= 0 && k < K && v >= 0 && v < V, "example %d: pair %d is (%d, %d)", i, j, k, v);
+                for (int m = 0; m < j && ok; m++) ok = CHECK(e.src[2 * m] != e.src[2 * j], "example %d: key repeated", i);
+            }
+            for (int q = 0; q < queries && ok; q++) {
+                int query = e.src[2 * P + q], pair = -1;
+                for (int j = 0; j < P; j++)
+                    if (e.src[2 * j] == query) pair = j;
+                ok = CHECK(pair >= 0, "example %d: query %d is not a key of the pairs", i, q) &&
+                     CHECK(e.tgt[q] == e.src[2 * pair + 1], "example %d: target %d is not the value of its key", i, q);
+                for (int m = 0; m < q && ok; m++) ok = CHECK(e.src[2 * P + m] != query, "example %d: query repeated", i);
+                if (ok && q == 0) asked_at[pair]++;
+            }
+            if (!ok) break;
+        }
+        for (int j = 0; j < P; j++) CHECK(asked_at[j] > d.val.n / (2 * P), "pair %d asked %d times in %d", j, asked_at[j], d.val.n);
+        dataset_free(&d);
+    }
+}
+
+/* Recall's count of distinct sources is exact: 3 keys, 2 pairs, 2 values, 1 query make
+ * 3 * 2 orders of keys x 2^2 values x 2 queries = 48, and sampling reaches each of them. */
+static void test_recall_counts_its_sources(void)
+{
+    DataConfig c = {.task = TASK_RECALL, .recall_pairs = 2, .recall_keys = 3, .recall_values = 2, .recall_queries = 1};
+    CHECK(task_recall.distinct_sources(&c) == 48, "distinct sources %g, want 48", task_recall.distinct_sources(&c));
+    c.recall_queries = 2;
+    CHECK(task_recall.distinct_sources(&c) == 48, "two queries in either order: %g, want 48", task_recall.distinct_sources(&c));
+    c.recall_queries = 1;
+    Rng r = rng_stream(9, 0);
+    uint64_t seen[64];
+    int n_seen = 0;
+    for (int i = 0; i < 5000; i++) {
+        int src[8], tgt[2], sl, tl;
+        task_recall.sample(&r, &c, src, &sl, tgt, &tl);
+        uint64_t h = 0;
+        for (int j = 0; j < sl; j++) h = h * 16 + (uint64_t)src[j];
+        int k = 0;
+        while (k < n_seen && seen[k] != h) k++;
+        if (k == n_seen && n_seen < 64) seen[n_seen++] = h;
+    }
+    CHECK(n_seen == 48, "sampling made %d distinct sources, want 48", n_seen);
+    /* the largest settings stay finite, so the --val-size check can compare with them */
+    DataConfig big = {.task = TASK_RECALL, .recall_pairs = 31, .recall_keys = 1000, .recall_values = 1000, .recall_queries = 2};
+    double n = task_recall.distinct_sources(&big);
+    CHECK(n > 1e180 && n < 1e300, "largest space %g", n);
+}
+
+/* Long sequences: 64 symbols ("s0" ... "s63"), length 32 (a context of 66), and the longest
+ * sources the flags allow (64 tokens of 1000 symbols). */
+static void test_copy_and_reverse_scale_to_long_sequences(void)
+{
+    TaskKind kinds[3] = {TASK_COPY, TASK_REVERSE, TASK_SORT};
+    for (int k = 0; k < 3; k++) {
+        Dataset d;
+        char err[512];
+        DataConfig c = {.task = kinds[k], .symbols = 64, .min_len = 32, .max_len = 32, .val_size = 512, .context = 66, .seed = 3};
+        if (!CHECK(dataset_open(&d, &c, err, sizeof err), "%s, 64 symbols, length 32: %s", task_name(kinds[k], NULL), err))
+            continue;
+        CHECK(d.vocab.size == TOK_FIRST_WORD + 64 && !strcmp(word(&d, TOK_FIRST_WORD + 63), "s63"), "64 symbol words");
+        CHECK(dataset_max_input(&d) == 66, "max input %d, want 66", dataset_max_input(&d));
+        bool ok = true;
+        for (int i = 0; i < d.val.n && ok; i++) {
+            Example e = example_list_get(&d.val, i);
+            ok = CHECK(e.src_len == 32 && e.tgt_len == 32, "length %d", e.src_len);
+            for (int j = 0; j < 32 && ok && kinds[k] != TASK_SORT; j++) {
+                int want = kinds[k] == TASK_REVERSE ? e.src[31 - j] : e.src[j];
+                ok = CHECK(e.tgt[j] == want, "%s: target[%d] wrong", task_name(kinds[k], NULL), j);
+            }
+        }
+        Batch b;
+        batch_alloc(&b, 4, 66);
+        dataset_train_batch(&d, 0, &b);
+        CHECK(b.examples[3].src_len == 32 && b.tokens[3 * 66 + 33] == TOK_SEP, "a training batch of length-32 examples");
+        batch_free(&b);
+        dataset_free(&d);
+        c.context = 65;
+        CHECK(!dataset_open(&d, &c, err, sizeof err) && strstr(err, "needs 66 positions"), "a short context accepted: %s", err);
+        dataset_free(&d);
+    }
+    Dataset d;
+    char err[512];
+    DataConfig c = {.task = TASK_REVERSE, .symbols = 1000, .min_len = 64, .max_len = 64, .val_size = 64, .context = 130, .seed = 1};
+    CHECK(dataset_open(&d, &c, err, sizeof err) && d.val.n == 64, "1000 symbols, length 64: %s", err);
+    dataset_free(&d);
 }
 
 static void test_batch_layout(void)
@@ -93,6 +238,103 @@ static void test_training_data_avoids_validation_and_is_a_function_of_step(void)
     c.val_size = 30;
     CHECK(!dataset_open(&d, &c, err, sizeof err) && strstr(err, "--val-size"), "impossible --val-size accepted: %s", err);
     dataset_free(&d);
+}
+
+static bool same_list(const ExampleList *a, const ExampleList *b);
+
+/* sort and recall: the same seed gives the same validation set and batches, another seed
+ * another set; in a small space (36 and 48 sources) training never shows a validation source. */
+static void test_new_tasks_deterministic_and_disjoint(void)
+{
+    DataConfig configs[2] = {
+        {.task = TASK_SORT, .symbols = 3, .min_len = 2, .max_len = 3, .val_size = 12, .context = 8, .seed = 1},
+        {.task = TASK_RECALL, .recall_pairs = 2, .recall_keys = 3, .recall_values = 2, .recall_queries = 1, .val_size = 16,
+         .context = 8, .seed = 1},
+    };
+    for (int k = 0; k < 2; k++) {
+        const char *name = task_name(configs[k].task, NULL);
+        Dataset d, again, other;
+        char err[256];
+        DataConfig c = configs[k];
+        if (!CHECK(dataset_open(&d, &c, err, sizeof err) && dataset_open(&again, &c, err, sizeof err), "%s: %s", name, err))
+            return;
+        c.seed = 2;
+        CHECK(dataset_open(&other, &c, err, sizeof err), "%s: %s", name, err);
+        CHECK(same_list(&d.val, &again.val), "%s: the same seed gave another validation set", name);
+        CHECK(!same_list(&d.val, &other.val), "%s: seeds 1 and 2 gave the same validation set", name);
+        Batch b, b2;
+        batch_alloc(&b, 16, 8);
+        batch_alloc(&b2, 16, 8);
+        int leaks = 0;
+        for (int step = 0; step < 100; step++) {
+            dataset_train_batch(&d, step, &b);
+            for (int r = 0; r < b.B; r++) leaks += source_in_val(&d, &b.examples[r]);
+        }
+        CHECK(leaks == 0, "%s: %d training examples have a validation source", name, leaks);
+        dataset_train_batch(&d, 5, &b);
+        dataset_train_batch(&again, 5, &b2);
+        CHECK(!memcmp(b.tokens, b2.tokens, 16 * 8 * sizeof(int)), "%s: step 5 gave two different batches", name);
+        dataset_train_batch(&d, 6, &b2);
+        CHECK(memcmp(b.tokens, b2.tokens, 16 * 8 * sizeof(int)) != 0, "%s: steps 5 and 6 gave the same batch", name);
+        batch_free(&b);
+        batch_free(&b2);
+        dataset_free(&d);
+        dataset_free(&again);
+        dataset_free(&other);
+    }
+}
+
+/* The flags of the new tasks: ranges from the option table, combinations from options_validate. */
+static void test_new_task_flags_refuse_bad_values(void)
+{
+    struct {
+        const char *args[4];
+        const char *expect; /* NULL: accepted */
+    } cases[] = {
+        {{"--task=recall"}, NULL},
+        {{"--task=sort", "--symbols=64", "--min-len=32", "--max-len=32"}, NULL},
+        {{"--task=recall", "--recall-pairs=31", "--recall-keys=31", "--recall-queries=2"}, NULL},
+        {{"--task=recall", "--recall-pairs=9", "--recall-keys=8"}, "--recall-pairs=9 is more than --recall-keys=8"},
+        {{"--task=recall", "--recall-pairs=3", "--recall-queries=4"}, "--recall-queries=4 is more than --recall-pairs=3"},
+        {{"--task=recall", "--recall-pairs=31", "--recall-keys=40", "--recall-queries=3"}, "more than 64"},
+        {{"--task=recall", "--recall-pairs=0"}, "--recall-pairs=0: must be between 1 and 31"},
+        {{"--task=recall", "--recall-pairs=32"}, "--recall-pairs=32: must be between 1 and 31"},
+        {{"--task=recall", "--recall-keys=0"}, "--recall-keys=0: must be between 1 and 1000"},
+        {{"--task=recall", "--recall-values=1"}, "--recall-values=1: must be between 2 and 1000"},
+        {{"--task=recall", "--recall-values=1001"}, "--recall-values=1001: must be between 2 and 1000"},
+        {{"--task=recall", "--recall-queries=0"}, "--recall-queries=0: must be between 1 and 31"},
+        {{"--task=recall", "--recall-keys=x"}, "--recall-keys=x: not an integer"},
+        {{"--task=sort", "--max-len=65"}, "--max-len=65: must be between 1 and 64"},
+        {{"--task=sort", "--min-len=5", "--max-len=4"}, "--min-len=5 is larger than --max-len=4"},
+        {{"--task=copy", "--recall-pairs=2"}, "--recall-pairs is a flag of --task=recall"}, /* a no-op is refused */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *argv[5] = {"train"};
+        int argc = 1;
+        while (argc < 5 && cases[k].args[argc - 1]) {
+            argv[argc] = (char *)cases[k].args[argc - 1];
+            argc++;
+        }
+        Options o;
+        bool set[OPTIONS_MAX] = {false}, help;
+        char err[512] = "";
+        options_defaults(&o);
+        bool ok = options_parse_args(&o, argc, argv, set, &help, err, sizeof err) && options_validate(&o, err, sizeof err) &&
+                  options_check_given(&o, set, err, sizeof err);
+        if (!cases[k].expect) CHECK(ok, "case %zu (%s ...) refused: %s", k, argv[1], err);
+        else CHECK(!ok && strstr(err, cases[k].expect), "case %zu: want an error with \"%s\", got \"%s\"", k, cases[k].expect,
+                   ok ? "(accepted)" : err);
+    }
+    /* the flags reach the data layer */
+    Options o;
+    bool set[OPTIONS_MAX] = {false}, help;
+    char err[512];
+    char *argv[] = {"train", "--task=recall", "--recall-pairs=5", "--recall-keys=7", "--recall-values=9", "--recall-queries=2"};
+    options_defaults(&o);
+    CHECK(options_parse_args(&o, 6, argv, set, &help, err, sizeof err), "%s", err);
+    DataConfig c = data_config_from_options(&o);
+    CHECK(c.task == TASK_RECALL && c.recall_pairs == 5 && c.recall_keys == 7 && c.recall_values == 9 && c.recall_queries == 2,
+          "data_config_from_options lost a recall setting");
 }
 
 static int find_word(const Dataset *d, const int *t, int n, const char *w)
@@ -230,6 +472,8 @@ static bool same_examples(const ExampleList *a, const ExampleList *b)
     return true;
 }
 
+static bool same_list(const ExampleList *a, const ExampleList *b) { return same_examples(a, b); }
+
 static void test_tsv_byte_order_mark_and_line_endings(void)
 {
     char plain[8192] = "", text[8200];
@@ -267,8 +511,14 @@ int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
         {"data: copy and reverse targets", test_copy_and_reverse_examples},
+        {"data: sort targets are the sorted source", test_sort_examples},
+        {"data: recall targets are the values of the query keys", test_recall_examples},
+        {"data: recall counts its distinct sources exactly", test_recall_counts_its_sources},
+        {"data: copy, reverse and sort at 64 symbols and length 32", test_copy_and_reverse_scale_to_long_sequences},
         {"data: batch layout and loss mask", test_batch_layout},
         {"data: training avoids validation sources; batch = f(step)", test_training_data_avoids_validation_and_is_a_function_of_step},
+        {"data: sort and recall: deterministic, training avoids validation", test_new_tasks_deterministic_and_disjoint},
+        {"data: bad values of the new tasks' flags are refused", test_new_task_flags_refuse_bad_values},
         {"data: translate grammar moves verbs and adjectives", test_translate_grammar},
         {"data: TSV corpus loads, deduplicates, splits by source", test_tsv_corpus_loads_and_splits_by_source},
         {"data: TSV errors name the line", test_tsv_errors_name_the_line},

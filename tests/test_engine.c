@@ -1,4 +1,4 @@
-/* test_engine.c - the tape, the arena, numerics, kernels and the RNG, in float32. */
+/* test_engine.c - the tape, the arena, numerics, kernels, the number formats and the RNG, in float32. */
 #include "gradcheck.h"
 #include "test.h"
 
@@ -6,6 +6,7 @@
 #include "../tensor/ops.h"
 #include "../base/rng.h"
 
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -292,6 +293,462 @@ static void test_fused_ops_equal_unfused(void)
     Tensor *a = param(3, s3, -1, 1, 2), *w = param2(24, 40, 3), *b = param(1, sb, -1, 1, 4);
     Tensor *lin = op_linear(&g_tape, a, w, b), *ref = op_add(&g_tape, op_matmul(&g_tape, a, w, TRANSPOSE_NONE), b);
     CHECK(memcmp(lin->data, ref->data, lin->size * sizeof(real)) == 0, "linear differs from matmul + add");
+}
+
+/* ------------------------------------------------------------------ tanh, exp, l2_normalize, add_pairs */
+
+static real seed_value(size_t i) { return (real)((int)((i * 37) % 11) - 5) / 4; }
+
+/* Forward values and input gradients against double computations of the same formulas. */
+static void test_new_ops_against_double(void)
+{
+    setup();
+    enum { N = 64 };
+    Tensor *x = param2(1, N, 1);
+    for (int i = 0; i < N - 8; i++) x->data[i] = (real)(-6 + 12.0 * i / (N - 9)); /* -6 .. 6 */
+    const real special[8] = {-200, -90, 88, 89, 100, (real)NAN, 0, (real)-0.0};
+    memcpy(x->data + N - 8, special, sizeof special);
+    real seed[N];
+    for (int i = 0; i < N; i++) seed[i] = seed_value(i);
+    for (int fn = 0; fn < 2; fn++) { /* tanh, then exp */
+        memset(x->grad, 0, N * sizeof(real));
+        tape_reset(&g_tape);
+        Tensor *y = fn ? op_exp(&g_tape, x) : op_tanh(&g_tape, x);
+        tape_backward_from(&g_tape, y, seed);
+        int bad = 0;
+        for (int i = 0; i < N; i++) {
+            double v = x->data[i], want = fn ? exp(v) : tanh(v), d = fn ? want : 1 - want * want;
+            bool exact = isnan(v) ? isnan(y->data[i]) && isnan(x->grad[i]) /* NaN in, NaN out */
+                         : want > FLT_MAX ? isinf(y->data[i])                /* exp overflows to Inf */
+                                          : fabs(y->data[i] - want) <= (fn ? 1e-6 * want + FLT_MIN : 2e-7) &&
+                                                fabs(x->grad[i] - seed[i] * d) <= 1e-6 * fabs(seed[i] * d) + 3e-7;
+            if (!exact) {
+                bad++;
+                CHECK(false, "%s(%g) = %g, grad %g; want %g, grad %g", fn ? "exp" : "tanh", v, y->data[i], x->grad[i],
+                      want, seed[i] * d);
+            }
+        }
+        CHECK(bad == 0 && (fn == 0 || (y->data[N - 8] == 0 && isinf(y->data[N - 4]))), "exp(-200) = 0, exp(100) = Inf");
+    }
+
+    /* l2_normalize: y = x / r, r = sqrt(|x|^2 + eps); dx = (g - y (y.g)) / r */
+    tape_reset(&g_tape);
+    int sr[2] = {5, 13};
+    Tensor *z = param(2, sr, -1, 1, 2);
+    real eps = (real)1e-2;
+    Tensor *u = op_l2_normalize(&g_tape, z, eps);
+    real gz[65];
+    for (int i = 0; i < 65; i++) gz[i] = seed_value(i);
+    tape_backward_from(&g_tape, u, gz);
+    double worst_y = 0, worst_d = 0;
+    for (int r = 0; r < 5; r++) {
+        const real *xr = z->data + r * 13;
+        double sq = 0, dot = 0, yd[13];
+        for (int j = 0; j < 13; j++) sq += (double)xr[j] * xr[j];
+        double len = sqrt(sq + eps);
+        for (int j = 0; j < 13; j++) {
+            yd[j] = xr[j] / len;
+            dot += yd[j] * gz[r * 13 + j];
+        }
+        for (int j = 0; j < 13; j++) {
+            worst_y = fmax(worst_y, fabs(u->data[r * 13 + j] - yd[j]));
+            worst_d = fmax(worst_d, fabs(z->grad[r * 13 + j] - (gz[r * 13 + j] - yd[j] * dot) / len));
+        }
+    }
+    CHECK(worst_y < 1e-6 && worst_d < 1e-5, "l2_normalize: worst error %g in y, %g in dx", worst_y, worst_d);
+
+    /* add_pairs: the sums of float values, and gradients summed over the other index */
+    tape_reset(&g_tape);
+    int sa[3] = {2, 3, 4}, sb[3] = {2, 5, 4};
+    Tensor *a = param(3, sa, -1, 1, 3), *b = param(3, sb, -1, 1, 4);
+    Tensor *o = op_add_pairs(&g_tape, a, b);
+    real go[120];
+    for (int i = 0; i < 120; i++) go[i] = seed_value(i);
+    tape_backward_from(&g_tape, o, go);
+    int wrong = 0;
+    double worst_g = 0;
+    for (int n = 0; n < 2; n++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 5; j++)
+                for (int d = 0; d < 4; d++) {
+                    int at = ((n * 3 + i) * 5 + j) * 4 + d;
+                    wrong += o->data[at] != a->data[(n * 3 + i) * 4 + d] + b->data[(n * 5 + j) * 4 + d];
+                }
+    for (int n = 0; n < 2; n++)
+        for (int d = 0; d < 4; d++) {
+            for (int i = 0; i < 3; i++) {
+                double want = 0;
+                for (int j = 0; j < 5; j++) want += go[((n * 3 + i) * 5 + j) * 4 + d];
+                worst_g = fmax(worst_g, fabs(a->grad[(n * 3 + i) * 4 + d] - want));
+            }
+            for (int j = 0; j < 5; j++) {
+                double want = 0;
+                for (int i = 0; i < 3; i++) want += go[((n * 3 + i) * 5 + j) * 4 + d];
+                worst_g = fmax(worst_g, fabs(b->grad[(n * 5 + j) * 4 + d] - want));
+            }
+        }
+    CHECK(wrong == 0 && o->shape[0] == 2 && o->shape[1] == 3 && o->shape[2] == 5 && o->shape[3] == 4,
+          "add_pairs: %d wrong sums (or a wrong shape)", wrong);
+    CHECK(worst_g < 1e-6, "add_pairs: gradient off by %g", worst_g);
+}
+
+/* ------------------------------------------------------------------ formats */
+
+static uint32_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float bits_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* The same bits, or both NaN. */
+static bool same_float(float a, float b) { return float_bits(a) == float_bits(b) || (isnan(a) && isnan(b)); }
+
+/* Halfway between the two numbers of a format (p significant bits, smallest normal 2^emin)
+ * around x, moved by one float ulp up (side = 1), down (-1) or not (0). */
+static float near_tie_float(float x, int p, int emin, int side)
+{
+    int e;
+    frexpf(x, &e);
+    double q = ldexp(1, (e - 1 > emin ? e - 1 : emin) - (p - 1)); /* the spacing near x */
+    float t = (float)copysign((floor(fabs(x) / q) + 0.5) * q, x);
+    return side ? nextafterf(t, side * INFINITY) : t;
+}
+
+typedef struct RoundCase {
+    float x, want;
+} RoundCase;
+
+/* Each case, and its negative, through format_round (and through `reference` when not NULL). */
+static int check_round_cases(const RoundCase *c, int n, NumFormat f, float (*reference)(float), int *compared)
+{
+    int wrong = 0;
+    for (int i = 0; i < 2 * n; i++) {
+        float x = i < n ? c[i].x : -c[i - n].x, want = i < n ? c[i].want : -c[i - n].want;
+        float got = format_round(x, f);
+        bool ok = same_float(got, want) && (!reference || same_float(got, reference(x)));
+        if (!ok) CHECK(false, "%s: round(%.9g) = %.9g, want %.9g", format_name(f, NULL), x, got, want);
+        wrong += !ok;
+        ++*compared;
+    }
+    return wrong;
+}
+
+#ifdef __FLT16_MAX__
+static float float16_reference(float x) { return (float)(_Float16)x; }
+#define FP16_REFERENCE float16_reference
+#else
+#define FP16_REFERENCE NULL /* no _Float16: the listed values only */
+#endif
+
+static void test_format_round_fp16(void)
+{
+    const float sub = 0x1p-24f; /* the smallest subnormal */
+    const RoundCase cases[] = {
+        {65504, 65504},                             /* the largest finite */
+        {65520, INFINITY},                          /* max + half an ulp: a tie, and even is 2^16 = Inf */
+        {nextafterf(65520, 0), 65504},              /* just below it */
+        {65519, 65504}, {1e5f, INFINITY}, {FLT_MAX, INFINITY}, {INFINITY, INFINITY},
+        {0x1p-14f, 0x1p-14f},                       /* the smallest normal */
+        {nextafterf(0x1p-14f, 0), 0x1p-14f},        /* just below it: rounds up to it */
+        {1023 * sub, 1023 * sub},                   /* the largest subnormal */
+        {3 * sub, 3 * sub}, {sub, sub},             /* subnormals, the smallest */
+        {sub / 2, 0},                               /* half the smallest: a tie, and 0 is even */
+        {nextafterf(sub / 2, 1), sub},              /* just above half */
+        {nextafterf(sub / 2, 0), 0}, {1e-40f, 0}, {0x1p-149f, 0},
+        {1.5f * sub, 2 * sub}, {2.5f * sub, 2 * sub}, {0.75f * sub, sub}, /* subnormal ties and a non-tie */
+        {1 + 0x1p-11f, 1}, {1 + 3 * 0x1p-11f, 1 + 0x1p-9f},                 /* ties to even */
+        {nextafterf(1 + 0x1p-11f, 2), 1 + 0x1p-10f},                         /* just above a tie */
+        {2049, 2048}, {2051, 2052}, {0.1f, 0.0999755859375f}, {1, 1}, {0, 0},
+        {NAN, NAN},
+    };
+    int n = (int)(sizeof cases / sizeof cases[0]), compared = 0;
+    int wrong = check_round_cases(cases, n, FORMAT_FP16, FP16_REFERENCE, &compared);
+    CHECK(wrong == 0 && compared == 2 * n, "%d of %d listed values wrong", wrong, compared);
+#ifdef __FLT16_MAX__
+    /* every kind of float (random bits), floats of fp16's range, and ties there */
+    Rng r = rng_stream(3, 0);
+    int random_wrong = 0;
+    for (int i = 0; i < 1000000; i++) {
+        float x = bits_float((uint32_t)rng_next(&r));
+        if (i % 2) x = (float)ldexp(2 * rng_uniform(&r) - 1, (int)rng_below(&r, 44) - 26);
+        if (i % 4 == 1) x = near_tie_float(x, 11, -14, (int)rng_below(&r, 3) - 1);
+        random_wrong += !same_float(format_round(x, FORMAT_FP16), (float)(_Float16)x);
+    }
+    CHECK(random_wrong == 0, "%d of 1000000 random floats rounded otherwise than _Float16", random_wrong);
+#endif
+}
+
+/* bf16 keeps a float's top 16 bits, rounded to nearest even: the usual bit trick (which needs
+ * NaN apart: a NaN's low bits could carry into the sign or give Inf). */
+static float bf16_reference(float x)
+{
+    if (isnan(x)) return x;
+    uint32_t u = float_bits(x);
+    return bits_float((u + 0x7fffu + ((u >> 16) & 1)) >> 16 << 16);
+}
+
+static void test_format_round_bf16(void)
+{
+    const RoundCase cases[] = {
+        {(float)BF16_MAX, (float)BF16_MAX},
+        {bits_float(0x7f7f8000), INFINITY},             /* max + half an ulp: a tie to the even Inf */
+        {bits_float(0x7f7f7fff), (float)BF16_MAX},      /* just below */
+        {FLT_MAX, INFINITY}, {INFINITY, INFINITY},
+        {0x1p-126f, 0x1p-126f},                         /* the smallest normal (fp32's) */
+        {0x1p-133f, 0x1p-133f},                         /* the smallest subnormal */
+        {0x1p-134f, 0},                                 /* half of it: a tie, to 0 */
+        {bits_float(0x00008001), 0x1p-133f},            /* just above half */
+        {bits_float(0x00018000), 0x1p-132f},            /* 1.5 x the smallest: a tie, to 2 x */
+        {0x1p-149f, 0},
+        {1 + 0x1p-8f, 1}, {1 + 3 * 0x1p-8f, 1 + 0x1p-6f}, /* ties to even */
+        {bits_float(0x3f808001), 1 + 0x1p-7f},          /* just above a tie */
+        {65504, 65536}, {0.1f, 0.10009765625f}, {0, 0}, {NAN, NAN},
+    };
+    int n = (int)(sizeof cases / sizeof cases[0]), compared = 0;
+    int wrong = check_round_cases(cases, n, FORMAT_BF16, bf16_reference, &compared);
+    CHECK(wrong == 0 && compared == 2 * n, "%d of %d listed values wrong", wrong, compared);
+    Rng r = rng_stream(4, 0);
+    int random_wrong = 0;
+    for (int i = 0; i < 1000000; i++) {
+        float x = bits_float((uint32_t)rng_next(&r)); /* every exponent, NaNs included */
+        if (i % 4 == 1) x = near_tie_float(x, 8, -126, (int)rng_below(&r, 3) - 1);
+        random_wrong += !same_float(format_round(x, FORMAT_BF16), bf16_reference(x));
+    }
+    CHECK(random_wrong == 0, "%d of 1000000 random floats rounded otherwise than the bit trick", random_wrong);
+}
+
+static void test_format_names_max_and_fp32(void)
+{
+    const char *want[3] = {"fp32", "bf16", "fp16"}, *help = NULL;
+    int named = 0;
+    for (int f = 0; f < 3; f++) {
+        help = NULL;
+        const char *name = format_name(f, &help);
+        named += name && strcmp(name, want[f]) == 0 && help && help[0];
+    }
+    CHECK(named == 3 && format_name(3, &help) == NULL && format_name(-1, NULL) == NULL,
+          "format_name: %d of 3 names with help, then NULL", named);
+    CHECK(format_max(FORMAT_FP16) == 65504 && format_max(FORMAT_BF16) == (double)bits_float(0x7f7f0000) &&
+              format_max(FORMAT_FP32) == FLT_MAX,
+          "format_max");
+    CHECK(format_round((float)BF16_MAX, FORMAT_BF16) == (float)BF16_MAX && format_round(65504, FORMAT_FP16) == 65504,
+          "the maxima are representable");
+    const float odd[4] = {0x1p-149f, 1 + 0x1p-23f, FLT_MAX, -3.14159274f};
+    int same = 0;
+    for (int i = 0; i < 4; i++) same += float_bits(format_round(odd[i], FORMAT_FP32)) == float_bits(odd[i]);
+    CHECK(same == 4 && isnan(format_round(NAN, FORMAT_FP32)), "fp32 rounding is not the identity");
+}
+
+/* op_round: the values of format_round, and the counts of what it did. */
+static void test_op_round_values_and_counts(void)
+{
+    setup();
+    Tensor *x = param2(1, 10, 1);
+    /* 2.9e-8 is just below half the smallest subnormal (2^-25 = 2.98e-8), 3e-8 just above */
+    const real v[10] = {1e5f, 65519, (real)1e-9, (real)NAN, INFINITY, 0, 1, (real)-7e4, (real)2.9e-8, (real)3e-8};
+    memcpy(x->data, v, sizeof v);
+    FormatCounts c = {1, 2, 3}; /* added to, never reset */
+    Tensor *y = op_round(&g_tape, x, FORMAT_FP16, &c);
+    int wrong = 0;
+    for (int i = 0; i < 10; i++) wrong += !same_float(y->data[i], format_round(v[i], FORMAT_FP16));
+    CHECK(wrong == 0, "%d values differ from format_round", wrong);
+    /* overflow: 1e5 and -7e4 (Inf stays Inf: not counted); nan: the NaN; underflow: 1e-9, 2.9e-8 */
+    CHECK(c.overflow == 1 + 2 && c.nan == 2 + 1 && c.underflow == 3 + 2, "counts %ld %ld %ld, want 3 3 5", c.overflow,
+          c.nan, c.underflow);
+}
+
+/* ------------------------------------------------------------------ softmax variants */
+
+/* What each kind of failure counts, on hand-made fp16 naive rows. */
+static void test_softmax_spec_counts(void)
+{
+    setup();
+    Tensor *x = param2(4, 4, 1);
+    const real v[16] = {12, 0, 0, 0,        /* exp(12) = 162755 > 65520: Inf, the sum Inf, p = NaN, 0, 0, 0 */
+                        10, 10, 10, 10,     /* exp(10) = 22026 fits, the sum 88105 does not: all p = 0 */
+                        0, -20, -20, -20,   /* exp(-20) = 2e-9 < 2^-25: three weights lost, p = 1, 0, 0, 0 */
+                        1, 2, 3, 4};        /* nothing */
+    memcpy(x->data, v, sizeof v);
+    FormatCounts c = {0};
+    SoftmaxSpec spec = {.scale = 1, .mask = MASK_NONE, .naive = true, .format = FORMAT_FP16, .counts = &c};
+    Tensor *p = op_softmax_spec(&g_tape, x, &spec);
+    CHECK(c.overflow == 2 && c.nan == 1 && c.underflow == 3, "counts %ld %ld %ld, want 2 1 3", c.overflow, c.nan,
+          c.underflow);
+    CHECK(isnan(p->data[0]) && p->data[1] == 0 && p->data[4] == 0 && p->data[8] == 1 && p->data[9] == 0,
+          "weights %g %g %g %g %g", p->data[0], p->data[1], p->data[4], p->data[8], p->data[9]);
+    double sum = 0, want_sum = 0;
+    for (int j = 0; j < 4; j++) {
+        sum += p->data[12 + j];
+        want_sum += exp(v[12 + j]);
+    }
+    double p3 = exp(4.0) / want_sum;
+    CHECK(fabs(sum - 1) < 3e-3 && fabs(p->data[15] - p3) < 2e-3 * p3 && p->data[15] == format_round(p->data[15], FORMAT_FP16),
+          "last row: sum %g, p3 = %.9g want %.9g (and an fp16 value)", sum, p->data[15], p3);
+    /* under a causal mask, hidden entries count for nothing and stay exactly 0 */
+    x->data[0] = 0;
+    for (int j = 1; j < 4; j++) x->data[j] = 1000; /* row 0 sees column 0 only */
+    FormatCounts m = {0};
+    spec.mask = MASK_CAUSAL;
+    spec.counts = &m;
+    Tensor *q = op_softmax_spec(&g_tape, x, &spec);
+    CHECK(q->data[0] == 1 && q->data[1] == 0 && q->data[2] == 0 && q->data[3] == 0, "masked row 0: %g %g %g %g",
+          q->data[0], q->data[1], q->data[2], q->data[3]);
+    /* row 1 sees 10, 10 (44052: fits), row 2 sees 0, -20, -20 (two lost), row 3 sees all */
+    CHECK(m.overflow == 0 && m.nan == 0 && m.underflow == 2, "causal counts %ld %ld %ld, want 0 0 2", m.overflow, m.nan,
+          m.underflow);
+}
+
+/* The claim behind --precision: raw q.k scores of unit-variance q and k at dk = 512 have a
+ * standard deviation of sqrt(512) = 22.6. exp of them overflows fp16 (largest 65504 = e^11.09)
+ * unless the row max is subtracted; bf16 has fp32's range (e^88.7) and holds them. */
+static void test_softmax_naive_overflows_fp16_not_bf16(void)
+{
+    setup();
+    enum { Q = 4, K = 16, DK = 512 };
+    int sq[2] = {Q, DK}, sk[2] = {K, DK};
+    Tensor *q = param(2, sq, 0, 0, 1), *k = param(2, sk, 0, 0, 2);
+    Rng r = rng_stream(2024, 0);
+    for (size_t i = 0; i < q->size; i++) q->data[i] = (real)rng_normal(&r);
+    for (size_t i = 0; i < k->size; i++) k->data[i] = (real)rng_normal(&r);
+    Tensor *s = op_matmul(&g_tape, q, k, TRANSPOSE_B); /* [Q, K], unscaled */
+    double top = -INFINITY;
+    for (int i = 0; i < Q * K; i++) top = fmax(top, s->data[i]);
+    CHECK(top > 12 && top < 85, "the scores should reach past fp16's e^11.09 and stay below e^88.7: max %g", top);
+
+    FormatCounts c[3] = {{0}};
+    const SoftmaxSpec specs[3] = {
+        {.scale = 1, .naive = true, .format = FORMAT_FP16, .counts = &c[0]},
+        {.scale = 1, .naive = false, .format = FORMAT_FP16, .counts = &c[1]},
+        {.scale = 1, .naive = true, .format = FORMAT_BF16, .counts = &c[2]},
+    };
+    Tensor *p[3];
+    for (int v = 0; v < 3; v++) p[v] = op_softmax_spec(&g_tape, s, &specs[v]);
+    long nans = 0;
+    for (int i = 0; i < Q * K; i++) nans += isnan(p[0]->data[i]);
+    CHECK(c[0].overflow > 0 && c[0].nan > 0 && nans == c[0].nan, "fp16 naive: %ld overflows, %ld NaN counted, %ld NaN weights",
+          c[0].overflow, c[0].nan, nans);
+    /* rounding each e, the sum and each p: relative errors of 2^-11 (fp16) or 2^-8 (bf16) each */
+    const double tol[3] = {0, 4 * 0x1p-11, 4 * 0x1p-8};
+    for (int v = 1; v < 3; v++) {
+        double worst = 0;
+        bool finite = true;
+        for (int row = 0; row < Q; row++) {
+            double sum = 0;
+            for (int j = 0; j < K; j++) {
+                finite &= isfinite(p[v]->data[row * K + j]);
+                sum += p[v]->data[row * K + j];
+            }
+            worst = fmax(worst, fabs(sum - 1));
+        }
+        CHECK(c[v].overflow == 0 && c[v].nan == 0 && finite && worst < tol[v],
+              "%s: %ld overflows, %ld NaN, finite %d, row sums off by %g (tolerance %g)",
+              v == 1 ? "fp16 stable" : "bf16 naive", c[v].overflow, c[v].nan, finite, worst, tol[v]);
+    }
+}
+
+/* The defaults give op_softmax_scaled's bits, with counts and row norms asked for or not; the
+ * row norms are |dL/dy| of each row, y = s x. */
+static void test_softmax_spec_defaults_and_row_grad_norms(void)
+{
+    setup();
+    enum { ROWS = 20, N = 5, SIZE = ROWS * N };
+    int sx[4] = {2, 2, 5, N};
+    Tensor *x = param(4, sx, -8, 8, 1);
+    x->data[6] = -1e4f; /* its exp underflows: a zero weight (row 1 sees columns 0..1) */
+    real seed[SIZE], norms[ROWS], s = (real)0.37;
+    for (int i = 0; i < SIZE; i++) seed[i] = seed_value(i);
+    static real p_ref[SIZE], dx_ref[SIZE];
+    Tensor *p = op_softmax_scaled(&g_tape, x, s, MASK_CAUSAL);
+    memcpy(p_ref, p->data, sizeof p_ref);
+    tape_backward_from(&g_tape, p, seed);
+    memcpy(dx_ref, x->grad, sizeof dx_ref);
+    tape_reset(&g_tape);
+    memset(x->grad, 0, sizeof dx_ref);
+    FormatCounts c = {0};
+    for (int i = 0; i < ROWS; i++) norms[i] = -1;
+    SoftmaxSpec spec = {.scale = s, .mask = MASK_CAUSAL, .counts = &c, .row_grad_norms = norms};
+    Tensor *ps = op_softmax_spec(&g_tape, x, &spec);
+    CHECK(memcmp(ps->data, p_ref, sizeof p_ref) == 0, "the spec softmax with counts differs from op_softmax_scaled");
+    tape_backward_from(&g_tape, ps, seed);
+    CHECK(memcmp(x->grad, dx_ref, sizeof dx_ref) == 0, "its gradient differs from op_softmax_scaled's");
+    CHECK(c.overflow == 0 && c.nan == 0 && c.underflow == 1, "fp32 counts %ld %ld %ld, want 0 0 1", c.overflow, c.nan,
+          c.underflow);
+    double worst = 0;
+    for (int row = 0; row < ROWS; row++) {
+        int n = row % 5 + 1; /* causal, R = N */
+        double y[N], e[N], sum = 0, dot = 0, sq = 0;
+        for (int j = 0; j < n; j++) y[j] = (double)s * x->data[row * N + j];
+        double m = y[0];
+        for (int j = 1; j < n; j++) m = fmax(m, y[j]);
+        for (int j = 0; j < n; j++) sum += e[j] = exp(y[j] - m);
+        for (int j = 0; j < n; j++) dot += seed[row * N + j] * e[j] / sum;
+        for (int j = 0; j < n; j++) {
+            double d = e[j] / sum * (seed[row * N + j] - dot); /* dL/dy_j */
+            sq += d * d;
+        }
+        worst = fmax(worst, fabs(norms[row] - sqrt(sq)) / fmax(sqrt(sq), 1e-3));
+    }
+    CHECK(worst < 1e-5, "row gradient norms off by %g (relative)", worst);
+}
+
+/* Every new op on inputs above PARALLEL_MIN, forward and backward: all it produces, appended. */
+enum { NEW_OPS_VALUES = 6 * 40960 + 5 * 40960 + 384 };
+
+static void new_ops_results(int threads, real *dst, FormatCounts *counts)
+{
+    omp_set_num_threads(threads);
+    setup();
+    int sx[2] = {256, 160}, sa[3] = {2, 16, 64}, sb[3] = {2, 20, 64}, sz[4] = {2, 2, 96, 96};
+    Tensor *x = param(2, sx, -4, 4, 1), *w = param(2, sx, 0, 0, 2), *a = param(3, sa, -1, 1, 3),
+           *b = param(3, sb, -1, 1, 4), *z = param(4, sz, -15, 15, 5);
+    Rng r = rng_stream(6, 0);
+    for (size_t i = 0; i < w->size; i++) /* magnitudes from 2^-30 to 2^20: fp16 overflows and underflows */
+        w->data[i] = (real)ldexp(2 * rng_uniform(&r) - 1, (int)rng_below(&r, 50) - 30);
+    static real seed[40960], norms[384];
+    for (int i = 0; i < 40960; i++) seed[i] = seed_value(i);
+    SoftmaxSpec spec = {.scale = 1, .mask = MASK_CAUSAL, .naive = true, .format = FORMAT_FP16, .counts = &counts[1],
+                        .row_grad_norms = norms};
+    Tensor *outs[6] = {op_tanh(&g_tape, x), op_exp(&g_tape, x), op_l2_normalize(&g_tape, x, (real)1e-3),
+                       op_add_pairs(&g_tape, a, b), op_round(&g_tape, w, FORMAT_FP16, &counts[0]),
+                       op_softmax_spec(&g_tape, z, &spec)};
+    for (int k = 5; k >= 0; k--) tape_backward_from(&g_tape, outs[k], seed); /* one output at a time */
+    size_t at = 0;
+    for (int k = 0; k < 6; k++) {
+        memcpy(dst + at, outs[k]->data, outs[k]->size * sizeof(real));
+        at += 40960;
+    }
+    Tensor *ins[5] = {x, a, b, w, z}; /* z's gradient is NaN in rows that overflowed: compared as bits */
+    for (int k = 0; k < 5; k++) {
+        memcpy(dst + at, ins[k]->grad, ins[k]->size * sizeof(real));
+        at += 40960;
+    }
+    memcpy(dst + at, norms, sizeof norms);
+}
+
+static void test_new_ops_same_bits_for_any_thread_count(void)
+{
+    static real one[NEW_OPS_VALUES], two[NEW_OPS_VALUES];
+    FormatCounts c1[2] = {{0}}, c2[2] = {{0}};
+    memset(one, 0, sizeof one);
+    memset(two, 0, sizeof two);
+    new_ops_results(1, one, c1);
+    new_ops_results(2, two, c2);
+    int differ = 0;
+    for (int i = 0; i < NEW_OPS_VALUES; i++) differ += float_bits(one[i]) != float_bits(two[i]);
+    CHECK(differ == 0, "%d values differ between 1 and 2 threads", differ);
+    CHECK(memcmp(c1, c2, sizeof c1) == 0 && c1[0].overflow > 0 && c1[0].underflow > 0 && c1[1].overflow > 0,
+          "counts differ between 1 and 2 threads, or there was nothing to count: round %ld %ld %ld vs %ld %ld %ld, "
+          "softmax %ld %ld %ld vs %ld %ld %ld",
+          c1[0].overflow, c1[0].nan, c1[0].underflow, c2[0].overflow, c2[0].nan, c2[0].underflow, c1[1].overflow,
+          c1[1].nan, c1[1].underflow, c2[1].overflow, c2[1].nan, c2[1].underflow);
 }
 
 /* ------------------------------------------------------------------ shape ops */
@@ -682,6 +1139,15 @@ int main(int argc, char **argv)
         {"numerics: cross-entropy = log V when uniform; mask counts", test_cross_entropy_uniform_is_log_v_and_mask_counts},
         {"numerics: layernorm output has mean 0, variance 1", test_layernorm_normalises},
         {"numerics: gelu values", test_gelu_values},
+        {"ops: tanh, exp, l2_normalize, add_pairs against double", test_new_ops_against_double},
+        {"format: fp16 rounding against _Float16 and listed values", test_format_round_fp16},
+        {"format: bf16 rounding against the bit trick and listed values", test_format_round_bf16},
+        {"format: names, maxima, fp32 is the identity", test_format_names_max_and_fp32},
+        {"format: op_round values and counts", test_op_round_values_and_counts},
+        {"softmax spec: what each failure counts, masked entries", test_softmax_spec_counts},
+        {"softmax spec: naive fp16 overflows at dk = 512, stable fp16 and naive bf16 do not", test_softmax_naive_overflows_fp16_not_bf16},
+        {"softmax spec: defaults are op_softmax_scaled's bits; row gradient norms", test_softmax_spec_defaults_and_row_grad_norms},
+        {"determinism: the new ops give the same bits with 1 and 2 threads", test_new_ops_same_bits_for_any_thread_count},
         {"shape: permute moves values, reshape is a view", test_permute_moves_values_and_reshape_is_a_view},
         {"fused: scaled softmax and linear equal the unfused ops", test_fused_ops_equal_unfused},
         {"dropout: identity, keep rate, deterministic masks", test_dropout_identity_rate_and_determinism},

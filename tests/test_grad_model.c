@@ -25,11 +25,16 @@ static Tensor *build_model_loss(Tape *tp, Tensor **in, void *ctx)
     return op_cross_entropy(tp, logits, c->targets, c->mask);
 }
 
-static void check_model(ScaleMode mode, double dropout, const char *what)
+/* The tiny model every case starts from: 2 layers, dk = 3 (not dmodel / heads). */
+static GptConfig tiny(ScaleMode mode, double dropout)
 {
-    GptConfig cfg = {.vocab = 7, .context = 6, .layers = 2, .dmodel = 8, .heads = 2, .dk = 3,
-                     .scale_mode = mode, .scale_const = 2.5, .attn_dropout = dropout, .dropout = dropout,
-                     .init_gain = 1};
+    return (GptConfig){.vocab = 7, .context = 6, .layers = 2, .dmodel = 8, .heads = 2, .dk = 3, .scale_mode = mode,
+                       .scale_const = 2.5, .scale_init = SCALE_SQRT, .tau_init = 3, .attn_dropout = dropout,
+                       .dropout = dropout, .init_gain = 1};
+}
+
+static void check_config(GptConfig cfg, const char *what)
+{
     Gpt m;
     gpt_create(&m, &cfg);
     gpt_init(&m, 3);
@@ -67,9 +72,43 @@ static void check_model(ScaleMode mode, double dropout, const char *what)
     gpt_free(&m);
 }
 
+static void check_model(ScaleMode mode, double dropout, const char *what) { check_config(tiny(mode, dropout), what); }
+
+/* tiny(), with another score rule, parametrisation or softmax */
+static void check_variant(AttnKind attn, ScaleMode mode, ScaleParam param, SoftmaxKind softmax, const char *what)
+{
+    GptConfig c = tiny(mode, 0.1);
+    c.attn = attn;
+    c.scale_param = param;
+    c.softmax = softmax;
+    check_config(c, what);
+}
+
 static void test_full_model_sqrt_scale(void) { check_model(SCALE_SQRT, 0, "sqrt scale"); }
 static void test_full_model_constant_scale_with_dropout(void) { check_model(SCALE_CONST, 0.2, "1/2.5 scale, dropout 0.2"); }
 static void test_full_model_learned_scale(void) { check_model(SCALE_LEARNED, 0.1, "learned scale"); }
+static void test_full_model_learned_log_scale(void)
+{
+    check_variant(ATTN_DOT, SCALE_LEARNED, SCALE_PARAM_LOG, SOFTMAX_STABLE, "learned scale stored as log s");
+}
+static void test_full_model_qknorm(void)
+{
+    check_variant(ATTN_QKNORM, SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, sqrt scale");
+    check_variant(ATTN_QKNORM, SCALE_LEARNED, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, learned scale");
+}
+static void test_full_model_cosine(void)
+{
+    check_variant(ATTN_COSINE, SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "cosine, tau");
+    check_variant(ATTN_COSINE, SCALE_SQRT, SCALE_PARAM_LOG, SOFTMAX_STABLE, "cosine, log tau");
+}
+static void test_full_model_additive(void)
+{
+    check_variant(ATTN_ADDITIVE, SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "additive");
+}
+static void test_full_model_naive_softmax(void)
+{
+    check_variant(ATTN_DOT, SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_NAIVE, "naive softmax");
+}
 
 int main(int argc, char **argv)
 {
@@ -77,6 +116,11 @@ int main(int argc, char **argv)
         {"grad: full model, 1/sqrt(dk) scale", test_full_model_sqrt_scale},
         {"grad: full model, constant scale, dropout", test_full_model_constant_scale_with_dropout},
         {"grad: full model, learned per-head scale", test_full_model_learned_scale},
+        {"grad: full model, learned scale stored as its log", test_full_model_learned_log_scale},
+        {"grad: full model, QK-LayerNorm (fixed and learned scale)", test_full_model_qknorm},
+        {"grad: full model, cosine attention (tau and log tau)", test_full_model_cosine},
+        {"grad: full model, additive attention", test_full_model_additive},
+        {"grad: full model, naive softmax", test_full_model_naive_softmax},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -1,5 +1,6 @@
 /* test_grad_ops.c - a finite-difference gradient check for every op of the engine,
- * and for a small composite (one-head causal attention followed by cross-entropy).
+ * and for a small composite (one-head causal attention followed by cross-entropy); and
+ * format_round on doubles (this is the build where `real` is double).
  *
  * Built with -DREAL_DOUBLE (see gradcheck.h for why, and for the tolerance).
  * Shapes are deliberately odd (non-square, not multiples of 8, and larger than the gemm's
@@ -11,6 +12,8 @@
 #include "../tensor/ops.h"
 #include "../base/rng.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -329,6 +332,180 @@ static void test_reshape_and_permute(void)
     }
 }
 
+/* --------------------------------------------------------------- tanh, exp, l2_normalize, add_pairs */
+
+static Tensor *build_tanh(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    return op_tanh(tp, in[0]);
+}
+
+static Tensor *build_exp(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    return op_exp(tp, in[0]);
+}
+
+static void test_tanh_and_exp(void)
+{
+    setup();
+    int s[2] = {5, 9};
+    Tensor *in[1] = {input(2, s, -3, 3, 1)};
+    expect_gradients("tanh", build_tanh, NULL, in, 1, 100);
+    expect_gradients("exp", build_exp, NULL, in, 1, 100);
+}
+
+static Tensor *build_l2_normalize(Tape *tp, Tensor **in, void *ctx)
+{
+    return op_l2_normalize(tp, in[0], *(real *)ctx);
+}
+
+static void test_l2_normalize(void)
+{
+    real eps[2] = {0, (real)0.3}; /* eps = 0.3 is comparable to |x|^2 of these rows: it matters */
+    for (int k = 0; k < 2; k++) {
+        setup();
+        int s[3] = {2, 3, 7};
+        Tensor *in[1] = {input(3, s, -1, 1, 1)};
+        expect_gradients(k ? "l2_normalize, eps = 0.3" : "l2_normalize, eps = 0", build_l2_normalize, &eps[k], in, 1,
+                         100);
+    }
+}
+
+static Tensor *build_add_pairs(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    return op_add_pairs(tp, in[0], in[1]);
+}
+
+static void test_add_pairs(void)
+{
+    setup();
+    int sa[3] = {2, 3, 5}, sb[3] = {2, 4, 5}; /* R = 3 rows of a, C = 4 of b: each sums another count */
+    Tensor *in[2] = {input(3, sa, -1, 1, 1), input(3, sb, -1, 1, 2)};
+    expect_gradients("add_pairs", build_add_pairs, NULL, in, 2, 100);
+}
+
+/* --------------------------------------------------------------- round, spec softmax */
+
+/* A rounding is a staircase, whose finite differences are 0: the straight-through gradient
+ * (dx = g) can be checked by finite differences only where the rounding is the identity
+ * everywhere (fp32). For bf16 and fp16, on values the format holds exactly, the forward must be
+ * the identity and the gradient exactly what arrives (added to what was there). */
+static Tensor *build_round_fp32(Tape *tp, Tensor **in, void *ctx)
+{
+    (void)ctx;
+    return op_round(tp, in[0], FORMAT_FP32, NULL);
+}
+
+static void test_round_straight_through(void)
+{
+    setup();
+    int s[2] = {4, 6};
+    Tensor *in[1] = {input(2, s, -2, 2, 1)};
+    expect_gradients("round to fp32", build_round_fp32, NULL, in, 1, 100);
+    NumFormat formats[2] = {FORMAT_BF16, FORMAT_FP16};
+    for (int k = 0; k < 2; k++) {
+        Tensor *x = in[0];
+        for (size_t i = 0; i < x->size; i++) {
+            x->data[i] = (real)ldexp((double)((int)i - 11), -3); /* (i - 11) / 8: 5 bits, both formats hold it */
+            x->grad[i] = (real)0.25;
+        }
+        tape_reset(&g_tape);
+        FormatCounts counts = {0};
+        Tensor *y = op_round(&g_tape, x, formats[k], &counts);
+        real seed[24];
+        for (int i = 0; i < 24; i++) seed[i] = (real)(0.1 * i - 1.3);
+        tape_backward_from(&g_tape, y, seed);
+        int wrong_value = 0, wrong_grad = 0;
+        for (size_t i = 0; i < x->size; i++) {
+            wrong_value += y->data[i] != x->data[i];
+            wrong_grad += x->grad[i] != (real)0.25 + seed[i];
+        }
+        const char *name = format_name(formats[k], NULL);
+        CHECK(wrong_value == 0, "%s: %d representable values changed by the rounding", name, wrong_value);
+        CHECK(wrong_grad == 0, "%s: %d gradients are not 0.25 + g", name, wrong_grad);
+        CHECK(counts.overflow == 0 && counts.nan == 0 && counts.underflow == 0, "%s: counts %ld %ld %ld, want none",
+              name, counts.overflow, counts.nan, counts.underflow);
+    }
+}
+
+static Tensor *build_softmax_spec(Tape *tp, Tensor **in, void *ctx)
+{
+    return op_softmax_spec(tp, in[0], ctx);
+}
+
+static void test_softmax_spec_naive(void)
+{
+    setup();
+    int s[4] = {2, 2, 5, 5};
+    Tensor *in[1] = {input(4, s, -6, 6, 1)};
+    real norms[20];
+    SoftmaxSpec spec = {.scale = (real)0.37, .mask = MASK_CAUSAL, .naive = true, .row_grad_norms = norms};
+    expect_gradients("naive causal softmax [2,2,5,5], s = 0.37", build_softmax_spec, &spec, in, 1, 200);
+    spec.mask = MASK_NONE;
+    expect_gradients("naive softmax [2,2,5,5], s = 0.37", build_softmax_spec, &spec, in, 1, 200);
+}
+
+/* format_round in the double build: against gcc's _Float16 (its conversion from double rounds
+ * once, directly), and against a bf16 rounding of the double's bits for bf16's normal range.
+ * The random doubles use all 53 bits, and a quarter of them sit on a tie of the format or one
+ * double ulp beside it: rounding through a float first would round twice and get those wrong. */
+static uint64_t double_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* Halfway between the two numbers of a format (p significant bits, smallest normal 2^emin)
+ * around x, moved by one double ulp up (side = 1), down (-1) or not (0). */
+static double near_tie(double x, int p, int emin, int side)
+{
+    int e;
+    frexp(x, &e);
+    double q = ldexp(1, (e - 1 > emin ? e - 1 : emin) - (p - 1)); /* the spacing near x */
+    double t = copysign((floor(fabs(x) / q) + 0.5) * q, x);
+    return side ? nextafter(t, side * INFINITY) : t;
+}
+
+static void test_format_round_in_double(void)
+{
+    Rng r = rng_stream(17, 0);
+    int compared = 0, wrong16 = 0, wrong_bf = 0;
+    for (int i = 0; i < 200000; i++) {
+        double sign = rng_below(&r, 2) ? -1 : 1;
+        /* fp16: exponents across its range (subnormals included) and a little beyond */
+        double x = sign * ldexp(1 + rng_uniform(&r), (int)rng_below(&r, 46) - 30);
+        if (i % 4 == 0) x = near_tie(x, 11, -14, (int)rng_below(&r, 3) - 1);
+#ifdef __FLT16_MAX__
+        wrong16 += double_bits(format_round(x, FORMAT_FP16)) != double_bits((double)(_Float16)x);
+#endif
+        /* bf16 of a normal double: round to nearest even at bit 45 (52 - 7) of its fraction */
+        double y = sign * ldexp(1 + rng_uniform(&r), (int)rng_below(&r, 250) - 125);
+        if (i % 4 == 0) y = near_tie(y, 8, -126, (int)rng_below(&r, 3) - 1);
+        uint64_t u = double_bits(y), rounded = (u + 0xfffffffffffull + ((u >> 45) & 1)) >> 45 << 45;
+        double want_bf;
+        memcpy(&want_bf, &rounded, sizeof want_bf);
+        wrong_bf += double_bits(format_round(y, FORMAT_BF16)) != double_bits(want_bf);
+        compared++;
+    }
+    CHECK(compared == 200000, "compared %d", compared);
+#ifdef __FLT16_MAX__
+    CHECK(wrong16 == 0, "fp16: %d of %d doubles rounded otherwise than _Float16", wrong16, compared);
+#endif
+    CHECK(wrong_bf == 0, "bf16: %d of %d doubles rounded otherwise than the bit reference", wrong_bf, compared);
+    /* just above a tie, where a float cannot go: through a float it would land on the tie, and
+     * ties-to-even would round it down to 1 */
+    double above = nextafter(1 + ldexp(1, -11), 2);
+    CHECK(format_round(above, FORMAT_FP16) == 1 + ldexp(1, -10), "1 + 2^-11 + ulp rounded to %.17g",
+          format_round(above, FORMAT_FP16));
+    CHECK(format_round(1e300, FORMAT_BF16) == INFINITY && format_round(-1e300, FORMAT_FP16) == -INFINITY &&
+              format_round(1e-300, FORMAT_FP16) == 0 && format_round(1e-300, FORMAT_FP32) == 1e-300 &&
+              format_max(FORMAT_FP32) == DBL_MAX,
+          "doubles beyond the formats");
+}
+
 /* --------------------------------------------------------------- composite */
 
 typedef struct AttnCase {
@@ -432,6 +609,12 @@ int main(int argc, char **argv)
         {"grad: dropout", test_dropout},
         {"grad: cross-entropy", test_cross_entropy},
         {"grad: reshape and permute", test_reshape_and_permute},
+        {"grad: tanh and exp", test_tanh_and_exp},
+        {"grad: l2_normalize", test_l2_normalize},
+        {"grad: add_pairs", test_add_pairs},
+        {"grad: round, straight-through", test_round_straight_through},
+        {"grad: naive softmax (spec), causal and plain", test_softmax_spec_naive},
+        {"format: rounding a double to fp16 and bf16", test_format_round_in_double},
         {"grad: attention composite", test_attention_composite},
         {"grad: the checker rejects a wrong backward", test_gradcheck_rejects_a_wrong_backward},
     };

@@ -251,11 +251,12 @@ static void test_checkpoint_round_trip_and_corruption(void)
     char err[512];
     char path[4096]; /* a copy: test_path returns a buffer that later calls reuse */
     snprintf(path, sizeof path, "%s", test_path("ckpt.safetensors"));
-    RunState saved = {42, 17, 3, 12.345678901234567, 5}, rs = {0};
+    RunState saved = {42, 17, 3, 12.345678901234567, 5, {.overflow = 7, .nan = 8, .underflow = 9}}, rs = {0};
     bool saved_ok = CHECK(checkpoint_save(path, &a, &oa, &saved, &o, &v, err, sizeof err), "save: %s", err);
     CHECK(checkpoint_load(path, &b, &ob, &rs, &v, err, sizeof err), "load: %s", err);
     CHECK(rs.next_step == 42 && rs.steps_to_threshold == 17 && rs.nan_count == 3 && rs.interval_steps == 5 &&
-              rs.interval_loss == saved.interval_loss,
+              rs.interval_loss == saved.interval_loss && rs.rounding.overflow == 7 && rs.rounding.nan == 8 &&
+              rs.rounding.underflow == 9,
           "run state changed in the round trip");
     CHECK(memcmp(a.values, b.values, a.n_values * sizeof(real)) == 0, "parameters differ after the round trip");
     CHECK(memcmp(oa.state[0], ob.state[0], oa.n_values * sizeof(real)) == 0 && memcmp(oa.state[1], ob.state[1], oa.n_values * sizeof(real)) == 0,
@@ -279,7 +280,7 @@ static void test_checkpoint_round_trip_and_corruption(void)
         /* the config is not read before the checksum has passed */
         Options o2;
         options_defaults(&o2);
-        bool set[128] = {false};
+        bool set[OPTIONS_MAX] = {false};
         CHECK(!checkpoint_apply_config(bad, &o2, set, err, sizeof err) && strstr(err, "checksum mismatch"), "config: %s", err);
         lr[15] = lr[15] == '8' ? '9' : (char)(lr[15] - 1);
     }
@@ -366,14 +367,15 @@ static void test_checkpoint_run_state_is_checked(void)
         RunState rs;
         const char *expect; /* NULL: loads */
     } cases[] = {
-        {{42, 17, 3, 12.5, 5}, NULL},
-        {{42, -1, 0, 0, 0}, NULL},
-        {{42, 17, 3, NAN, 5}, "a finite loss"},
-        {{42, 17, 3, INFINITY, 5}, "a finite loss"},
-        {{42, 17, 3, -1.0, 5}, "a finite loss"},
-        {{42, 17, 3, 1.0, 43}, "more steps than the 42"},
-        {{42, 43, 3, 1.0, 5}, "more steps than the 42"},
-        {{42, 17, -2, 1.0, 5}, "run.* entry"},
+        {{42, 17, 3, 12.5, 5, {0}}, NULL},
+        {{42, -1, 0, 0, 0, {0}}, NULL},
+        {{42, 17, 3, NAN, 5, {0}}, "a finite loss"},
+        {{42, 17, 3, INFINITY, 5, {0}}, "a finite loss"},
+        {{42, 17, 3, -1.0, 5, {0}}, "a finite loss"},
+        {{42, 17, 3, 1.0, 43, {0}}, "more steps than the 42"},
+        {{42, 43, 3, 1.0, 5, {0}}, "more steps than the 42"},
+        {{42, 17, 3, 1.0, 5, {.overflow = -1}}, "\"run.fp_overflows\" is not a count"},
+        {{42, 17, -2, 1.0, 5, {0}}, "run.* entry"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char err[512] = "";
@@ -396,7 +398,7 @@ static void test_checkpoint_run_state_is_checked(void)
 
 static bool parse(Options *o, char *err, int argc, char **argv)
 {
-    bool set[128] = {false}, help;
+    bool set[OPTIONS_MAX] = {false}, help;
     options_defaults(o);
     return options_parse_args(o, argc, argv, set, &help, err, 512) && options_validate(o, err, 512);
 }
@@ -427,7 +429,7 @@ static void test_flags_are_checked(void)
     expect_args_error("--scale=0", "from 1e-4 to 1e8");
     expect_args_error("--scale=-2", "from 1e-4 to 1e8");
     expect_args_error("--scale=sqrtx", "must be 1, sqrt, dk, learned");
-    expect_args_error("--task=sort", "one of copy|reverse|translate|tsv");
+    expect_args_error("--task=sorted", "one of copy|reverse|translate|sort|recall|tsv");
     expect_args_error("--bogus=1", "unknown option");
     expect_args_error("--lr", "missing value");
     expect_args_error("stray", "unexpected argument");
@@ -448,7 +450,7 @@ static void test_help_flag(void)
     const char *no[] = {"--help=0", "--help=no"};
     Options o;
     char err[512] = "";
-    bool set[128] = {false}, help = false;
+    bool set[OPTIONS_MAX] = {false}, help = false;
     for (int k = 0; k < 5; k++) {
         char *argv[] = {"train", (char *)yes[k], NULL};
         options_defaults(&o);

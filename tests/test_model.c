@@ -29,7 +29,7 @@ static void test_uniform_attention_entropy_and_max_weight(void)
                 S->data[(bh * T + i) * T + j] = 0.5f;
                 P->data[(bh * T + i) * T + j] = j <= i ? 1.0f / (i + 1) : 0;
             }
-    AttentionStats st = attention_stats(&g_arena, &(AttentionTrace){S, 1, P}, NULL);
+    AttentionStats st = attention_stats(&g_arena, &(AttentionTrace){.scores = S, .scale = 1, .weights = P}, NULL);
     double ent = 0, maxw = 0;
     for (int i = 0; i < T; i++) {
         ent += log(i + 1.0);
@@ -45,6 +45,36 @@ static void test_uniform_attention_entropy_and_max_weight(void)
     arena_free(&g_arena);
 }
 
+/* The per-query statistics: the Jacobian norm of uniform rows is sqrt(n - 1) / n; of a nearly
+ * one-hot row [1 - e, e] it is 2 e (1 - e), 2e-12 for e = 1e-12 (where the closed form would
+ * return rounding noise, ~1e-8);
+ * rows with one visible key are left out; the gradient norms' median and 10th percentile are
+ * those of the given values. */
+static void test_per_query_jacobian_and_gradient_quantiles(void)
+{
+    arena_init(&g_arena, 1 << 16);
+    enum { B = 1, H = 1, T = 3 };
+    Tensor *S = t4(B, H, T), *P = t4(B, H, T);
+    for (size_t i = 0; i < P->size; i++) S->data[i] = P->data[i] = 0;
+    P->data[0] = 1;                                  /* row 0: one key, left out */
+    P->data[3] = 1, P->data[4] = 1e-12f;             /* row 1: one-hot in float, 1e-12 elsewhere */
+    for (int j = 0; j < 3; j++) P->data[6 + j] = 1.0f / 3; /* row 2: uniform over 3 */
+    real grads[3] = {NAN, 2, 4};
+    AttentionTrace tr = {.scores = S, .scale = 1, .weights = P, .row_grad_norms = grads};
+    AttentionStats st = attention_stats(&g_arena, &tr, NULL);
+    double e = (double)P->data[4], sat = 2 * e * (1 - e), uni = sqrt(2.0) / 3;
+    double want_median = (sat + uni) / 2, want_p10 = sat + 0.1 * (uni - sat);
+    CHECK(fabs(st.jac_median - want_median) < 1e-6 * want_median && fabs(st.jac_p10 - want_p10) < 1e-3 * want_p10,
+          "|J|_F median %.9g (want %.9g), p10 %.9g (want %.9g: the saturated row's 2e(1-e) = %.3g carries it)",
+          st.jac_median, want_median, st.jac_p10, want_p10, sat);
+    CHECK(st.qgrad_median == 3 && fabs(st.qgrad_p10 - 2.2) < 1e-12, "|dL/dS| median %g (want 3), p10 %g (want 2.2)",
+          st.qgrad_median, st.qgrad_p10);
+    tr.row_grad_norms = NULL;
+    st = attention_stats(&g_arena, &tr, NULL);
+    CHECK(isnan(st.qgrad_median) && isnan(st.qgrad_p10), "without recorded gradients: NaN, not %g", st.qgrad_median);
+    arena_free(&g_arena);
+}
+
 static void test_one_hot_attention_and_padding_rows(void)
 {
     arena_init(&g_arena, 1 << 16);
@@ -56,7 +86,7 @@ static void test_one_hot_attention_and_padding_rows(void)
         for (int j = 0; j < T; j++) S->data[i * T + j] = (real)(j <= i ? (j % 2 ? 2 : -2) : 1000); /* masked: ignored */
     }
     unsigned char valid[T] = {1, 1, 1, 0}; /* the last query is padding */
-    AttentionStats st = attention_stats(&g_arena, &(AttentionTrace){S, 1, P}, valid);
+    AttentionStats st = attention_stats(&g_arena, &(AttentionTrace){.scores = S, .scale = 1, .weights = P}, valid);
     CHECK(st.entropy == 0 && st.entropy_norm == 0, "one-hot rows: entropy %g (norm %g), want 0", st.entropy, st.entropy_norm);
     CHECK(st.max_weight == 1, "one-hot rows: max weight %g, want 1", st.max_weight);
     /* visible scores of rows 0..2: -2 | -2 2 | -2 2 -2  -> sum -4, mean -4/6, E[s^2] = 4 */
@@ -91,12 +121,12 @@ static void test_score_std_of_random_unit_vectors_is_one_after_sqrt_scale(void)
                 P->data[(bh * T + i) * T + j] = 0;
             }
     }
-    AttentionStats st = attention_stats(&g_arena, &(AttentionTrace){S, 1, P}, NULL);
+    AttentionStats st = attention_stats(&g_arena, &(AttentionTrace){.scores = S, .scale = 1, .weights = P}, NULL);
     double n = (double)st.entries, tol = 5 * sqrt(2.0 / n) * 1.5; /* 5 sigma; 1.5: scores in a row share q */
     CHECK(fabs(st.score_std - 1) < tol, "score std %.4f, want 1 +- %.3f (n = %.0f)", st.score_std, tol, n);
     /* the same scores given raw, with the scale passed separately (as the model does) */
     for (size_t i = 0; i < S->size; i++) S->data[i] *= 8; /* back to q.k: 1/sqrt(64) = 1/8 */
-    AttentionStats raw = attention_stats(&g_arena, &(AttentionTrace){S, (real)0.125, P}, NULL);
+    AttentionStats raw = attention_stats(&g_arena, &(AttentionTrace){.scores = S, .scale = (real)0.125, .weights = P}, NULL);
     CHECK(fabs(raw.score_std - st.score_std) < 1e-6, "scale passed separately: std %.6f vs %.6f", raw.score_std, st.score_std);
     arena_free(&g_arena);
 }
@@ -134,7 +164,7 @@ static void check_layer0_weights(ScaleMode mode, double c)
     tape_init(&tp, &acts);
     tp.grad_enabled = false;
     tp.training = false;
-    AttentionTrace trace[2];
+    AttentionTrace trace[2] = {{0}, {0}};
     gpt_forward(&m, &tp, tokens, B, T, trace);
     for (int l = 0; l < 2; l++) {
         real want = mode == SCALE_LEARNED ? 1 : (real)attention_scale(mode, c, DK);
@@ -317,7 +347,7 @@ static void test_sgd_step(void)
 static void test_xavier_init_bounds_and_variance(void)
 {
     GptConfig cfg = {.vocab = 50, .context = 20, .layers = 1, .dmodel = 64, .heads = 4, .dk = 32,
-                     .scale_mode = SCALE_LEARNED, .init_gain = 2};
+                     .scale_mode = SCALE_LEARNED, .scale_init = SCALE_SQRT, .init_gain = 2};
     Gpt m;
     gpt_create(&m, &cfg);
     gpt_init(&m, 1);
@@ -342,11 +372,165 @@ static void test_xavier_init_bounds_and_variance(void)
     gpt_free(&m);
 }
 
+static void test_sgd_momentum_step_by_hand(void)
+{
+    arena_init(&g_arena, 1 << 16);
+    Tensor *w = tensor_new2(&g_arena, 1, 3, "w");
+    tensor_grad(&g_arena, w);
+    for (int j = 0; j < 3; j++) w->data[j] = (real)(j + 1);
+    Tensor *ps[1] = {w};
+    bool decay[1] = {true};
+    OptimConfig c = {.kind = OPTIM_SGD, .momentum = 0.9, .weight_decay = 0.1};
+    Optimizer o;
+    optim_init(&o, &c, ps, decay, 1);
+    CHECK(o.state[2] != NULL, "with momentum the optimizer keeps a momentum buffer");
+    /* two steps: u1 = g1, p1 = p0 - lr (u1 + wd p0);  u2 = mu u1 + g2, p2 = p1 - lr (u2 + wd p1) */
+    real p[3], u[3] = {0, 0, 0}, g1[3] = {1, -2, 0.5f}, g2[3] = {0.25f, 1, -1}, lr = 0.5f, mu = 0.9f, wd = 0.1f;
+    for (int j = 0; j < 3; j++) p[j] = w->data[j];
+    const real *g[2] = {g1, g2};
+    int bad = -1;
+    for (int step = 0; step < 2; step++) {
+        for (int j = 0; j < 3; j++) {
+            w->grad[j] = g[step][j];
+            u[j] = mu * u[j] + g[step][j];
+            p[j] = p[j] - lr * (u[j] + wd * p[j]);
+        }
+        CHECK(optim_step(&o, step, lr, &bad), "step %d refused", step);
+    }
+    for (int j = 0; j < 3; j++)
+        CHECK(w->data[j] == p[j] && o.state[2][j] == u[j], "momentum: w[%d] = %.9g (want %.9g), u = %.9g (want %.9g)", j,
+              w->data[j], p[j], o.state[2][j], u[j]);
+    optim_free(&o);
+    c.momentum = 0;
+    optim_init(&o, &c, ps, decay, 1);
+    CHECK(o.state[2] == NULL && !optim_state_used(&o, 2) && optim_state_used(&o, 0),
+          "plain SGD keeps no momentum buffer (only Adam's two, untouched)");
+    optim_free(&o);
+    arena_free(&g_arena);
+}
+
+/* The variance of the entries of q = LN(x) Wq + bq at init, over a batch of real inputs. */
+static double query_variance(QkInit init)
+{
+    enum { B = 4, T = 16, C = 64, H = 4, DK = 64, V = 50 };
+    GptConfig cfg = {.vocab = V, .context = T, .layers = 1, .dmodel = C, .heads = H, .dk = DK,
+                     .scale_mode = SCALE_SQRT, .qk_init = init, .init_gain = 1};
+    Gpt m;
+    gpt_create(&m, &cfg);
+    gpt_init(&m, 5);
+    arena_init(&g_arena, 1 << 20);
+    Tape tp;
+    tape_init(&tp, &g_arena);
+    tp.grad_enabled = false;
+    int tokens[B * T], pos[B * T];
+    for (int i = 0; i < B * T; i++) {
+        tokens[i] = (i * 13 + 5) % V;
+        pos[i] = i % T;
+    }
+    Tensor *x = op_add(&tp, op_embedding(&tp, m.wte, tokens, B, T), op_embedding(&tp, m.wpe, pos, B, T));
+    Tensor *a = op_layernorm(&tp, x, m.layer[0].ln1_g, m.layer[0].ln1_b, (real)GPT_LAYERNORM_EPS);
+    Tensor *q = op_linear(&tp, a, m.layer[0].wq, m.layer[0].bq);
+    double var = 0;
+    for (size_t i = 0; i < q->size; i++) var += (double)q->data[i] * q->data[i] / (double)q->size;
+    tape_free(&tp);
+    arena_free(&g_arena);
+    gpt_free(&m);
+    return var;
+}
+
+static void test_qk_init_unit_gives_unit_variance_queries(void)
+{
+    /* with C = 64 and H dk = 256: Xavier gives Var(q_i) = 2C / (C + H dk) = 0.4, unit gives 1
+     * (the mean of 256 columns' |W_j|^2: relative error ~ 1%; allowed 10%) */
+    double unit = query_variance(QK_INIT_UNIT), xavier = query_variance(QK_INIT_XAVIER);
+    CHECK(fabs(unit - 1) < 0.1, "--qk-init=unit: Var(q_i) = %.4f, want 1", unit);
+    CHECK(fabs(xavier - 0.4) < 0.04, "--qk-init=xavier: Var(q_i) = %.4f, want 2C/(C + H dk) = 0.4", xavier);
+}
+
+static void test_learned_multipliers_start_where_asked(void)
+{
+    GptConfig cfg = {.vocab = 9, .context = 4, .layers = 2, .dmodel = 16, .heads = 2, .dk = 8,
+                     .scale_mode = SCALE_LEARNED, .init_gain = 1};
+    struct {
+        ScaleMode init;
+        double c, want;
+        ScaleParam param;
+    } cases[] = {{SCALE_ONE, 0, 1, SCALE_PARAM_LINEAR}, {SCALE_DK, 0, 1.0 / 8, SCALE_PARAM_LINEAR},
+                 {SCALE_SQRT, 0, 1 / sqrt(8.0), SCALE_PARAM_LOG}, {SCALE_CONST, 4, 0.25, SCALE_PARAM_LOG}};
+    for (int k = 0; k < 4; k++) {
+        cfg.scale_init = cases[k].init;
+        cfg.scale_init_const = cases[k].c;
+        cfg.scale_param = cases[k].param;
+        Gpt m;
+        gpt_create(&m, &cfg);
+        gpt_init(&m, 1);
+        const char *name = cases[k].param == SCALE_PARAM_LOG ? "h.1.attn.log_scale" : "h.1.attn.scale";
+        double stored = cases[k].param == SCALE_PARAM_LOG ? log(cases[k].want) : cases[k].want;
+        CHECK(gpt_param(&m, name) == m.layer[1].scale && fabs(m.layer[1].scale->data[1] - stored) < 1e-7 &&
+                  fabs(gpt_head_scale(&m.layer[1], &m.cfg, 1) - cases[k].want) < 1e-6,
+              "case %d: %s starts at %g, want %g (s = %g)", k, name, (double)m.layer[1].scale->data[1], stored, cases[k].want);
+        gpt_free(&m);
+    }
+    cfg.attn = ATTN_COSINE;
+    cfg.tau_init = 7;
+    cfg.scale_param = SCALE_PARAM_LINEAR;
+    Gpt m;
+    gpt_create(&m, &cfg);
+    gpt_init(&m, 1);
+    CHECK(gpt_param(&m, "h.0.attn.tau") == m.layer[0].scale && m.layer[0].scale->data[0] == 7, "cosine: tau starts at 7");
+    gpt_free(&m);
+}
+
+/* The third article's claim, at the model: unscaled scores at dk = 512 (std ~ 22.6 with unit
+ * q, k entries) overflow fp16 in a softmax that does not subtract the row max (exp(S) > 65504
+ * once S > 11.09), not with the stable softmax, and not in bf16 (whose range is fp32's). */
+static FormatCounts attention_rounding(NumFormat f, SoftmaxKind sm, bool *finite)
+{
+    enum { B = 2, T = 6, V = 11 };
+    GptConfig cfg = {.vocab = V, .context = T, .layers = 1, .dmodel = 64, .heads = 1, .dk = 512, .scale_mode = SCALE_ONE,
+                     .qk_init = QK_INIT_UNIT, .precision = f, .softmax = sm, .init_gain = 1};
+    Gpt m;
+    gpt_create(&m, &cfg);
+    gpt_init(&m, 2);
+    for (size_t j = 0; j < m.wte->size; j++) m.wte->data[j] *= 50; /* distinct tokens, LayerNorm'ed to unit variance */
+    arena_init(&g_arena, 1 << 20);
+    Tape tp;
+    tape_init(&tp, &g_arena);
+    tp.grad_enabled = false;
+    tp.training = false;
+    int tokens[B * T];
+    for (int i = 0; i < B * T; i++) tokens[i] = (i * 5 + 1) % V;
+    AttentionTrace trace[1] = {{0}};
+    gpt_forward(&m, &tp, tokens, B, T, trace);
+    *finite = find_nonfinite(trace[0].weights->data, trace[0].weights->size) == SIZE_MAX;
+    FormatCounts c = trace[0].rounding;
+    tape_free(&tp);
+    arena_free(&g_arena);
+    gpt_free(&m);
+    return c;
+}
+
+static void test_fp16_overflows_with_the_naive_softmax_only(void)
+{
+    bool finite;
+    FormatCounts c = attention_rounding(FORMAT_FP16, SOFTMAX_NAIVE, &finite);
+    CHECK(c.overflow > 0 && !finite, "fp16, naive softmax, s = 1, dk = 512: %ld overflows, weights %s; want overflows",
+          c.overflow, finite ? "finite" : "not finite");
+    c = attention_rounding(FORMAT_FP16, SOFTMAX_STABLE, &finite);
+    CHECK(c.overflow == 0 && finite, "fp16, stable softmax: %ld overflows, weights %s; want none", c.overflow,
+          finite ? "finite" : "not finite");
+    c = attention_rounding(FORMAT_BF16, SOFTMAX_NAIVE, &finite);
+    CHECK(c.overflow == 0 && finite, "bf16, naive softmax: %ld overflows; want none (bf16 reaches 3.4e38)", c.overflow);
+    c = attention_rounding(FORMAT_FP32, SOFTMAX_STABLE, &finite);
+    CHECK(c.overflow == 0 && c.underflow == 0 && finite, "fp32: nothing is rounded");
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
         {"metrics: uniform attention has entropy log n and max weight 1/n", test_uniform_attention_entropy_and_max_weight},
         {"metrics: one-hot attention, known score std, padding rows", test_one_hot_attention_and_padding_rows},
+        {"metrics: per-query Jacobian norms (saturated rows too) and gradient quantiles", test_per_query_jacobian_and_gradient_quantiles},
         {"metrics: score std of random q, k is 1 with 1/sqrt(dk)", test_score_std_of_random_unit_vectors_is_one_after_sqrt_scale},
         {"model: attention scale modes", test_attention_scale_modes},
         {"model: each layer's multiplier and weights, against a recomputation in double", test_attention_weights_match_a_recomputation_in_double},
@@ -355,6 +539,10 @@ int main(int argc, char **argv)
         {"optim: AdamW's eps is outside the square root", test_adamw_eps_outside_the_square_root},
         {"optim: SGD", test_sgd_step},
         {"model: Xavier bounds, embedding std, LN and scale init", test_xavier_init_bounds_and_variance},
+        {"optim: SGD with heavy-ball momentum, by hand", test_sgd_momentum_step_by_hand},
+        {"model: --qk-init=unit gives q entries of variance 1 (Xavier: 2C/(C + H dk))", test_qk_init_unit_gives_unit_variance_queries},
+        {"model: a learned scale (or log scale, or tau) starts where asked", test_learned_multipliers_start_where_asked},
+        {"model: fp16 overflows at dk = 512, s = 1 with the naive softmax only; bf16 does not", test_fp16_overflows_with_the_naive_softmax_only},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -5,6 +5,7 @@
 #include "../data/data.h"
 #include "../model/gpt.h"
 #include "../model/optim.h"
+#include "../model/metrics.h"
 #include "../model/train_step.h"
 
 #include <math.h>
@@ -189,14 +190,12 @@ static void test_step_hooks_are_called_and_can_skip(void)
     rig_close(&g);
 }
 
-/* Every parameter's gradient (and the loss) has the same bits with 1 and 2 threads, for a
- * model large enough that every parallel loop really splits: [B, T, C] = [8, 32, 128] holds
- * 32768 elements (PARALLEL_MIN), LayerNorm, bias and embedding gradients span 2 or more column
- * blocks, the attention matrices 8 x 4 x 32 x 32. */
-static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
+/* Every parameter's gradient, the loss, the rounding counts and each query row's |dL/dS| have
+ * the same bits with 1 and 2 threads, for a model large enough that every parallel loop really
+ * splits: [B, T, C] = [8, 32, 128] holds 32768 elements (PARALLEL_MIN), LayerNorm, bias and
+ * embedding gradients span 2 or more column blocks, the attention matrices 8 x 4 x 32 x 32. */
+static void check_thread_bits(GptConfig cfg, const char *what)
 {
-    GptConfig cfg = {.vocab = 64, .context = 32, .layers = 2, .dmodel = 128, .heads = 4, .dk = 32,
-                     .scale_mode = SCALE_LEARNED, .attn_dropout = 0.1, .dropout = 0.1, .init_gain = 1};
     enum { B = 8, T = 32 };
     Gpt m;
     gpt_create(&m, &cfg);
@@ -210,33 +209,72 @@ static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
     Tape tp;
     arena_init(&acts, 1 << 20);
     tape_init(&tp, &acts);
-    real *grads[2], loss[2];
+    real *grads[2], loss[2], *rows[2];
+    FormatCounts counts[2];
+    size_t n_rows = (size_t)B * cfg.heads * T;
     for (int k = 0; k < 2; k++) {
         omp_set_num_threads(k + 1);
         memset(m.grads, 0, m.n_values * sizeof(real));
         tp.training = true;
         tp.dropout_key = train_dropout_key(9, 4);
-        Tensor *l = op_cross_entropy(&tp, gpt_forward(&m, &tp, tokens, B, T, NULL), targets, NULL);
+        AttentionTrace trace[2] = {{.want_row_grads = true}, {.want_row_grads = true}};
+        Tensor *l = op_cross_entropy(&tp, gpt_forward(&m, &tp, tokens, B, T, trace), targets, NULL);
         tape_backward(&tp, l);
         loss[k] = l->data[0];
         grads[k] = mem_alloc(m.n_values * sizeof(real));
         memcpy(grads[k], m.grads, m.n_values * sizeof(real));
+        rows[k] = mem_alloc(n_rows * sizeof(real));
+        memcpy(rows[k], trace[1].row_grad_norms, n_rows * sizeof(real));
+        counts[k] = (FormatCounts){0};
+        rounding_add(&counts[k], trace, 2);
         tape_reset(&tp);
     }
     omp_set_num_threads(2);
-    CHECK(isfinite(loss[0]) && memcmp(&loss[0], &loss[1], sizeof(real)) == 0, "loss %.9g vs %.9g", loss[0], loss[1]);
+    CHECK(isfinite(loss[0]) && memcmp(&loss[0], &loss[1], sizeof(real)) == 0, "%s: loss %.9g vs %.9g", what, loss[0], loss[1]);
     size_t off = 0;
     for (int i = 0; i < m.n_params; i++) {
         const Tensor *p = m.params[i];
         CHECK(memcmp(grads[0] + off, grads[1] + off, p->size * sizeof(real)) == 0,
-              "the gradient of %s differs between 1 and 2 threads", p->name);
+              "%s: the gradient of %s differs between 1 and 2 threads", what, p->name);
         off += p->size;
     }
-    mem_free(grads[0]);
-    mem_free(grads[1]);
+    CHECK(memcmp(rows[0], rows[1], n_rows * sizeof(real)) == 0 && isfinite(rows[0][n_rows - 1]),
+          "%s: the per-query |dL/dS| differ between 1 and 2 threads (or were not recorded)", what);
+    CHECK(memcmp(&counts[0], &counts[1], sizeof counts[0]) == 0, "%s: rounding counts %ld/%ld/%ld vs %ld/%ld/%ld", what,
+          counts[0].overflow, counts[0].underflow, counts[0].nan, counts[1].overflow, counts[1].underflow, counts[1].nan);
+    for (int k = 0; k < 2; k++) {
+        mem_free(grads[k]);
+        mem_free(rows[k]);
+    }
     tape_free(&tp);
     arena_free(&acts);
     gpt_free(&m);
+}
+
+static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
+{
+    GptConfig cfg = {.vocab = 64, .context = 32, .layers = 2, .dmodel = 128, .heads = 4, .dk = 32,
+                     .scale_mode = SCALE_LEARNED, .scale_init = SCALE_SQRT, .tau_init = 10, .attn_dropout = 0.1,
+                     .dropout = 0.1, .init_gain = 1};
+    check_thread_bits(cfg, "dot, learned scale");
+    GptConfig c = cfg;
+    c.attn = ATTN_QKNORM;
+    c.scale_param = SCALE_PARAM_LOG;
+    check_thread_bits(c, "qknorm, learned log scale");
+    c = cfg;
+    c.attn = ATTN_COSINE;
+    check_thread_bits(c, "cosine");
+    c = cfg;
+    c.attn = ATTN_ADDITIVE;
+    check_thread_bits(c, "additive");
+    c = cfg;
+    c.scale_mode = SCALE_SQRT;
+    c.precision = FORMAT_FP16;
+    c.softmax = SOFTMAX_NAIVE;
+    check_thread_bits(c, "fp16, naive softmax");
+    c.precision = FORMAT_BF16;
+    c.softmax = SOFTMAX_STABLE;
+    check_thread_bits(c, "bf16");
 }
 
 /* The steps the trainer runs (batch, forward, loss, backward, norm, clipping, update, reset):

@@ -10,6 +10,8 @@
 
 #include "svg.h"
 
+#include "../base/base.h"
+
 #include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
@@ -107,8 +109,9 @@ static double layer_mean(const Run *r, int row, const char *what)
  * disk, a copy interrupted) is an error naming the file and line, never a partial summary. */
 static void read_csv(Run *r, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) die("cannot open %s", path);
+    char why[256];
+    FILE *f = file_open_regular(path, why, sizeof why); /* a FIFO is refused, not waited on */
+    if (!f) die("%s: %s", path, why);
     static char line[1 << 16];
     if (!fgets(line, sizeof line, f)) die("%s: empty", path);
     line[strcspn(line, "\r\n")] = 0;
@@ -145,7 +148,8 @@ static void read_csv(Run *r, const char *path)
 /* steps_to_threshold from the summary line of the run's console output. */
 static bool read_summary(Run *r, const char *path)
 {
-    FILE *f = fopen(path, "r");
+    char why[256];
+    FILE *f = file_open_regular(path, why, sizeof why);
     if (!f) return false;
     char line[4096];
     bool found = false;

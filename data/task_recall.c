@@ -1,0 +1,95 @@
+/* task_recall.c - associative recall: key-value pairs, then a query key; the answer is the
+ * value that was paired with it.
+ *
+ *     source  k3 v7 k0 v2 k5 v7 k0        (pairs k3->v7, k0->v2, k5->v7; query k0)
+ *     target  v2
+ *
+ * Keys are distinct within an example (so the answer is unique); values may repeat. Keys and
+ * values are separate words (k0, k1 ... and v0, v1 ...). Position gives no hint: the query's
+ * pair can be anywhere, so attention must find the earlier copy of the query key by its content
+ * and then read the value one position after it (a sharp, content-based lookup).
+ * With --recall-queries=Q > 1, Q distinct keys of the pairs are asked in turn and the target is
+ * their values in that order (the multi-query form: more answers to learn from per example).
+ */
+#include "data.h"
+
+#include "../base/rng.h"
+
+#include <assert.h>
+#include <stdio.h>
+
+/* Token ids: the keys follow the special tokens, then the values. */
+static int key_id(int k) { return TOK_FIRST_WORD + k; }
+static int value_id(const DataConfig *c, int v) { return TOK_FIRST_WORD + c->recall_keys + v; }
+
+static void recall_words(Vocab *v, const DataConfig *c)
+{
+    for (int i = 0; i < c->recall_keys; i++) {
+        char w[16];
+        vocab_add(v, w, (size_t)snprintf(w, sizeof w, "k%d", i));
+    }
+    for (int i = 0; i < c->recall_values; i++) {
+        char w[16];
+        vocab_add(v, w, (size_t)snprintf(w, sizeof w, "v%d", i));
+    }
+}
+
+/* the pairs and the query, then one value */
+static void recall_lengths(const DataConfig *c, int *max_src, int *max_tgt)
+{
+    assert(c->recall_pairs >= 1 && c->recall_pairs <= c->recall_keys && c->recall_values >= 1);
+    assert(c->recall_queries >= 1 && c->recall_queries <= c->recall_pairs && 2 * c->recall_pairs + c->recall_queries <= 64);
+    *max_src = 2 * c->recall_pairs + c->recall_queries;
+    *max_tgt = c->recall_queries;
+}
+
+/* keys in order without repeats: K (K-1) ... (K-P+1); values: V^P; the queries, Q of the P
+ * keys in order: P (P-1) ... (P-Q+1). Exact while below 2^53, a close (and finite: K, V <= 1000,
+ * P <= 31) number beyond. */
+static double recall_sources(const DataConfig *c)
+{
+    double n = 1;
+    for (int i = 0; i < c->recall_pairs; i++) n *= (double)(c->recall_keys - i) * c->recall_values;
+    for (int i = 0; i < c->recall_queries; i++) n *= c->recall_pairs - i;
+    return n;
+}
+
+/* `n` distinct numbers below `below` (n <= below) into out: a draw is redrawn while taken */
+static void distinct_below(Rng *r, int n, int below, int *out)
+{
+    for (int i = 0; i < n; i++) {
+        int x, fresh;
+        do {
+            x = (int)rng_below(r, (uint32_t)below);
+            fresh = 1;
+            for (int j = 0; j < i; j++) fresh &= out[j] != x;
+        } while (!fresh);
+        out[i] = x;
+    }
+}
+
+static void recall_sample(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len)
+{
+    int pairs = c->recall_pairs, queries = c->recall_queries, keys[64], asked[64];
+    distinct_below(r, pairs, c->recall_keys, keys);
+    for (int i = 0; i < pairs; i++) {
+        src[2 * i] = key_id(keys[i]);
+        src[2 * i + 1] = value_id(c, (int)rng_below(r, (uint32_t)c->recall_values));
+    }
+    distinct_below(r, queries, pairs, asked); /* which pairs are asked for, in order */
+    for (int i = 0; i < queries; i++) {
+        src[2 * pairs + i] = src[2 * asked[i]];
+        tgt[i] = src[2 * asked[i] + 1];
+    }
+    *src_len = 2 * pairs + queries;
+    *tgt_len = queries;
+}
+
+const TaskSpec task_recall = {
+    .name = "recall",
+    .help = "associative recall: key-value pairs, then a key; answer its value (--recall-*)",
+    .add_words = recall_words,
+    .lengths = recall_lengths,
+    .distinct_sources = recall_sources,
+    .sample = recall_sample,
+};
