@@ -88,11 +88,11 @@ int main(int argc, char **argv)
         printf("decoded validation examples:\n");
         print_examples(&r->eval, &r->model, &r->tape, &r->data, o->examples, stdout);
     }
-    const FormatCounts *fp = &r->state.rounding;
+    FormatCounts fp = rounding_total(r->state.rounding, r->model.cfg.layers);
     printf("summary: steps=%d final_loss=%.6g val_loss=%.6g val_acc=%.4f steps_to_threshold=%d nan_count=%ld "
            "fp_overflows=%ld fp_underflows=%ld fp_nans=%ld time_s=%.1f\n",
            r->stop, r->log.last_loss, last_eval.loss, last_eval.accuracy, r->state.steps_to_threshold, r->state.nan_count,
-           fp->overflow, fp->underflow, fp->nan, omp_get_wtime() - t_start);
+           fp.overflow, fp.underflow, fp.nan, omp_get_wtime() - t_start);
     if (!logbook_stdout_ok(&r->log)) die(EXIT_USER, "%s", r->log.failed); /* the checkpoint is saved already */
     run_free(r);
     return 0;
@@ -132,9 +132,10 @@ static void before_update(void *c, int step, const StepResult *res, Tensor *logi
     if (step == r->start && r->o.dump_state[0] &&
         !dump_state_write(r->o.dump_state, &r->model, &r->batch, logits, loss, r->scale, &r->o, err, sizeof err))
         die(EXIT_USER, "%s", err);
-    rounding_add(&r->state.rounding, r->trainer.trace, r->model.cfg.layers);
+    rounding_add(r->state.rounding, r->trainer.trace, r->model.cfg.layers);
     if (ctx->log_now)
-        logbook_measure(&r->log, &r->model, r->trainer.trace, r->tape.arena, r->batch.valid, res->backward);
+        logbook_measure(&r->log, &r->model, r->trainer.trace, r->state.rounding, r->tape.arena, r->batch.valid,
+                        res->backward);
 }
 
 static void update_refused(void *c, int step, const StepResult *res, int bad_param)

@@ -39,7 +39,12 @@ const char *scale_mode_name(int mode, const char **help)
 
 const char *scale_init_name(int mode, const char **help)
 {
-    return mode == SCALE_LEARNED ? NULL : scale_mode_name(mode, help);
+    static NameTable names = {
+        [SCALE_ONE] = {"1", "a learned s starts at 1 (raw q.k)"},
+        [SCALE_SQRT] = {"sqrt", "at 1/sqrt(dk)"},
+        [SCALE_DK] = {"dk", "at 1/dk"},
+    };
+    return name_of(names, (int)(sizeof names / sizeof names[0]), mode, help);
 }
 
 const char *attn_kind_name(int kind, const char **help)
@@ -119,10 +124,12 @@ void gpt_describe_scores(const GptConfig *c, char *buf, size_t len)
 /* ------------------------------------------------------------------ reduced precision */
 
 /* x as the attention path stores it: rounded to cfg->precision (format.h), the rounding
- * counted in the layer's trace; x itself in fp32. */
-static Tensor *stored(Tape *tp, const GptConfig *cfg, Tensor *x, AttentionTrace *trace)
+ * counted in the layer's trace; x itself in fp32. Scores [B, H, T, T] are stored under the
+ * causal mask: a hidden score is filled with 0, not rounded or counted (an overflow there
+ * would change nothing a GPU computes). */
+static Tensor *stored(Tape *tp, const GptConfig *cfg, Tensor *x, Mask mask, AttentionTrace *trace)
 {
-    return cfg->precision == FORMAT_FP32 ? x : op_round(tp, x, cfg->precision, &trace->rounding);
+    return cfg->precision == FORMAT_FP32 ? x : op_round(tp, x, cfg->precision, mask, &trace->rounding);
 }
 
 /* ------------------------------------------------------------------ score rules */
@@ -149,7 +156,7 @@ static Tensor *dot_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Te
     Tensor *qk = op_matmul(tp, q, k, TRANSPOSE_B);
     if (cfg->scale_mode == SCALE_LEARNED) {
         *fold = 1;
-        return op_scale_heads(tp, stored(tp, cfg, qk, trace), head_scales(tp, ly, cfg));
+        return op_scale_heads(tp, stored(tp, cfg, qk, MASK_CAUSAL, trace), head_scales(tp, ly, cfg));
     }
     *fold = (real)attention_scale(cfg->scale_mode, cfg->scale_const, cfg->dk);
     return qk;
@@ -163,8 +170,8 @@ static Tensor *dot_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Te
 static Tensor *qknorm_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
                              AttentionTrace *trace, real *fold)
 {
-    Tensor *qn = stored(tp, cfg, op_layernorm(tp, q, ly->qnorm_g, ly->qnorm_b, (real)GPT_LAYERNORM_EPS), trace);
-    Tensor *kn = stored(tp, cfg, op_layernorm(tp, k, ly->knorm_g, ly->knorm_b, (real)GPT_LAYERNORM_EPS), trace);
+    Tensor *qn = stored(tp, cfg, op_layernorm(tp, q, ly->qnorm_g, ly->qnorm_b, (real)GPT_LAYERNORM_EPS), MASK_NONE, trace);
+    Tensor *kn = stored(tp, cfg, op_layernorm(tp, k, ly->knorm_g, ly->knorm_b, (real)GPT_LAYERNORM_EPS), MASK_NONE, trace);
     return dot_scores(tp, ly, cfg, qn, kn, trace, fold);
 }
 
@@ -173,9 +180,9 @@ static Tensor *qknorm_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg,
 static Tensor *cosine_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
                              AttentionTrace *trace, real *fold)
 {
-    Tensor *qn = stored(tp, cfg, op_l2_normalize(tp, q, (real)GPT_L2NORM_EPS), trace);
-    Tensor *kn = stored(tp, cfg, op_l2_normalize(tp, k, (real)GPT_L2NORM_EPS), trace);
-    Tensor *cos = stored(tp, cfg, op_matmul(tp, qn, kn, TRANSPOSE_B), trace);
+    Tensor *qn = stored(tp, cfg, op_l2_normalize(tp, q, (real)GPT_L2NORM_EPS), MASK_NONE, trace);
+    Tensor *kn = stored(tp, cfg, op_l2_normalize(tp, k, (real)GPT_L2NORM_EPS), MASK_NONE, trace);
+    Tensor *cos = stored(tp, cfg, op_matmul(tp, qn, kn, TRANSPOSE_B), MASK_CAUSAL, trace);
     *fold = 1;
     return op_scale_heads(tp, cos, head_scales(tp, ly, cfg));
 }
@@ -193,8 +200,10 @@ static Tensor *additive_scores(Tape *tp, const GptLayer *ly, const GptConfig *cf
     int v_shape[3] = {H, dk, 1}, per_head[4] = {H, B, T, T};
     Tensor *qh = op_reshape(tp, op_permute(tp, q, 4, heads_first), 3, rows);
     Tensor *kh = op_reshape(tp, op_permute(tp, k, 4, heads_first), 3, rows);
-    Tensor *sum = stored(tp, cfg, op_add_pairs(tp, qh, kh), trace); /* [H B, T, T, dk]: q_i + k_j */
-    Tensor *th = stored(tp, cfg, op_tanh(tp, sum), trace);
+    /* [H B, T, T, dk]: q_i + k_j, every pair (the hidden ones j > i too: they are rounded and
+     * counted like the rest, though the mask then drops their scores) */
+    Tensor *sum = stored(tp, cfg, op_add_pairs(tp, qh, kh), MASK_NONE, trace);
+    Tensor *th = stored(tp, cfg, op_tanh(tp, sum), MASK_NONE, trace);
     Tensor *S = op_matmul(tp, op_reshape(tp, th, 3, pairs), op_reshape(tp, ly->additive_v, 3, v_shape), TRANSPOSE_NONE);
     *fold = 1;
     return op_permute(tp, op_reshape(tp, S, 4, per_head), 4, heads_first); /* [B, H, T, T] */
@@ -213,9 +222,9 @@ static const ScoreRule g_score_rules[] = {
 static Tensor *attention_weights(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *raw, real fold,
                                  AttentionTrace *trace)
 {
-    Tensor *S = stored(tp, cfg, raw, trace);
+    Tensor *S = stored(tp, cfg, raw, MASK_CAUSAL, trace);
     if (fold != 1 && cfg->precision != FORMAT_FP32) {
-        S = stored(tp, cfg, op_scale(tp, S, fold), trace);
+        S = stored(tp, cfg, op_scale(tp, S, fold), MASK_CAUSAL, trace);
         fold = 1;
     }
     trace->scores = S;
@@ -251,9 +260,9 @@ Tensor *attention_forward(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Te
     Tensor *k = op_permute(tp, op_reshape(tp, op_linear(tp, a, ly->wk, ly->bk), 4, split), 4, to_heads);
     tp->scope = ly->label[LABEL_VALUES];
     Tensor *v = op_permute(tp, op_reshape(tp, op_linear(tp, a, ly->wv, ly->bv), 4, split), 4, to_heads);
-    q = stored(tp, cfg, q, trace);
-    k = stored(tp, cfg, k, trace);
-    v = stored(tp, cfg, v, trace);
+    q = stored(tp, cfg, q, MASK_NONE, trace);
+    k = stored(tp, cfg, k, MASK_NONE, trace);
+    v = stored(tp, cfg, v, MASK_NONE, trace);
 
     /* P [B, H, T, T]: entry (i, j) is how much query i takes from key j (0 for j > i) */
     assert(cfg->attn >= 0 && cfg->attn < (int)(sizeof g_score_rules / sizeof g_score_rules[0]));
@@ -265,7 +274,7 @@ Tensor *attention_forward(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Te
     /* o = P v, heads merged back: [B, H, T, dk] -> [B, T, H, dk] -> [B, T, H*dk] -> Wo */
     P = op_dropout(tp, P, (real)cfg->attn_dropout);
     tp->scope = ly->label[LABEL_ATTN_OUT];
-    Tensor *o = stored(tp, cfg, op_matmul(tp, P, v, TRANSPOSE_NONE), trace);
+    Tensor *o = stored(tp, cfg, op_matmul(tp, P, v, TRANSPOSE_NONE), MASK_NONE, trace);
     o = op_reshape(tp, op_permute(tp, o, 4, to_heads), 3, merged);
     return op_linear(tp, o, ly->wo, ly->bo);
 }

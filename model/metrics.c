@@ -53,15 +53,20 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median and 10th percentile of the finite values among x[0..n) (reordered). */
+/* The median and 10th percentile of the rows counted in x[0..n) (reordered): a negative entry
+ * is a row left out; a NaN among the others makes both NaN (the layer's weights or gradients
+ * were not finite: no quantile should look valid then). */
 static void median_p10(double *x, long n, double *median, double *p10)
 {
     long m = 0;
-    for (long i = 0; i < n; i++)
-        if (isfinite(x[i])) x[m++] = x[i];
+    bool nan = false;
+    for (long i = 0; i < n; i++) {
+        nan |= isnan(x[i]);
+        if (x[i] >= 0) x[m++] = x[i];
+    }
     qsort(x, (size_t)m, sizeof *x, compare_doubles);
-    *median = quantile_sorted(x, m, 0.5);
-    *p10 = quantile_sorted(x, m, 0.1);
+    *median = nan ? NAN : quantile_sorted(x, m, 0.5);
+    *p10 = nan ? NAN : quantile_sorted(x, m, 0.1);
 }
 
 AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, const unsigned char *row_valid)
@@ -71,7 +76,8 @@ AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, cons
     assert(S->ndim == 4 && tensor_same_shape(S, P) && S->shape[2] == S->shape[3]);
     int B = S->shape[0], H = S->shape[1], T = S->shape[2];
     StatSums *parts = arena_calloc(scratch, (size_t)B * H * sizeof *parts);
-    /* per query row (NaN for padding): the Jacobian norm, and the gradient norm when recorded */
+    /* per query row (-1: left out): the Jacobian norm, and the gradient norm when recorded
+     * (-1 also where no gradient reached the row, NaN where the backward pass did not run) */
     size_t n_rows = (size_t)B * H * T;
     double *jac = arena_alloc(scratch, n_rows * sizeof *jac), *qgrad = arena_alloc(scratch, n_rows * sizeof *qgrad);
     const real *row_grads = trace->row_grad_norms;
@@ -81,7 +87,7 @@ AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, cons
         StatSums *st = &parts[bh];
         for (int i = 0; i < T; i++) {
             size_t row = (size_t)bh * T + i;
-            jac[row] = qgrad[row] = NAN;
+            jac[row] = qgrad[row] = -1;
             if (row_valid && !row_valid[b * T + i]) continue;
             const real *s = S->data + row * T, *p = P->data + row * T;
             int visible = i + 1;
@@ -136,13 +142,24 @@ AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, cons
     return r;
 }
 
-void rounding_add(FormatCounts *total, const AttentionTrace *trace, int layers)
+void rounding_add(FormatCounts *per_layer, const AttentionTrace *trace, int layers)
 {
     for (int l = 0; l < layers; l++) {
-        total->overflow += trace[l].rounding.overflow;
-        total->underflow += trace[l].rounding.underflow;
-        total->nan += trace[l].rounding.nan;
+        per_layer[l].overflow += trace[l].rounding.overflow;
+        per_layer[l].underflow += trace[l].rounding.underflow;
+        per_layer[l].nan += trace[l].rounding.nan;
     }
+}
+
+FormatCounts rounding_total(const FormatCounts *per_layer, int layers)
+{
+    FormatCounts t = {0};
+    for (int l = 0; l < layers; l++) {
+        t.overflow += per_layer[l].overflow;
+        t.underflow += per_layer[l].underflow;
+        t.nan += per_layer[l].nan;
+    }
+    return t;
 }
 
 double l2_norm(const real *x, size_t n)

@@ -10,10 +10,12 @@ typedef struct AttentionStats {
     double entropy_norm;  /* mean of entropy / log(visible keys), rows with >= 2 visible keys */
     double max_weight;    /* mean over query rows of max_j p_j */
     /* The gradient reaching one query's scores, typical and small: the median and the 10th
-     * percentile over query rows of |dL/dS_row| (S, what the softmax exponentiates; NaN when
-     * the backward pass did not record it), and of the row's softmax Jacobian norm |J|_F,
-     * J = diag(p) - p p^T, over rows with at least two visible keys. A saturated (one-hot) row
-     * has J = 0: no gradient gets through. */
+     * percentile over query rows of |dL/dS_row| (S, what the softmax exponentiates), over the
+     * rows a gradient reached (in the last layer, not the positions outside the loss); NaN when
+     * the backward pass did not record it. And of the row's softmax Jacobian norm |J|_F,
+     * J = diag(p) - p p^T. Both over rows of real tokens with at least two visible keys; NaN
+     * when a counted row is not finite. A saturated (one-hot) row has J = 0: no gradient gets
+     * through. */
     double qgrad_median, qgrad_p10;
     double jac_median, jac_p10;
     long rows, entries;   /* how many rows and entries were averaged */
@@ -29,8 +31,10 @@ AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, cons
 /* The q-quantile (0 <= q <= 1) of sorted x[0..n), interpolated linearly; NaN when n = 0. */
 double quantile_sorted(const double *x, long n, double q);
 
-/* Adds what rounding to a reduced precision did in the layers' traces of a step to *total. */
-void rounding_add(FormatCounts *total, const AttentionTrace *trace, int layers);
+/* Adds what rounding to a reduced precision did in each layer's trace of a step to per_layer[l]. */
+void rounding_add(FormatCounts *per_layer, const AttentionTrace *trace, int layers);
+/* The sum of per_layer[0 .. layers). */
+FormatCounts rounding_total(const FormatCounts *per_layer, int layers);
 
 /* sqrt(sum of squares), in double. */
 double l2_norm(const real *x, size_t n);

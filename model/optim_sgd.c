@@ -2,10 +2,12 @@
  * weight decay:
  *     plain (mu = 0):   p -= lr (g + wd p)
  *     momentum:         u = mu u + g,   p -= lr (u + wd p)
- * Heavy-ball (Polyak), as PyTorch's SGD without dampening, not Nesterov: u sums the past
- * gradients with weights mu^age, so a steady gradient moves p 1 / (1 - mu) times further than
- * plain SGD would. The step follows the gradient's scale (unlike Adam's): this is what makes
- * SGD sensitive to the attention scale. The decay stays out of u ("decoupled").
+ * Heavy-ball (Polyak), not Nesterov: u sums the past gradients with weights mu^age, so a steady
+ * gradient moves p 1 / (1 - mu) times further than plain SGD would. The step follows the
+ * gradient's scale (unlike Adam's): this is what makes SGD sensitive to the attention scale.
+ * The decay stays out of u ("decoupled", as in SGDW, Loshchilov & Hutter 2019); PyTorch's
+ * torch.optim.SGD(momentum=mu, dampening=0) adds wd p to g before u, so with weight decay the
+ * two differ from the second step on (with --weight-decay=0 they are the same).
  *
  * Besides its momentum buffer u, SGD keeps AdamW's two buffers, untouched: --optim may change
  * when a run is resumed, and switching to SGD and back then keeps Adam's moments (and a plain

@@ -15,6 +15,10 @@
 #define FORMAT_CHECKPOINT_V1 "attention-scale-checkpoint/1"
 #define FORMAT_DUMP "attention-scale-dump/2"
 
+/* Field k of a rounding count, in the order of the keys "run.fp_overflows", "run.fp_underflows",
+ * "run.fp_nans". */
+static long *count_of(FormatCounts *c, int k) { return k == 0 ? &c->overflow : k == 1 ? &c->underflow : &c->nan; }
+
 /* "config.<name>" for every option stored with a run. */
 static void add_config(StWriter *w, const Options *o)
 {
@@ -54,12 +58,17 @@ static void checkpoint_writer(StWriter *w_out, const Gpt *m, const Optimizer *op
     st_add_meta(&w, "run.interval_loss", num);
     snprintf(num, sizeof num, "%d", rs->interval_steps);
     st_add_meta(&w, "run.interval_steps", num);
-    snprintf(num, sizeof num, "%ld", rs->rounding.overflow);
-    st_add_meta(&w, "run.fp_overflows", num);
-    snprintf(num, sizeof num, "%ld", rs->rounding.underflow);
-    st_add_meta(&w, "run.fp_underflows", num);
-    snprintf(num, sizeof num, "%ld", rs->rounding.nan);
-    st_add_meta(&w, "run.fp_nans", num);
+    /* the rounding counts, layer by layer: "12 0" */
+    const char *const count_keys[3] = {"run.fp_overflows", "run.fp_underflows", "run.fp_nans"};
+    for (int k = 0; k < 3; k++) {
+        char list[GPT_MAX_LAYERS * 24] = "";
+        size_t n = 0;
+        for (int l = 0; l < m->cfg.layers; l++) {
+            FormatCounts c = rs->rounding[l];
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%ld", l ? " " : "", *count_of(&c, k));
+        }
+        st_add_meta(&w, count_keys[k], list);
+    }
     snprintf(num, sizeof num, "%d", vocab->size);
     st_add_meta(&w, "vocab_size", num);
     char *words = vocab_text(vocab);
@@ -147,6 +156,17 @@ bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char
     return ok;
 }
 
+/* The options added since format /2 (2026-11-30): a checkpoint may lack them. */
+static bool newer_than_format(const char *name)
+{
+    static const char *const newer[] = {"attn", "scale-init", "scale-param", "tau-init", "qk-init", "precision",
+                                        "softmax", "momentum", "recall-pairs", "recall-keys", "recall-values",
+                                        "recall-queries"};
+    for (size_t k = 0; k < sizeof newer / sizeof newer[0]; k++)
+        if (!strcmp(newer[k], name)) return true;
+    return false;
+}
+
 bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const bool *set, char *err, size_t err_len)
 {
     bool ok = true;
@@ -155,9 +175,13 @@ bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, cons
         char key[96], where[OPT_TEXT_LEN + 128];
         snprintf(key, sizeof key, "config.%s", options_name(i));
         /* an option newer than the file: the file was made with what is now its default (every
-         * new option's default is the behaviour before it existed) */
+         * new option's default is the behaviour before it existed); any other missing is an error */
         const char *value = st_meta(sf, key);
-        if (!value) value = options_default(i);
+        if (!value && newer_than_format(options_name(i))) value = options_default(i);
+        if (!value) {
+            ok = errorf(err, err_len, "--load=%s: metadata lacks \"%s\"", path, key);
+            break;
+        }
         snprintf(where, sizeof where, "--load=%.*s: %s", OPT_TEXT_LEN, path, key);
         Options stored = *o;
         if (!options_set(&stored, options_name(i), value, where, err, err_len)) {
@@ -220,6 +244,22 @@ static bool meta_long(const StFile *sf, const char *key, long lo, long hi, long 
     return true;
 }
 
+/* "12 0 3": exactly `layers` non-negative counts, separated by one space, into field k of c[l]. */
+static bool meta_counts(const char *v, int layers, FormatCounts *c, int k)
+{
+    for (int l = 0; l < layers; l++) {
+        if (l > 0 && *v++ != ' ') return false;
+        if (!(*v >= '0' && *v <= '9')) return false;
+        char *end;
+        errno = 0;
+        long x = strtol(v, &end, 10);
+        if (errno == ERANGE) return false;
+        *count_of(&c[l], k) = x;
+        v = end;
+    }
+    return *v == 0;
+}
+
 /* A finite number in [lo, hi], as a flag would be checked. */
 static bool meta_real(const StFile *sf, const char *key, double lo, double hi, double *out)
 {
@@ -258,13 +298,13 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
         errorf(err, err_len, "--load=%s: metadata lacks a valid step, vocab_size or run.* entry (a count in range, a finite loss)", path);
         goto done;
     }
-    /* the rounding counts, since --precision (older files: 0) */
-    FormatCounts rounding = {0};
+    /* the rounding counts, one per layer, since --precision (older files: 0) */
+    FormatCounts rounding[GPT_MAX_LAYERS] = {{0}};
     const char *const count_keys[3] = {"run.fp_overflows", "run.fp_underflows", "run.fp_nans"};
-    long *counts[3] = {&rounding.overflow, &rounding.underflow, &rounding.nan};
     for (int k = 0; k < 3; k++)
-        if (st_meta(sf, count_keys[k]) && !meta_long(sf, count_keys[k], 0, LONG_MAX, counts[k])) {
-            errorf(err, err_len, "--load=%s: metadata \"%s\" is not a count", path, count_keys[k]);
+        if (st_meta(sf, count_keys[k]) && !meta_counts(st_meta(sf, count_keys[k]), m->cfg.layers, rounding, k)) {
+            errorf(err, err_len, "--load=%s: metadata \"%s\" is not a list of %d counts, one per layer", path, count_keys[k],
+                   m->cfg.layers);
             goto done;
         }
     if (isteps > step || threshold > step) {
@@ -307,7 +347,7 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
     rs->nan_count = nans;
     rs->interval_loss = interval;
     rs->interval_steps = (int)isteps;
-    rs->rounding = rounding;
+    memcpy(rs->rounding, rounding, sizeof rounding);
     ok = true;
 done:
     mem_free(words);

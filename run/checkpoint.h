@@ -16,7 +16,7 @@ typedef struct RunState {
     long nan_count;
     double interval_loss;     /* the log interval in progress: sum of its losses */
     int interval_steps;       /* and how many */
-    FormatCounts rounding;    /* --precision: what rounding did in every step so far (all layers) */
+    FormatCounts rounding[GPT_MAX_LAYERS]; /* --precision: what rounding did in each layer, all steps so far */
 } RunState;
 
 /* Writes parameters ("h.0.attn.wq" ...), the optimizer's state ("optim.<state>.<name>", as its

@@ -119,8 +119,8 @@ bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet,
     return csv_ok(lb);
 }
 
-void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, Arena *scratch,
-                     const unsigned char *valid, bool has_grads)
+void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, const FormatCounts *rounding,
+                     Arena *scratch, const unsigned char *valid, bool has_grads)
 {
     for (int l = 0; l < m->cfg.layers; l++) {
         const GptLayer *ly = &m->layer[l];
@@ -129,7 +129,7 @@ void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, Are
         lm->gnorm_wq = has_grads ? l2_norm(ly->wq->grad, ly->wq->size) : NAN;
         lm->gnorm_wk = has_grads ? l2_norm(ly->wk->grad, ly->wk->size) : NAN;
         lm->scale_ratio = lm->tau = NAN;
-        lm->rounding = trace[l].rounding;
+        lm->rounding = rounding[l];
         if (!ly->scale) continue;
         double sum = 0;
         for (int h = 0; h < m->cfg.heads; h++) sum += gpt_head_scale(ly, &m->cfg, h);

@@ -13,7 +13,7 @@ typedef struct LayerMetrics {
     double gnorm_wq, gnorm_wk; /* before clipping; NaN when the backward pass did not run */
     double scale_ratio;        /* learned scale: mean over heads of s * sqrt(dk) (1 = the 1/sqrt(dk) rule) */
     double tau;                /* cosine attention: mean over heads of the temperature */
-    FormatCounts rounding;     /* --precision: what rounding did in this step's attention */
+    FormatCounts rounding;     /* --precision: what rounding did in this layer's attention so far */
 } LayerMetrics;
 
 typedef struct Logbook {
@@ -47,10 +47,10 @@ typedef struct LogRow {
  * those steps again), and refuses a file that is not such a log. */
 bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step);
 /* The per-layer metrics of this step from its attention traces and gradients (has_grads: the
- * backward pass ran). valid[b * T + t]: the input at (b, t) is a real token, not padding.
+ * backward pass ran), with rounding[l], layer l's rounding counts since the run started. valid[b * T + t]: the input at (b, t) is a real token, not padding.
  * Scratch space comes from the tape's arena. */
-void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, Arena *scratch,
-                     const unsigned char *valid, bool has_grads);
+void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, const FormatCounts *rounding,
+                     Arena *scratch, const unsigned char *valid, bool has_grads);
 /* A CSV row and (unless quiet) a console line, with the metrics of the last measure. Every
  * write is checked: false (lb->failed says which output and why) when one failed, a full disk
  * or a closed pipe. */

@@ -420,35 +420,50 @@ bool options_validate(const Options *o, char *err, size_t err_len)
     return true; /* memory is checked by ./train once the vocabulary and lengths are known */
 }
 
-/* Whether option `name` was given explicitly (a flag or a config file). */
-static bool given(const bool *set, const char *name) { return set[options_index(name)]; }
+/* ------------------------------------------------------------------ flags that would do nothing */
+
+static bool dot_like(const Options *o) { return o->attn == ATTN_DOT || o->attn == ATTN_QKNORM; }
+static bool scaled_by_flag(const Options *o) { return dot_like(o); }
+static bool learned_scale(const Options *o) { return dot_like(o) && o->scale == SCALE_LEARNED; }
+static bool head_multiplier(const Options *o) { return learned_scale(o) || o->attn == ATTN_COSINE; }
+static bool cosine(const Options *o) { return o->attn == ATTN_COSINE; }
+static bool sgd(const Options *o) { return o->optim == OPTIM_SGD; }
+static bool adam(const Options *o) { return o->optim == OPTIM_ADAMW; }
+/* Each option of the model or the optimizer that matters only in some configurations, and what
+ * it needs. (The data options that shape one task, --symbols or --recall-pairs, are not here:
+ * one set of them serves a grid of several tasks, and each task reads its own.) */
+static const struct {
+    const char *name;
+    bool (*matters)(const Options *o);
+    const char *needs;
+} g_relevance[] = {
+    {"scale", scaled_by_flag, "--attn=dot or qknorm (cosine scores are tau cos(q, k), with a learned tau: see "
+                              "--tau-init; additive scores v.tanh(q_i + k_j) are not scaled, which is the claim "
+                              "under test)"},
+    {"scale-init", learned_scale, "--scale=learned (with --attn=dot or qknorm)"},
+    {"scale-param", head_multiplier, "--scale=learned or --attn=cosine"},
+    {"tau-init", cosine, "--attn=cosine"},
+    {"momentum", sgd, "--optim=sgd (AdamW's momentum is --beta1)"},
+    {"beta1", adam, "--optim=adamw"},
+    {"beta2", adam, "--optim=adamw"},
+    {"eps", adam, "--optim=adamw"},
+};
 
 bool options_check_given(const Options *o, const bool *set, char *err, size_t err_len)
 {
-    const char *attn = attn_kind_name(o->attn, NULL);
-    bool scaled = o->attn == ATTN_DOT || o->attn == ATTN_QKNORM;
-    bool learned = scaled && o->scale == SCALE_LEARNED;
-    if (given(set, "scale") && o->attn == ATTN_COSINE)
-        return errorf(err, err_len, "--scale does nothing with --attn=cosine: its scores are tau cos(q, k), with a learned "
-                                    "tau per head (set its start with --tau-init)");
-    if (given(set, "scale") && o->attn == ATTN_ADDITIVE)
-        return errorf(err, err_len, "--scale does nothing with --attn=additive: its scores v.tanh(q_i + k_j) are not "
-                                    "scaled (the claim under test is that they need not be)");
-    if (given(set, "scale-init") && !learned)
-        return errorf(err, err_len, "--scale-init is where a learned scale starts: it needs --scale=learned (with --attn=dot "
-                                    "or qknorm), not --attn=%s --scale=%s", attn, options_format(o, options_index("scale")));
-    if (given(set, "scale-param") && !learned && o->attn != ATTN_COSINE)
-        return errorf(err, err_len, "--scale-param says how a learned multiplier is stored: it needs --scale=learned or "
-                                    "--attn=cosine");
-    if (given(set, "tau-init") && o->attn != ATTN_COSINE)
-        return errorf(err, err_len, "--tau-init is cosine attention's temperature: it needs --attn=cosine, not --attn=%s", attn);
-    static const char *const recall_flags[] = {"recall-pairs", "recall-keys", "recall-values", "recall-queries"};
-    for (int k = 0; k < 4; k++)
-        if (given(set, recall_flags[k]) && o->task != TASK_RECALL)
-            return errorf(err, err_len, "--%s is a flag of --task=recall, not of --task=%s", recall_flags[k],
-                          task_name(o->task, NULL));
-    if (given(set, "momentum") && o->momentum > 0 && o->optim != OPTIM_SGD)
-        return errorf(err, err_len, "--momentum=%g is SGD's (--optim=sgd); AdamW's momentum is --beta1", o->momentum);
+    static Options defaults;
+    static bool have_defaults;
+    if (!have_defaults) options_defaults(&defaults);
+    have_defaults = true;
+    for (size_t k = 0; k < sizeof g_relevance / sizeof g_relevance[0]; k++) {
+        int i = options_index(g_relevance[k].name);
+        if (!set[i] || g_relevance[k].matters(o)) continue;
+        char value[OPT_TEXT_LEN + 32];
+        snprintf(value, sizeof value, "%s", options_format(o, i));
+        if (!strcmp(value, options_format(&defaults, i))) continue; /* at its default: a config file's */
+        return errorf(err, err_len, "--%s=%s does nothing here: it needs %s", g_relevance[k].name, value,
+                      g_relevance[k].needs);
+    }
     return true;
 }
 

@@ -75,8 +75,10 @@ bool options_parse_config(Options *o, const char *name, char *text, size_t size,
 bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help, char *err, size_t err_len);
 /* Checks that the options make sense together (sizes, divisibility, ranges). */
 bool options_validate(const Options *o, char *err, size_t err_len);
-/* Refuses options given explicitly (set[i]) that would do nothing in this configuration, e.g.
- * --scale with --attn=cosine, --momentum with AdamW: a silent no-op would mislead an ablation. */
+/* Refuses options given explicitly (set[i]) with a value other than their default that would
+ * do nothing in this configuration, e.g. --scale=dk with --attn=cosine, --momentum with AdamW:
+ * a silent no-op would mislead an ablation. (At its default, e.g. `scale = sqrt` in a config
+ * file used for a cosine run, an option is let through.) */
 bool options_check_given(const Options *o, const bool *set, char *err, size_t err_len);
 void options_print_help(const char *program);
 

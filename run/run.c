@@ -55,8 +55,9 @@ static double run_bytes(const GptConfig *c, int B, int T)
      * a reduced precision keeps a rounded copy of most attention tensors too */
     double per_token = 16 * C + 8 * HD + 5 * H * T + 12 * C;
     if (c->precision != FORMAT_FP32) per_token += 6 * HD + 4 * H * T;
-    double acts = (double)B * T * (L * per_token + 3 * V) + L * additive_bytes(c, B, T) / sizeof(real);
-    return sizeof(real) * (5 * params + 2 * acts);
+    double acts = (double)B * T * (L * per_token + 3 * V);
+    /* activations and their gradients (2 acts), then additive's pairs (their gradients included) */
+    return sizeof(real) * (5 * params + 2 * acts) + L * additive_bytes(c, B, T);
 }
 
 static void check_memory(const GptConfig *c, int B, int T)
@@ -82,6 +83,23 @@ static int saves_planned(const Options *o, int start, int stop)
     return 1 + (o->save_every > 0 ? (stop - 1) / o->save_every - start / o->save_every : 0);
 }
 
+/* Before a resumed run compares the flags given with its checkpoint's settings: whether they
+ * would do anything on top of them (--scale-init given to resume a cosine run should say that
+ * it needs a learned scale, not that the checkpoint was made with another one). */
+static bool given_flags_matter(StFile *ckpt, const Options *o, const bool *set, char *err, size_t err_len)
+{
+    static Options merged;
+    bool none[OPTIONS_MAX] = {false};
+    options_defaults(&merged);
+    if (!checkpoint_apply_config_from(ckpt, o->load, &merged, none, err, err_len)) return false;
+    for (int i = 0; i < options_count(); i++) {
+        char value[OPT_TEXT_LEN + 32];
+        snprintf(value, sizeof value, "%s", options_format(o, i));
+        if (set[i] && !options_set(&merged, options_name(i), value, "a flag", err, err_len)) return false;
+    }
+    return options_check_given(&merged, set, err, err_len);
+}
+
 void run_setup(Run *r, int argc, char **argv)
 {
     char err[2048];
@@ -96,7 +114,7 @@ void run_setup(Run *r, int argc, char **argv)
     interrupt_install();
     /* a checkpoint is opened once, and its checksum verified, before its config is used */
     StFile ckpt;
-    if (o->load[0] && !(checkpoint_open(&ckpt, o->load, err, sizeof err) &&
+    if (o->load[0] && !(checkpoint_open(&ckpt, o->load, err, sizeof err) && given_flags_matter(&ckpt, o, set, err, sizeof err) &&
                         checkpoint_apply_config_from(&ckpt, o->load, o, set, err, sizeof err)))
         die(EXIT_USER, "%s", err);
     if (!options_validate(o, err, sizeof err) || !options_check_given(o, set, err, sizeof err)) die(EXIT_USER, "%s", err);

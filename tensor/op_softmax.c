@@ -16,7 +16,7 @@
  *   counts    what went wrong in a row, over its visible entries:
  *               overflow   exp values e_j that are +-Inf though y_j - m is finite, and row sums
  *                          S that are Inf though every e_j is finite;
- *               nan        NaN weights p_j;
+ *               nan        NaN weights p_j made here (Inf / Inf), not NaN inputs passed on;
  *               underflow  weights p_j that are 0 though y_j - m and S are finite (the exp, the
  *                          division or a rounding lost a nonzero value).
  * The backward pass is the same for all: the roundings are treated as the identity (the
@@ -33,14 +33,6 @@ typedef struct SoftmaxSaved {
     real *row_grad_norms; /* NULL, or where the backward writes |dL/dy| of each row */
 } SoftmaxSaved;
 
-/* How many leading columns row r of an R x N matrix may see. */
-static int visible_cols(int r, int R, int N, Mask mask)
-{
-    if (mask == MASK_NONE) return N;
-    int v = r + 1 + (N - R);
-    return v < 0 ? 0 : (v > N ? N : v);
-}
-
 /* p = softmax(s x) over each row, for the rows of x. */
 static void softmax_rows(const Tensor *x, real s, Mask mask, real *out)
 {
@@ -50,7 +42,7 @@ static void softmax_rows(const Tensor *x, real s, Mask mask, real *out)
     for (size_t row = 0; row < rows; row++) {
         const real *in = x->data + row * N;
         real *p = out + row * N;
-        int n = visible_cols((int)(row % R), R, N, mask);
+        int n = mask_visible((int)(row % R), R, N, mask);
         real m = s * in[0];
 #pragma omp simd reduction(max : m)
         for (int j = 1; j < n; j++) m = s * in[j] > m ? s * in[j] : m;
@@ -74,9 +66,11 @@ static void count_fast_rows(const Tensor *x, real s, Mask mask, const real *out,
     size_t rows = tensor_rows(x);
     for (size_t row = 0; row < rows; row++) {
         const real *in = x->data + row * N, *p = out + row * N;
-        int n = visible_cols((int)(row % R), R, N, mask);
+        int n = mask_visible((int)(row % R), R, N, mask);
+        bool nan_in = false;
+        for (int j = 0; j < n; j++) nan_in |= isnan(in[j]);
         for (int j = 0; j < n; j++) {
-            counts->nan += isnan(p[j]);
+            counts->nan += isnan(p[j]) && !nan_in;
             counts->underflow += p[j] == 0 && isfinite(s * in[j]);
         }
     }
@@ -94,7 +88,7 @@ static void softmax_rows_spec(const Tensor *x, const SoftmaxSpec *spec, real *ou
     for (size_t row = 0; row < rows; row++) {
         const real *in = x->data + row * N;
         real *p = out + row * N;
-        int n = visible_cols((int)(row % R), R, N, spec->mask);
+        int n = mask_visible((int)(row % R), R, N, spec->mask);
         real m = 0; /* naive: nothing subtracted */
         if (!spec->naive) {
             m = s * in[0];
@@ -111,11 +105,13 @@ static void softmax_rows_spec(const Tensor *x, const SoftmaxSpec *spec, real *ou
         }
         real S = format_round(sum, f);
         overflow += finite_terms && isinf(S);
+        bool nan_in = false; /* a NaN that came in is not made here */
+        for (int j = 0; j < n; j++) nan_in |= isnan(in[j]);
         for (int j = 0; j < n; j++) {
             /* e / S in the working precision, then rounded: still the correctly rounded quotient,
              * since rounding twice is harmless when the first has >= 2p + 2 bits (float: 24 >= 2*11 + 2) */
             p[j] = format_round(p[j] / S, f);
-            nan += isnan(p[j]);
+            nan += isnan(p[j]) && !nan_in; /* made here: Inf / Inf, an Inf - Inf row max */
             underflow += p[j] == 0 && isfinite(s * in[j] - m) && isfinite(S);
         }
         for (int j = n; j < N; j++) p[j] = 0;
@@ -127,9 +123,13 @@ static void softmax_rows_spec(const Tensor *x, const SoftmaxSpec *spec, real *ou
     }
 }
 
-/* |dL/dy| of one row: with dy_j = p_j (g_j - sum_i g_i p_i), sqrt(sum_j dy_j^2), in double. */
+/* |dL/dy| of one row: with dy_j = p_j (g_j - sum_i g_i p_i), sqrt(sum_j dy_j^2), in double;
+ * -1 when no gradient reached the row (g = 0). */
 static real row_grad_norm(const real *p, const real *g, int n)
 {
+    bool reached = false;
+    for (int j = 0; j < n && !reached; j++) reached = g[j] != 0;
+    if (!reached) return -1;
     double dot = 0, sq = 0;
     for (int j = 0; j < n; j++) dot += (double)g[j] * p[j];
     for (int j = 0; j < n; j++) {
@@ -153,7 +153,7 @@ static void softmax_backward(Tape *tp, TapeEntry *e)
     for (size_t row = 0; row < rows; row++) {
         const real *p = out->data + row * N, *g = out->grad + row * N;
         real *d = dx + row * N;
-        int n = visible_cols((int)(row % R), R, N, saved->mask);
+        int n = mask_visible((int)(row % R), R, N, saved->mask);
         real dot = 0;
 #pragma omp simd reduction(+ : dot)
         for (int j = 0; j < n; j++) dot += g[j] * p[j];
@@ -162,7 +162,7 @@ static void softmax_backward(Tape *tp, TapeEntry *e)
     if (saved->row_grad_norms) { /* a loop of its own: the one above stays as fast as without */
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
         for (size_t row = 0; row < rows; row++) {
-            int n = visible_cols((int)(row % R), R, N, saved->mask);
+            int n = mask_visible((int)(row % R), R, N, saved->mask);
             saved->row_grad_norms[row] = row_grad_norm(out->data + row * N, out->grad + row * N, n);
         }
     }

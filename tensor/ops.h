@@ -47,6 +47,14 @@ typedef enum Mask {
     MASK_CAUSAL, /* row r of each R x N matrix (the last two dims) sees columns c <= r + (N - R) */
 } Mask;
 
+/* How many leading columns row r of an R x N matrix may see (MASK_CAUSAL: c <= r + N - R). */
+static inline int mask_visible(int r, int R, int N, Mask mask)
+{
+    if (mask == MASK_NONE) return N;
+    int v = r + 1 + (N - R);
+    return v < 0 ? 0 : (v > N ? N : v);
+}
+
 /* out = op(a) . op(b), op = transpose where `transpose` says so. Shapes:
  *   a [..., M, K] (or [..., K, M] with TRANSPOSE_A), b [..., K, N] (or [..., N, K] with TRANSPOSE_B).
  *   Either both have the same leading (batch) dims, or b is 2-D and shared by every batch
@@ -91,7 +99,8 @@ typedef struct SoftmaxSpec {
                              underflow (exactly what is counted: op_softmax.c) */
     real *row_grad_norms; /* when not NULL: one entry per row, written by the backward pass
                              (if it runs; the array must live until then): |dL/dy| of the
-                             row (y = s x, what is exponentiated), computed in double */
+                             row (y = s x, what is exponentiated), computed in double, or -1
+                             for a row no gradient reached (dL/dp = 0: no path to the loss) */
 } SoftmaxSpec;
 /* With naive = false, format = FORMAT_FP32: the same numbers as op_softmax_scaled, whatever
  * counts and row_grad_norms are. The backward is op_softmax_scaled's for every spec (the
@@ -99,9 +108,12 @@ typedef struct SoftmaxSpec {
 Tensor *op_softmax_spec(Tape *tp, Tensor *x, const SoftmaxSpec *spec);
 
 /* x rounded to a reduced-precision format (format.h), element by element (a copy for
- * FORMAT_FP32); what the rounding did is added to *counts (may be NULL). Backward: the rounding is treated as the identity
- * (the "straight-through" gradient: dx = g), since its true derivative is 0 almost everywhere. */
-Tensor *op_round(Tape *tp, Tensor *x, NumFormat format, FormatCounts *counts);
+ * FORMAT_FP32); what the rounding did is added to *counts (may be NULL). Entries a mask hides
+ * (over the last two dims, as in op_softmax) are set to 0 and not counted: a masked score is
+ * filled, never computed with ("masked_fill"), so an overflow there is none. Backward: the
+ * rounding is treated as the identity (the "straight-through" gradient: dx = g), since its
+ * true derivative is 0 almost everywhere; masked entries get no gradient. */
+Tensor *op_round(Tape *tp, Tensor *x, NumFormat format, Mask mask, FormatCounts *counts);
 
 /* tanh, element by element. Backward: dx = g (1 - tanh^2 x). */
 Tensor *op_tanh(Tape *tp, Tensor *x);

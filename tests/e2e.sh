@@ -87,9 +87,11 @@ grep -a -q '"optim.momentum.wte"' "$dir/v-half.st" && bad "a plain AdamW checkpo
 "$train" "${small[@]}" --steps=16 --precision=fp16 --softmax=naive --scale=1 --dk=64 --qk-init=unit --nan=continue \
     --log-every=4 --log="$dir/fp16.csv" >"$dir/fp16.out" 2>&1
 over=$(summary_field "$dir/fp16.out" fp_overflows)
-col=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "l0_fp_overflows") c = i } NR > 1 { s += $c } END { print s + 0 }' "$dir/fp16.csv")
-if [ "${over:-0}" -gt 0 ] && [ "$col" -gt 0 ] && [ "$(summary_field "$dir/fp16.out" nan_count)" -gt 0 ]; then
-    ok "fp16 with the naive softmax at s = 1: overflows counted ($over in all; $col in the logged steps), the run goes on"
+# the CSV's counts are each layer's since the start: the last row's sum over layers is the summary's
+col=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^l[0-9]+_fp_overflows$/) c[i] = 1 }
+               NR > 1 { s = 0; for (i in c) s += $i } END { print s + 0 }' "$dir/fp16.csv")
+if [ "${over:-0}" -gt 0 ] && [ "$col" = "$over" ] && [ "$(summary_field "$dir/fp16.out" nan_count)" -gt 0 ]; then
+    ok "fp16 with the naive softmax at s = 1: overflows counted ($over; the CSV's per-layer counts add up to it), the run goes on"
 else
     bad "fp16 overflow counts" "summary fp_overflows=$over, CSV $col" "$(tail -n 2 "$dir/fp16.out")"
 fi
@@ -102,8 +104,9 @@ refuse_flags() {
     if [ $rc -eq 2 ] && grep -q -- "$expect" "$dir/flag.err"; then ok "refused: $*"; else
         bad "refused: $*" "exit $rc" "$(cat "$dir/flag.err")"; fi
 }
-refuse_flags "does nothing with --attn=cosine" --attn=cosine --scale=dk
-refuse_flags "does nothing with --attn=additive" --attn=additive --scale=1
+refuse_flags "does nothing here: it needs --attn=dot or qknorm" --attn=cosine --scale=dk
+refuse_flags "does nothing here: it needs --attn=dot or qknorm" --attn=additive --scale=1
+refuse_flags "needs --optim=adamw" --optim=sgd --beta2=0.9
 refuse_flags "needs --scale=learned" --scale-init=1
 refuse_flags "needs --attn=cosine" --tau-init=3
 refuse_flags "AdamW's momentum is --beta1" --momentum=0.9
@@ -117,6 +120,21 @@ for opt in attn scale-init scale-param tau-init qk-init precision softmax moment
     grep -q -- "--$opt=" "$dir/help.out" || missing="$missing $opt"
 done
 if [ -z "$missing" ]; then ok "--help lists every option of the scale study"; else bad "--help misses:$missing"; fi
+"$train" "${small[@]}" --attn=cosine --steps=4 --stop-at=2 --save="$dir/cos.st" >/dev/null 2>&1
+"$train" --load="$dir/cos.st" --scale-init=1 --quiet >/dev/null 2>"$dir/flag.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "needs --scale=learned" "$dir/flag.err"; then
+    ok "resuming a cosine run with --scale-init: refused for what it would do, not as a mismatch"
+else
+    bad "--load=cosine.st --scale-init=1" "exit $rc" "$(cat "$dir/flag.err")"
+fi
+# ... but an option at its default is let through (a config file that sets it, used for another run)
+printf 'scale = sqrt\nmomentum = 0\n' >"$dir/defaults.cfg"
+if "$train" "${small[@]}" --steps=2 --config="$dir/defaults.cfg" --attn=cosine >/dev/null 2>"$dir/flag.err"; then
+    ok "a config file's scale = sqrt at its default does not stop a cosine run"
+else
+    bad "a default-valued option in a config file" "$(cat "$dir/flag.err")"
+fi
 
 # ---------------------------------------------------------------- nothing is lost
 # step (metadata "step") of a checkpoint, read from its header

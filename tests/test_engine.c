@@ -556,13 +556,39 @@ static void test_op_round_values_and_counts(void)
     const real v[10] = {1e5f, 65519, (real)1e-9, (real)NAN, INFINITY, 0, 1, (real)-7e4, (real)2.9e-8, (real)3e-8};
     memcpy(x->data, v, sizeof v);
     FormatCounts c = {1, 2, 3}; /* added to, never reset */
-    Tensor *y = op_round(&g_tape, x, FORMAT_FP16, &c);
+    Tensor *y = op_round(&g_tape, x, FORMAT_FP16, MASK_NONE, &c);
     int wrong = 0;
     for (int i = 0; i < 10; i++) wrong += !same_float(y->data[i], format_round(v[i], FORMAT_FP16));
     CHECK(wrong == 0, "%d values differ from format_round", wrong);
-    /* overflow: 1e5 and -7e4 (Inf stays Inf: not counted); nan: the NaN; underflow: 1e-9, 2.9e-8 */
-    CHECK(c.overflow == 1 + 2 && c.nan == 2 + 1 && c.underflow == 3 + 2, "counts %ld %ld %ld, want 3 3 5", c.overflow,
+    /* overflow: 1e5 and -7e4 (Inf stays Inf: not counted); nan: none (a NaN passed on is not
+     * made by the rounding); underflow: 1e-9, 2.9e-8 */
+    CHECK(c.overflow == 1 + 2 && c.nan == 2 && c.underflow == 3 + 2, "counts %ld %ld %ld, want 3 2 5", c.overflow,
           c.nan, c.underflow);
+}
+
+/* Under the causal mask, a hidden score is filled with 0: not rounded, not counted, no gradient.
+ * So an fp16 overflow there (1e6 at j > i) cannot reach a learned scale's gradient as 0 * Inf. */
+static void test_op_round_masked_scores(void)
+{
+    setup();
+    int shape[4] = {1, 1, 3, 3};
+    Tensor *x = param(4, shape, -1, 1, 5), *s = param2(1, 1, 6);
+    x->data[2] = 1e6f;  /* row 0, column 2: hidden */
+    x->data[5] = 1e6f;  /* row 1, column 2: hidden */
+    x->data[8] = 1e6f;  /* row 2, column 2: visible, an overflow */
+    FormatCounts c = {0};
+    Tensor *y = op_round(&g_tape, x, FORMAT_FP16, MASK_CAUSAL, &c);
+    CHECK(y->data[2] == 0 && y->data[5] == 0 && isinf(y->data[8]) && c.overflow == 1,
+          "masked entries %g %g (want 0 0), visible %g (want inf), overflows %ld (want 1)", y->data[2], y->data[5],
+          y->data[8], c.overflow);
+    x->data[8] = 0.5f;
+    tape_reset(&g_tape);
+    y = op_scale_heads(&g_tape, op_round(&g_tape, x, FORMAT_FP16, MASK_CAUSAL, NULL), s);
+    real ones[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    tape_backward_from(&g_tape, y, ones);
+    CHECK(isfinite(s->grad[0]) && x->grad[2] == 0 && x->grad[5] == 0 && x->grad[0] == s->data[0],
+          "a learned scale over masked overflows: ds = %g (want finite), dx masked %g %g (want 0), visible %g (want s)",
+          s->grad[0], x->grad[2], x->grad[5], x->grad[0]);
 }
 
 /* ------------------------------------------------------------------ softmax variants */
@@ -717,7 +743,7 @@ static void new_ops_results(int threads, real *dst, FormatCounts *counts)
     SoftmaxSpec spec = {.scale = 1, .mask = MASK_CAUSAL, .naive = true, .format = FORMAT_FP16, .counts = &counts[1],
                         .row_grad_norms = norms};
     Tensor *outs[6] = {op_tanh(&g_tape, x), op_exp(&g_tape, x), op_l2_normalize(&g_tape, x, (real)1e-3),
-                       op_add_pairs(&g_tape, a, b), op_round(&g_tape, w, FORMAT_FP16, &counts[0]),
+                       op_add_pairs(&g_tape, a, b), op_round(&g_tape, w, FORMAT_FP16, MASK_NONE, &counts[0]),
                        op_softmax_spec(&g_tape, z, &spec)};
     for (int k = 5; k >= 0; k--) tape_backward_from(&g_tape, outs[k], seed); /* one output at a time */
     size_t at = 0;
@@ -1143,6 +1169,7 @@ int main(int argc, char **argv)
         {"format: fp16 rounding against _Float16 and listed values", test_format_round_fp16},
         {"format: bf16 rounding against the bit trick and listed values", test_format_round_bf16},
         {"format: names, maxima, fp32 is the identity", test_format_names_max_and_fp32},
+        {"format: op_round under the causal mask (hidden scores filled, not counted)", test_op_round_masked_scores},
         {"format: op_round values and counts", test_op_round_values_and_counts},
         {"softmax spec: what each failure counts, masked entries", test_softmax_spec_counts},
         {"softmax spec: naive fp16 overflows at dk = 512, stable fp16 and naive bf16 do not", test_softmax_naive_overflows_fp16_not_bf16},

@@ -395,7 +395,7 @@ static void test_add_pairs(void)
 static Tensor *build_round_fp32(Tape *tp, Tensor **in, void *ctx)
 {
     (void)ctx;
-    return op_round(tp, in[0], FORMAT_FP32, NULL);
+    return op_round(tp, in[0], FORMAT_FP32, MASK_NONE, NULL);
 }
 
 static void test_round_straight_through(void)
@@ -413,7 +413,7 @@ static void test_round_straight_through(void)
         }
         tape_reset(&g_tape);
         FormatCounts counts = {0};
-        Tensor *y = op_round(&g_tape, x, formats[k], &counts);
+        Tensor *y = op_round(&g_tape, x, formats[k], MASK_NONE, &counts);
         real seed[24];
         for (int i = 0; i < 24; i++) seed[i] = (real)(0.1 * i - 1.3);
         tape_backward_from(&g_tape, y, seed);

@@ -251,12 +251,12 @@ static void test_checkpoint_round_trip_and_corruption(void)
     char err[512];
     char path[4096]; /* a copy: test_path returns a buffer that later calls reuse */
     snprintf(path, sizeof path, "%s", test_path("ckpt.safetensors"));
-    RunState saved = {42, 17, 3, 12.345678901234567, 5, {.overflow = 7, .nan = 8, .underflow = 9}}, rs = {0};
+    RunState saved = {42, 17, 3, 12.345678901234567, 5, {{.overflow = 7, .nan = 8, .underflow = 9}}}, rs = {0};
     bool saved_ok = CHECK(checkpoint_save(path, &a, &oa, &saved, &o, &v, err, sizeof err), "save: %s", err);
     CHECK(checkpoint_load(path, &b, &ob, &rs, &v, err, sizeof err), "load: %s", err);
     CHECK(rs.next_step == 42 && rs.steps_to_threshold == 17 && rs.nan_count == 3 && rs.interval_steps == 5 &&
-              rs.interval_loss == saved.interval_loss && rs.rounding.overflow == 7 && rs.rounding.nan == 8 &&
-              rs.rounding.underflow == 9,
+              rs.interval_loss == saved.interval_loss && rs.rounding[0].overflow == 7 && rs.rounding[0].nan == 8 &&
+              rs.rounding[0].underflow == 9,
           "run state changed in the round trip");
     CHECK(memcmp(a.values, b.values, a.n_values * sizeof(real)) == 0, "parameters differ after the round trip");
     CHECK(memcmp(oa.state[0], ob.state[0], oa.n_values * sizeof(real)) == 0 && memcmp(oa.state[1], ob.state[1], oa.n_values * sizeof(real)) == 0,
@@ -367,15 +367,15 @@ static void test_checkpoint_run_state_is_checked(void)
         RunState rs;
         const char *expect; /* NULL: loads */
     } cases[] = {
-        {{42, 17, 3, 12.5, 5, {0}}, NULL},
-        {{42, -1, 0, 0, 0, {0}}, NULL},
-        {{42, 17, 3, NAN, 5, {0}}, "a finite loss"},
-        {{42, 17, 3, INFINITY, 5, {0}}, "a finite loss"},
-        {{42, 17, 3, -1.0, 5, {0}}, "a finite loss"},
-        {{42, 17, 3, 1.0, 43, {0}}, "more steps than the 42"},
-        {{42, 43, 3, 1.0, 5, {0}}, "more steps than the 42"},
-        {{42, 17, 3, 1.0, 5, {.overflow = -1}}, "\"run.fp_overflows\" is not a count"},
-        {{42, 17, -2, 1.0, 5, {0}}, "run.* entry"},
+        {{42, 17, 3, 12.5, 5, {{0}}}, NULL},
+        {{42, -1, 0, 0, 0, {{0}}}, NULL},
+        {{42, 17, 3, NAN, 5, {{0}}}, "a finite loss"},
+        {{42, 17, 3, INFINITY, 5, {{0}}}, "a finite loss"},
+        {{42, 17, 3, -1.0, 5, {{0}}}, "a finite loss"},
+        {{42, 17, 3, 1.0, 43, {{0}}}, "more steps than the 42"},
+        {{42, 43, 3, 1.0, 5, {{0}}}, "more steps than the 42"},
+        {{42, 17, 3, 1.0, 5, {{.overflow = -1}}}, "\"run.fp_overflows\" is not a list of 1 counts, one per layer"},
+        {{42, 17, -2, 1.0, 5, {{0}}}, "run.* entry"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char err[512] = "";
@@ -410,6 +410,47 @@ static void expect_args_error(const char *flag, const char *expect)
     char *argv[3] = {"train", (char *)flag, NULL};
     bool ok = parse(&o, err, 2, argv);
     CHECK(!ok && strstr(err, expect), "%s: want an error with \"%s\", got \"%s\"", flag, expect, ok ? "(accepted)" : err);
+}
+
+/* A checkpoint's settings without one "config." entry: an option added since format /2 (a file
+ * from before it) is read as its default; any other one missing is an error. */
+static bool apply_config_lacking(const char *missing, Options *o, char *err, size_t err_len)
+{
+    Options made;
+    options_defaults(o);
+    options_defaults(&made);
+    made.attn = ATTN_COSINE; /* so that a default read in its place shows */
+    made.lr = 0.125;
+    StWriter w;
+    st_writer_init(&w);
+    st_add_meta(&w, "format", "attention-scale-checkpoint/2");
+    for (int i = 0; i < options_count(); i++) {
+        if (options_group(i) == GROUP_RUN || !strcmp(options_name(i), missing)) continue;
+        char key[96];
+        snprintf(key, sizeof key, "config.%s", options_name(i));
+        st_add_meta(&w, key, options_format(&made, i));
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s", test_path("lacking.safetensors"));
+    bool written = st_write(&w, path, err, err_len);
+    st_writer_free(&w);
+    bool set[OPTIONS_MAX] = {false};
+    return written && checkpoint_apply_config(path, o, set, err, err_len);
+}
+
+static void test_checkpoint_config_from_older_files(void)
+{
+    Options o;
+    options_defaults(&o);
+    char err[512] = "";
+    CHECK(apply_config_lacking("attn", &o, err, sizeof err) && o.attn == ATTN_DOT && o.lr == 0.125,
+          "a file lacking config.attn (older than it): %s; attn %d (want dot), lr %g (want the file's 0.125)",
+          err[0] ? err : "loaded", o.attn, o.lr);
+    CHECK(apply_config_lacking("momentum", &o, err, sizeof err) && o.momentum == 0 && o.attn == ATTN_COSINE,
+          "a file lacking config.momentum: %s", err);
+    err[0] = 0;
+    CHECK(!apply_config_lacking("lr", &o, err, sizeof err) && strstr(err, "lacks \"config.lr\""),
+          "a file lacking config.lr (always written) must be refused, got: %s", err[0] ? err : "(loaded)");
 }
 
 static void test_flags_are_checked(void)
@@ -518,6 +559,7 @@ int main(int argc, char **argv)
         {"safetensors: large headers, duplicate names, the tensor limit", test_safetensors_many_tensors},
         {"checkpoint: round trip; flipped byte, truncation, shape, vocab", test_checkpoint_round_trip_and_corruption},
         {"checkpoint: the run state is checked on load (finite loss, step counts)", test_checkpoint_run_state_is_checked},
+        {"checkpoint: options newer than a file read as their defaults, others required", test_checkpoint_config_from_older_files},
         {"safetensors: the writer refuses what the reader would refuse", test_safetensors_writer_stays_within_reader_limits},
         {"options: flags are parsed and checked", test_flags_are_checked},
         {"options: config files, and flags override them", test_config_files},

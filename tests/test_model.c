@@ -69,6 +69,13 @@ static void test_per_query_jacobian_and_gradient_quantiles(void)
           st.jac_median, want_median, st.jac_p10, want_p10, sat);
     CHECK(st.qgrad_median == 3 && fabs(st.qgrad_p10 - 2.2) < 1e-12, "|dL/dS| median %g (want 3), p10 %g (want 2.2)",
           st.qgrad_median, st.qgrad_p10);
+    grads[1] = -1; /* no gradient reached row 1: left out */
+    st = attention_stats(&g_arena, &tr, NULL);
+    CHECK(st.qgrad_median == 4 && st.qgrad_p10 == 4, "a row no gradient reached is left out: median %g, p10 %g (want 4)",
+          st.qgrad_median, st.qgrad_p10);
+    grads[1] = NAN; /* a non-finite gradient: no quantile may look valid */
+    st = attention_stats(&g_arena, &tr, NULL);
+    CHECK(isnan(st.qgrad_median) && isnan(st.qgrad_p10), "a NaN row: median %g, want NaN", st.qgrad_median);
     tr.row_grad_norms = NULL;
     st = attention_stats(&g_arena, &tr, NULL);
     CHECK(isnan(st.qgrad_median) && isnan(st.qgrad_p10), "without recorded gradients: NaN, not %g", st.qgrad_median);

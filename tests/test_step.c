@@ -210,7 +210,7 @@ static void check_thread_bits(GptConfig cfg, const char *what)
     arena_init(&acts, 1 << 20);
     tape_init(&tp, &acts);
     real *grads[2], loss[2], *rows[2];
-    FormatCounts counts[2];
+    FormatCounts counts[2], per_layer[2];
     size_t n_rows = (size_t)B * cfg.heads * T;
     for (int k = 0; k < 2; k++) {
         omp_set_num_threads(k + 1);
@@ -225,8 +225,9 @@ static void check_thread_bits(GptConfig cfg, const char *what)
         memcpy(grads[k], m.grads, m.n_values * sizeof(real));
         rows[k] = mem_alloc(n_rows * sizeof(real));
         memcpy(rows[k], trace[1].row_grad_norms, n_rows * sizeof(real));
-        counts[k] = (FormatCounts){0};
-        rounding_add(&counts[k], trace, 2);
+        memset(per_layer, 0, sizeof per_layer);
+        rounding_add(per_layer, trace, 2);
+        counts[k] = rounding_total(per_layer, 2);
         tape_reset(&tp);
     }
     omp_set_num_threads(2);
