@@ -21,7 +21,10 @@ endif
 # -ffp-contract=off: a*b+c is never silently fused, so results do not depend on how the
 # compiler vectorised a loop; the gemm kernel asks for fma() explicitly where it wants one.
 # Never -ffast-math or -ffinite-math-only: they let the compiler delete isnan/isinf checks.
-PORTABLE_BASE := -std=c11 $(WARN) -fopenmp -ffp-contract=off -MMD -MP
+# -fno-trapping-math only says that no floating-point trap is ever enabled (none is): values,
+# NaN and Inf are unchanged, and gcc may then vectorise a loop with a select such as
+# `x < -87 ? 0 : y` (exp, tanh, GELU) on AVX2, which it otherwise leaves scalar there.
+PORTABLE_BASE := -std=c11 $(WARN) -fopenmp -ffp-contract=off -fno-trapping-math -MMD -MP
 BASE    := $(PORTABLE_BASE) $(ARCH)
 OPT     := -O3
 SAN     := -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -44,7 +47,7 @@ PROGRAMS := train probe report
 
 # Test programs: those built in double precision and those in float.
 TESTS64 := test_grad_ops test_grad_model
-TESTS32 := test_engine test_model test_step test_stats test_data test_io test_fuzz
+TESTS32 := test_engine test_model test_step test_stats test_data test_eval test_io test_fuzz test_report
 
 objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 
@@ -54,7 +57,7 @@ all: $(PROGRAMS) $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/
 # ---------------------------------------------------------------- programs
 train_SRC  := train.c $(APP)
 probe_SRC  := stats/probe.c $(STATS) $(APP)
-report_SRC := tools/report.c tools/svg.c base/base.c
+report_SRC := $(wildcard tools/*.c) base/base.c
 bench_SRC  := bench/bench.c $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
@@ -96,6 +99,9 @@ $(foreach t,$(TESTS32),$(eval $(call test_program,f32,$(t),$(OPT))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,f64,$(t),$(OPT))))
 $(foreach t,$(TESTS32),$(eval $(call test_program,asan32,$(t),$(SAN))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,asan64,$(t),$(SAN))))
+# test_report checks the report's statistics: it links tools/stats.c too
+build/f32/tests/test_report: build/f32/tools/stats.o
+build/asan32/tests/test_report: build/asan32/tools/stats.o
 
 # The golden fingerprints (tests/golden.sh) hold for this optimised build only: they are
 # compared here, not under the sanitizers (another optimisation level adds in another order).
@@ -125,7 +131,7 @@ valgrind: build/vg/train
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := config tsv checkpoint
-FUZZ_BASE    := -std=c11 $(WARN) -Wno-pass-failed -g -O1 -fopenmp $(ARCH) -ffp-contract=off -fno-omit-frame-pointer -MMD -MP
+FUZZ_BASE    := -std=c11 $(WARN) -Wno-pass-failed -g -O1 -fopenmp $(ARCH) -ffp-contract=off -fno-trapping-math -fno-omit-frame-pointer -MMD -MP
 build/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_BASE) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -c $< -o $@

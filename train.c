@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 
         EvalResult eval;
         if (evaluate_now) {
-            last_eval = eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, o->eval_examples);
+            last_eval = eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_VAL, o->eval_examples, NULL);
             evaluated_at_stop = done == r->stop;
         }
         if (ctx.log_now) {
@@ -81,7 +81,10 @@ int main(int argc, char **argv)
     }
     if (interrupt_requested()) run_stop_interrupted(r, r->stop, interrupt_requested());
     if (!evaluated_at_stop) /* the last step was no evaluation step, or nothing ran (a finished checkpoint) */
-        last_eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, o->eval_examples);
+        last_eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_VAL, o->eval_examples, NULL);
+    /* the test set, once, at the end: what a study reports (settings are chosen on validation) */
+    EvalResult test = {.loss = NAN, .accuracy = NAN};
+    if (r->data.test.n) test = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_TEST, r->data.test.n, NULL);
     if (o->save[0]) run_save(r, r->stop);
 
     if (!o->quiet && o->examples > 0) {
@@ -90,9 +93,9 @@ int main(int argc, char **argv)
     }
     FormatCounts fp = rounding_total(r->state.rounding, r->model.cfg.layers);
     printf("summary: steps=%d final_loss=%.6g val_loss=%.6g val_acc=%.4f steps_to_threshold=%d nan_count=%ld "
-           "fp_overflows=%ld fp_underflows=%ld fp_nans=%ld time_s=%.1f\n",
+           "fp_overflows=%ld fp_underflows=%ld fp_nans=%ld test_loss=%.6g test_acc=%.4f test_examples=%d time_s=%.1f\n",
            r->stop, r->log.last_loss, last_eval.loss, last_eval.accuracy, r->state.steps_to_threshold, r->state.nan_count,
-           fp.overflow, fp.underflow, fp.nan, omp_get_wtime() - t_start);
+           fp.overflow, fp.underflow, fp.nan, test.loss, test.accuracy, test.examples, omp_get_wtime() - t_start);
     if (!logbook_stdout_ok(&r->log)) die(EXIT_USER, "%s", r->log.failed); /* the checkpoint is saved already */
     run_free(r);
     return 0;

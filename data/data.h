@@ -68,6 +68,8 @@ typedef struct DataConfig {
     int recall_keys, recall_values; /* recall: sizes of the key and of the value alphabet */
     int recall_queries; /* recall: keys asked for (distinct, at most recall_pairs) */
     int val_size;       /* synthetic tasks: validation examples */
+    int test_size;      /* synthetic tasks: test examples, held out like the validation set but
+                           used only for the final report (0: none) */
     int context;        /* longest input the model takes: BOS + source + SEP + target */
     uint64_t seed;
 } DataConfig;
@@ -102,8 +104,10 @@ struct Dataset {
     const TaskSpec *task;
     Vocab vocab;
     ExampleList val;
+    ExampleList test;       /* synthetic tasks with test_size > 0: the test set */
     ExampleList train;      /* TASK_TSV only: synthetic tasks generate training data */
-    uint64_t *val_hashes;   /* sorted hashes of the validation sources */
+    uint64_t *val_hashes;   /* sorted hashes of the held-out sources (validation and test) */
+    int n_held_out;         /* how many */
     int max_src, max_tgt;   /* longest source and target any example can have */
     int max_pair;           /* longest source + target of one example */
     long skipped;           /* TSV lines dropped as duplicates */
@@ -141,9 +145,13 @@ void batch_free(Batch *b);
 void batch_set_row(Batch *b, int row, const Example *ex);
 /* The training batch of a step: a pure function of (seed, step). */
 void dataset_train_batch(const Dataset *d, int step, Batch *b);
-/* Validation examples first .. first+B-1 (rows past the end repeat the last example; `rows`
+/* The held-out sets: validation (evaluations during training, and the choice of settings such
+ * as the learning rate) and test (reported once, at the end, by a run that asks for one). */
+typedef enum Split { SPLIT_VAL, SPLIT_TEST } Split;
+const ExampleList *dataset_split(const Dataset *d, Split s);
+/* Examples first .. first+B-1 of a split (rows past the end repeat the last example; `rows`
  * tells how many are real). */
-int dataset_val_batch(const Dataset *d, int first, Batch *b);
+int dataset_eval_batch(const Dataset *d, Split s, int first, Batch *b);
 
 /* Writes the words of tokens[0..n) separated by spaces into buf (truncated to buf_len). */
 void vocab_format(const Vocab *v, const int *tokens, int n, char *buf, size_t buf_len);

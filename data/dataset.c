@@ -26,42 +26,45 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static bool in_val(const Dataset *d, uint64_t h)
+static bool held_out(const Dataset *d, uint64_t h)
 {
-    h |= 1; /* as stored by build_val_set */
-    return d->val.n && bsearch(&h, d->val_hashes, (size_t)d->val.n, sizeof h, cmp_u64) != NULL;
+    h |= 1; /* as stored by build_held_out */
+    return d->n_held_out && bsearch(&h, d->val_hashes, (size_t)d->n_held_out, sizeof h, cmp_u64) != NULL;
 }
 
 /* ---------------------------------------------------------------- synthetic tasks */
 
-static bool build_val_set(Dataset *d, char *err, size_t err_len)
+/* The validation set, then the test set: distinct sources from one stream, the validation
+ * examples first (so asking for a test set leaves the validation set as it was). */
+static bool build_held_out(Dataset *d, char *err, size_t err_len)
 {
     const DataConfig *c = &d->cfg;
     double space = d->task->distinct_sources(c);
-    if (c->val_size > space / 2) {
-        errorf(err, err_len, "--val-size=%d is more than half of the %.0f distinct sources this task has; "
-                 "lower it or lengthen the sequences", c->val_size, space);
+    int n = c->val_size + c->test_size;
+    if (n > space / 2) {
+        errorf(err, err_len, "--val-size=%d with --test-size=%d is more than half of the %.0f distinct sources this task "
+                 "has; lower them or lengthen the sequences", c->val_size, c->test_size, space);
         return false;
     }
     Rng r = rng_stream(c->seed, RNG_STREAM_VALIDATION);
     int src[64], tgt[64], sl, tl;
     /* an open-addressing set of the hashes taken so far (0 marks an empty slot) */
     size_t cap = 64;
-    while (cap < 2 * (size_t)c->val_size) cap *= 2;
+    while (cap < 2 * (size_t)n) cap *= 2;
     uint64_t *set = mem_alloc(cap * sizeof(uint64_t));
-    d->val_hashes = mem_alloc((size_t)(c->val_size + 1) * sizeof(uint64_t));
-    while (d->val.n < c->val_size) {
+    d->val_hashes = mem_alloc((size_t)(n + 1) * sizeof(uint64_t));
+    while (d->n_held_out < n) {
         d->task->sample(&r, c, src, &sl, tgt, &tl);
         uint64_t h = hash_tokens(src, sl) | 1; /* never 0 */
         size_t i = h & (cap - 1);
         while (set[i] && set[i] != h) i = (i + 1) & (cap - 1);
         if (set[i]) continue; /* a duplicate source */
         set[i] = h;
-        d->val_hashes[d->val.n] = h;
-        example_list_push(&d->val, src, sl, tgt, tl);
+        d->val_hashes[d->n_held_out++] = h;
+        example_list_push(d->val.n < c->val_size ? &d->val : &d->test, src, sl, tgt, tl);
     }
     mem_free(set);
-    qsort(d->val_hashes, (size_t)d->val.n, sizeof(uint64_t), cmp_u64);
+    qsort(d->val_hashes, (size_t)n, sizeof(uint64_t), cmp_u64);
     return true;
 }
 
@@ -82,7 +85,7 @@ bool dataset_open(Dataset *d, const DataConfig *cfg, char *err, size_t err_len)
                  cfg->context, dataset_max_input(d));
         return false;
     }
-    return build_val_set(d, err, err_len);
+    return build_held_out(d, err, err_len);
 }
 
 bool dataset_open_tsv_text(Dataset *d, const DataConfig *cfg, const char *text, size_t size, char *err, size_t err_len)
@@ -99,6 +102,7 @@ void dataset_free(Dataset *d)
 {
     vocab_free(&d->vocab);
     example_list_free(&d->val);
+    example_list_free(&d->test);
     example_list_free(&d->train);
     mem_free(d->val_hashes);
     memset(d, 0, sizeof *d);
@@ -174,19 +178,22 @@ void dataset_train_batch(const Dataset *d, int step, Batch *b)
         } else {
             int *src = room + (size_t)row * b->T, *tgt = src + d->max_src, sl, tl;
             do d->task->sample(&r, &d->cfg, src, &sl, tgt, &tl);
-            while (in_val(d, hash_tokens(src, sl)));
+            while (held_out(d, hash_tokens(src, sl)));
             ex = (Example){sl, tl, src, tgt};
         }
         batch_set_row(b, row, &ex);
     }
 }
 
-int dataset_val_batch(const Dataset *d, int first, Batch *b)
+const ExampleList *dataset_split(const Dataset *d, Split s) { return s == SPLIT_TEST ? &d->test : &d->val; }
+
+int dataset_eval_batch(const Dataset *d, Split s, int first, Batch *b)
 {
-    int rows = d->val.n - first < b->B ? d->val.n - first : b->B;
+    const ExampleList *l = dataset_split(d, s);
+    int rows = l->n - first < b->B ? l->n - first : b->B;
     assert(rows >= 1);
     for (int row = 0; row < b->B; row++) {
-        Example ex = example_list_get(&d->val, first + (row < rows ? row : rows - 1));
+        Example ex = example_list_get(l, first + (row < rows ? row : rows - 1));
         batch_set_row(b, row, &ex);
         if (row >= rows) { /* filler: counts for nothing */
             memset(b->loss_mask + (size_t)row * b->T, 0, (size_t)b->T);

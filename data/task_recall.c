@@ -1,15 +1,25 @@
 /* task_recall.c - associative recall: key-value pairs, then a query key; the answer is the
- * value that was paired with it.
+ * query key again, then the value that was paired with it.
  *
  *     source  k3 v7 k0 v2 k5 v7 k0        (pairs k3->v7, k0->v2, k5->v7; query k0)
- *     target  v2
+ *     target  k0 v2
  *
  * Keys are distinct within an example (so the answer is unique); values may repeat. Keys and
  * values are separate words (k0, k1 ... and v0, v1 ...). Position gives no hint: the query's
  * pair can be anywhere, so attention must find the earlier copy of the query key by its content
  * and then read the value one position after it (a sharp, content-based lookup).
- * With --recall-queries=Q > 1, Q distinct keys of the pairs are asked in turn and the target is
- * their values in that order (the multi-query form: more answers to learn from per example).
+ *
+ * The target repeats the query key before its value. The echo itself is a copy (free once
+ * learned, and it does not change what guessing gets), but it makes the token the value is
+ * predicted from the query key itself: "... k0 v2 ... k0 -> v2", the induction-head form of
+ * Olsson et al. (2022), where the second head compares the current token with what a
+ * previous-token head wrote into each value position. Without it the value is predicted from
+ * SEP, so both sides of that comparison need the first layer, and no run learned the lookup.
+ *
+ * With --recall-queries=Q > 1, Q keys of the pairs are asked in turn (drawn with replacement,
+ * so a pair may be asked twice and no answer follows by elimination) and the target is
+ * "query value" for each, in that order (the multi-query form, MQAR in Arora et al. 2023:
+ * more answers to learn from per example).
  */
 #include "data.h"
 
@@ -34,23 +44,23 @@ static void recall_words(Vocab *v, const DataConfig *c)
     }
 }
 
-/* the pairs and the query, then one value */
+/* the pairs and the queries; then each query again and its value */
 static void recall_lengths(const DataConfig *c, int *max_src, int *max_tgt)
 {
     assert(c->recall_pairs >= 1 && c->recall_pairs <= c->recall_keys && c->recall_values >= 1);
     assert(c->recall_queries >= 1 && c->recall_queries <= c->recall_pairs && 2 * c->recall_pairs + c->recall_queries <= 64);
     *max_src = 2 * c->recall_pairs + c->recall_queries;
-    *max_tgt = c->recall_queries;
+    *max_tgt = 2 * c->recall_queries;
 }
 
 /* keys in order without repeats: K (K-1) ... (K-P+1); values: V^P; the queries, Q of the P
- * keys in order: P (P-1) ... (P-Q+1). Exact while below 2^53, a close (and finite: K, V <= 1000,
+ * keys in order, repeats allowed: P^Q. Exact while below 2^53, a close (and finite: K, V <= 1000,
  * P <= 31) number beyond. */
 static double recall_sources(const DataConfig *c)
 {
     double n = 1;
     for (int i = 0; i < c->recall_pairs; i++) n *= (double)(c->recall_keys - i) * c->recall_values;
-    for (int i = 0; i < c->recall_queries; i++) n *= c->recall_pairs - i;
+    for (int i = 0; i < c->recall_queries; i++) n *= c->recall_pairs;
     return n;
 }
 
@@ -76,13 +86,16 @@ static void recall_sample(Rng *r, const DataConfig *c, int *src, int *src_len, i
         src[2 * i] = key_id(keys[i]);
         src[2 * i + 1] = value_id(c, (int)rng_below(r, (uint32_t)c->recall_values));
     }
-    distinct_below(r, queries, pairs, asked); /* which pairs are asked for, in order */
+    /* which pairs are asked for, in order: each drawn anew (with replacement), so a pair may be
+     * asked twice and the answers cannot be found by elimination */
+    for (int i = 0; i < queries; i++) asked[i] = (int)rng_below(r, (uint32_t)pairs);
     for (int i = 0; i < queries; i++) {
         src[2 * pairs + i] = src[2 * asked[i]];
-        tgt[i] = src[2 * asked[i] + 1];
+        tgt[2 * i] = src[2 * asked[i]];
+        tgt[2 * i + 1] = src[2 * asked[i] + 1];
     }
     *src_len = 2 * pairs + queries;
-    *tgt_len = queries;
+    *tgt_len = 2 * queries;
 }
 
 const TaskSpec task_recall = {

@@ -1,4 +1,5 @@
-/* eval.c - teacher-forced validation loss, and greedy decoding for exact-match accuracy. */
+/* eval.c - held-out loss and exact-match accuracy (teacher-forced, see eval.h), and greedy
+ * decoding for the printed examples and as the tests' reference. */
 #include "eval.h"
 
 #include "../base/base.h"
@@ -12,6 +13,7 @@ void evaluator_init(Evaluator *e, int B, int T)
     e->decode = mem_alloc((size_t)B * (T + 1) * sizeof(int)); /* + 1: the final EOS */
     e->length = mem_alloc((size_t)B * sizeof(int));
     e->done = mem_alloc((size_t)B);
+    e->right = mem_alloc((size_t)B);
 }
 
 void evaluator_free(Evaluator *e)
@@ -20,6 +22,7 @@ void evaluator_free(Evaluator *e)
     mem_free(e->decode);
     mem_free(e->length);
     mem_free(e->done);
+    mem_free(e->right);
 }
 
 /* Greedy decoding of the examples in e->batch: rows [0, rows). Afterwards row r of e->decode
@@ -71,49 +74,85 @@ static bool exact_match(const Evaluator *e, int r)
     return memcmp(gen, ex->tgt, (size_t)ex->tgt_len * sizeof(int)) == 0;
 }
 
-EvalResult evaluate(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int max_examples)
+/* Teacher forcing on the batch's rows [0, rows): the loss of each row (a sum over its target and
+ * EOS positions, and how many), and whether each position's most likely token was the target. */
+static void teacher_forced(const Batch *b, const Tensor *logits, int V, int rows, double *loss_sum, double *loss_count,
+                           int *nonfinite, unsigned char *right)
+{
+    for (int r = 0; r < rows; r++) {
+        double ex_sum = 0;
+        int ex_count = 0;
+        bool all_right = true;
+        for (int t = 0; t < b->T; t++) {
+            size_t i = (size_t)r * b->T + t;
+            if (!b->loss_mask[i]) continue;
+            const real *z = logits->data + i * V;
+            double mx = z[0], s = 0;
+            int best = 0;
+            for (int v = 1; v < V; v++) {
+                mx = z[v] > mx ? z[v] : mx;
+                if (z[v] > z[best]) best = v; /* the first of equal maxima, as greedy decoding takes */
+            }
+            for (int v = 0; v < V; v++) s += exp(z[v] - mx);
+            ex_sum += mx + log(s) - z[b->targets[i]];
+            ex_count++;
+            all_right &= best == b->targets[i];
+        }
+        *nonfinite += !isfinite(ex_sum); /* kept in the sum: the loss is then NaN, as it should */
+        *loss_sum += ex_sum;
+        *loss_count += ex_count;
+        right[r] = all_right;
+    }
+}
+
+/* The two ways of evaluating differ only in how a row's accuracy is found. */
+static EvalResult evaluate_split(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, Split split, int max_examples,
+                                 unsigned char *correct, bool decode)
 {
     EvalResult res = {0};
     bool grad = tp->grad_enabled, training = tp->training;
     tp->grad_enabled = false;
     tp->training = false;
     tape_reset(tp);
-    int total = max_examples < d->val.n ? max_examples : d->val.n, correct = 0;
+    const ExampleList *l = dataset_split(d, split);
+    int total = max_examples < l->n ? max_examples : l->n;
     double loss_sum = 0, loss_count = 0;
     Batch *b = &e->batch;
+    unsigned char *right = e->right;
     for (int first = 0; first < total; first += b->B) {
-        int rows = dataset_val_batch(d, first, b);
+        int rows = dataset_eval_batch(d, split, first, b);
         if (rows > total - first) rows = total - first;
         /* teacher-forced loss, position by position, so each example weighs by its length */
         Tensor *logits = gpt_forward(m, tp, b->tokens, b->B, b->T, NULL);
-        int V = m->cfg.vocab;
-        for (int r = 0; r < rows; r++) {
-            double ex_sum = 0;
-            int ex_count = 0;
-            for (int t = 0; t < b->T; t++) {
-                size_t i = (size_t)r * b->T + t;
-                if (!b->loss_mask[i]) continue;
-                const real *z = logits->data + i * V;
-                double mx = z[0], s = 0;
-                for (int v = 1; v < V; v++) mx = z[v] > mx ? z[v] : mx;
-                for (int v = 0; v < V; v++) s += exp(z[v] - mx);
-                ex_sum += mx + log(s) - z[b->targets[i]];
-                ex_count++;
-            }
-            res.nonfinite += !isfinite(ex_sum); /* kept in the sum: val_loss is then NaN, as it should */
-            loss_sum += ex_sum;
-            loss_count += ex_count;
-        }
+        teacher_forced(b, logits, m->cfg.vocab, rows, &loss_sum, &loss_count, &res.nonfinite, right);
         tape_reset(tp);
-        greedy_decode(e, m, tp, d, rows);
-        for (int r = 0; r < rows; r++) correct += exact_match(e, r);
+        if (decode) {
+            greedy_decode(e, m, tp, d, rows);
+            for (int r = 0; r < rows; r++) right[r] = exact_match(e, r);
+        }
+        for (int r = 0; r < rows; r++) {
+            res.correct += right[r];
+            if (correct) correct[first + r] = right[r];
+        }
     }
     res.examples = total;
     res.loss = loss_count > 0 ? loss_sum / loss_count : NAN;
-    res.accuracy = total > 0 ? (double)correct / total : 0;
+    res.accuracy = total > 0 ? (double)res.correct / total : 0;
     tp->grad_enabled = grad;
     tp->training = training;
     return res;
+}
+
+EvalResult evaluate(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, Split split, int max_examples,
+                    unsigned char *correct)
+{
+    return evaluate_split(e, m, tp, d, split, max_examples, correct, false);
+}
+
+EvalResult evaluate_by_decoding(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, Split split, int max_examples,
+                                unsigned char *correct)
+{
+    return evaluate_split(e, m, tp, d, split, max_examples, correct, true);
 }
 
 void print_examples(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int n, FILE *out)
@@ -125,7 +164,7 @@ void print_examples(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int n, FIL
     tp->grad_enabled = false;
     tp->training = false;
     tape_reset(tp);
-    dataset_val_batch(d, 0, &e->batch);
+    dataset_eval_batch(d, SPLIT_VAL, 0, &e->batch);
     greedy_decode(e, m, tp, d, n);
     char src[1024], want[1024], got[1024];
     for (int r = 0; r < n; r++) {

@@ -1,4 +1,10 @@
-/* eval.h - validation loss and exact-match accuracy of greedy decoding. */
+/* eval.h - held-out loss and exact-match accuracy of greedy decoding.
+ *
+ * The accuracy needs no decoding loop: greedy decoding reproduces target + EOS exactly when,
+ * teacher-forced, the model's most likely next token is the right one at every target position.
+ * (Both see the same prefix up to the first mistake, and the causal mask makes a position's
+ * logits independent of what follows it, to the bit.) So one forward pass per batch gives the
+ * loss and the accuracy together; tests/test_eval.c checks it against real greedy decoding. */
 #ifndef EVAL_EVAL_H
 #define EVAL_EVAL_H
 
@@ -10,6 +16,7 @@
 typedef struct EvalResult {
     double loss;        /* mean cross-entropy over target and EOS positions (teacher forcing) */
     double accuracy;    /* fraction of examples whose greedy decoding is exactly target + EOS */
+    int correct;        /* how many */
     int examples;
     int nonfinite;      /* examples whose loss was not finite */
 } EvalResult;
@@ -19,13 +26,19 @@ typedef struct Evaluator {
     int *decode;        /* [B, T] prompts and generated tokens */
     int *length;        /* [B] current length of each row */
     unsigned char *done;
+    unsigned char *right;  /* [B] each row of the batch is right */
 } Evaluator;
 
 void evaluator_init(Evaluator *e, int B, int T);
 void evaluator_free(Evaluator *e);
-/* Over the first max_examples validation examples. Uses tp in evaluation mode (no grad, no
- * dropout) and resets it. */
-EvalResult evaluate(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int max_examples);
+/* Over the first max_examples examples of a held-out split. Uses tp in evaluation mode (no
+ * grad, no dropout) and resets it. If `correct` is not NULL, correct[i] says whether example i
+ * was right. */
+EvalResult evaluate(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, Split split, int max_examples,
+                    unsigned char *correct);
+/* The same accuracy by real greedy decoding, token by token (slower: for the tests). */
+EvalResult evaluate_by_decoding(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, Split split, int max_examples,
+                                unsigned char *correct);
 /* Decodes the first n validation examples and prints source, expected and predicted target. */
 void print_examples(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int n, FILE *out);
 

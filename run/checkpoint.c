@@ -161,7 +161,7 @@ static bool newer_than_format(const char *name)
 {
     static const char *const newer[] = {"attn", "scale-init", "scale-param", "tau-init", "qk-init", "precision",
                                         "softmax", "momentum", "recall-pairs", "recall-keys", "recall-values",
-                                        "recall-queries"};
+                                        "recall-queries", "test-size"};
     for (size_t k = 0; k < sizeof newer / sizeof newer[0]; k++)
         if (!strcmp(newer[k], name)) return true;
     return false;

@@ -56,7 +56,8 @@ static const OptSpec g_specs[] = {
     {"symbols", KIND_INT, GROUP_DATA, OFF(symbols), "10", 1, 1000, NULL, "copy/reverse/sort: alphabet size"},
     {"min-len", KIND_INT, GROUP_DATA, OFF(min_len), "3", 1, 64, NULL, "copy/reverse/sort: shortest source"},
     {"max-len", KIND_INT, GROUP_DATA, OFF(max_len), "8", 1, 64, NULL, "copy/reverse/sort: longest source"},
-    {"val-size", KIND_INT, GROUP_DATA, OFF(val_size), "512", 1, 1000000, NULL, "synthetic tasks: held-out examples"},
+    {"val-size", KIND_INT, GROUP_DATA, OFF(val_size), "512", 1, 1000000, NULL, "synthetic tasks: held-out validation examples"},
+    {"test-size", KIND_INT, GROUP_DATA, OFF(test_size), "0", 0, 1000000, NULL, "synthetic tasks: held-out test examples, evaluated once at the end"},
     {"recall-pairs", KIND_INT, GROUP_DATA, OFF(recall_pairs), "4", 1, 31, NULL, "recall: key-value pairs per example (at most --recall-keys)"},
     {"recall-keys", KIND_INT, GROUP_DATA, OFF(recall_keys), "16", 1, 1000, NULL, "recall: key alphabet size (k0, k1 ...)"},
     {"recall-values", KIND_INT, GROUP_DATA, OFF(recall_values), "16", 2, 1000, NULL, "recall: value alphabet size (v0, v1 ...)"},
@@ -396,6 +397,9 @@ bool options_validate(const Options *o, char *err, size_t err_len)
         return errorf(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data,
                       task_name(o->task, NULL));
     if (!tsv && o->task == TASK_TSV) return errorf(err, err_len, "--task=tsv needs --data=FILE");
+    if (tsv && o->test_size > 0)
+        return errorf(err, err_len, "--test-size=%d with --data=%s: a corpus's held-out part is chosen from its sources' "
+                                    "hashes; --test-size is for the synthetic tasks", o->test_size, o->data);
     if (o->min_len > o->max_len)
         return errorf(err, err_len, "--min-len=%d is larger than --max-len=%d", o->min_len, o->max_len);
     if (o->task == TASK_RECALL && o->recall_pairs > o->recall_keys)
@@ -507,6 +511,7 @@ DataConfig data_config_from_options(const Options *o)
         .recall_values = o->recall_values,
         .recall_queries = o->recall_queries,
         .val_size = o->val_size,
+        .test_size = o->test_size,
         .context = o->context ? o->context : 16384,
         .seed = o->seed,
     };

@@ -24,7 +24,7 @@ typedef struct Options {
     /* task and data */
     int task;                  /* TaskKind */
     char data[OPT_TEXT_LEN];
-    int symbols, min_len, max_len, val_size;
+    int symbols, min_len, max_len, val_size, test_size;
     int recall_pairs, recall_keys, recall_values, recall_queries;
     /* model */
     int layers, dmodel, heads, dk, context;

@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
-# ablation.sh - the scale ablation: ./train over scale x dk x task x seed, then ./report.
+# ablation.sh - the scale study of docs/ablation/DESIGN.md: ./train over its stages, then ./report.
 #
-#   scripts/ablation.sh [--quick] [--jobs N] [--seeds N] [--name NAME] [--out DIR] [--print-jobs]
-#                       [--scales "1 sqrt dk 8 learned"] [--dks "16 64 256"] [--tasks "copy translate"]
-#                       [--config FILE] [-- extra ./train flags]
+#   scripts/ablation.sh [--quick | --standard | --full] [--phase 1|2] [--best-lr FILE]
+#                       [--shard K/N] [--jobs N] [--out DIR] [--print-jobs] [-- extra ./train flags]
 #
-# Options take their value as --opt VALUE or --opt=VALUE. Relative paths (--out, --config, TRAIN,
-# REPORT) are taken from the directory you run the script in, wherever the script lives.
+#   --quick     a tiny version of the study's two phases (8 runs, 150 steps): for the tests, < 1 min
+#               (with --shard: only its first phase, for testing a sharded study)
+#   --standard  the headline stage at the learning rates the full study chose (--best-lr, default
+#               docs/ablation/best_lr.tsv): every headline table, about 20 minutes on 2 cores
+#   --full      everything (the default): phase 1, the learning-rate sweeps; then phase 2, every other
+#               stage at the rates phase 1 chose on the validation split. About 3 hours on 2 cores.
+#   --phase N   only phase 1 or only phase 2 (phase 2 needs --best-lr, e.g. from the report of phase 1)
+#   --shard K/N only the K-th of every N planned runs (for N machines); merge the folders with
+#               ./report --out DIR FOLDER_1 ... FOLDER_N
+#   --print-jobs  print the command of each run still to do, one per line, instead of running them
+#               (GNU parallel, a Slurm job array: every path absolute and quoted, runnable from
+#               anywhere); run the script again afterwards to make the report
 #
-# Everything but task, scale, dk and seed comes from the config (configs/ablation.cfg), so the
-# runs differ only in what is being compared. Each run uses one thread; --jobs runs several at
+# Options take their value as --opt VALUE or --opt=VALUE. Relative paths (--out, --best-lr, TRAIN,
+# REPORT) are taken from the directory you run the script in. The runs share configs/ablation.cfg
+# and differ only in the factors of their stage. Each run uses one thread; --jobs runs several at
 # once (default: the number of cores). Results go to results/NAME/ under the current directory
-# (or --out DIR): runs/*.csv (each run's log), runs/*.out (its console output), summary.csv,
-# summary.md and the SVG plots.
-#
-# A run whose .out file exists is complete and is skipped, so an interrupted grid resumes where
-# it stopped. --print-jobs prints one command per line instead of running them (for GNU
-# parallel or a cluster's job array; every path in them is absolute, so they run from any
-# directory); run the script again afterwards to make the report.
-# --quick is a small grid (2 scales x 2 dk x copy x 1 seed, 150 steps) that finishes in well
-# under two minutes; the test suite runs it. It fixes the grid, so it refuses --scales, --dks,
-# --tasks and --seeds.
+# (NAME: quick, standard or full; or --out DIR): jobs.tsv (every planned run and its command),
+# runs/ID.csv (a run's log), runs/ID.out (its console output: a run with an .out is complete and
+# is skipped, so an interrupted study resumes), and the report (runs.csv, summary.md,
+# best_lr.tsv, SVG plots).
 #
 # Environment: TRAIN and REPORT override the programs (default: train and report next to scripts/).
 set -euo pipefail
@@ -28,16 +32,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 here=$PWD
 
-scales="1 sqrt dk 8 learned"
-dks="16 64 256"
-tasks="copy translate"
-seeds=3
+tier=full
+phase=""
+best_lr=""
+shard=""
 jobs=$(nproc 2>/dev/null || echo 2)
-name=""
 out=""
-config=$root/configs/ablation.cfg
 print_jobs=0
-quick=0
 extra=()
 given=" "
 
@@ -50,8 +51,8 @@ while [ $# -gt 0 ]; do
     shift
     case "$arg" in
     --) extra=("$@"); break ;;
-    --help | -h) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    --quick | --print-jobs) opt=$arg; value="" ;;
+    --help | -h) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --quick | --standard | --full | --print-jobs) opt=$arg; value="" ;;
     --*=*) opt=${arg%%=*}; value=${arg#*=} ;;
     --*)
         opt=$arg
@@ -64,101 +65,267 @@ while [ $# -gt 0 ]; do
     case "$given" in *" $opt "*) die "$opt given twice" ;; esac
     given="$given$opt "
     case "$opt" in
-    --quick | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
-    --jobs | --seeds | --name | --out | --scales | --dks | --tasks | --config)
-        [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
+    --quick | --standard | --full | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
+    --phase | --best-lr | --shard | --jobs | --out) [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
     *) die "unknown option $opt (see --help)" ;;
     esac
     case "$opt" in
-    --quick) quick=1 ;;
+    --quick | --standard | --full) tier=${opt#--} ;;
     --print-jobs) print_jobs=1 ;;
+    --phase) phase=$value ;;
+    --best-lr) best_lr=$(absolute "$value") ;;
+    --shard) shard=$value ;;
     --jobs) jobs=$value ;;
-    --seeds) seeds=$value ;;
-    --name) name=$value ;;
     --out) out=$(absolute "$value") ;;
-    --scales) scales=$value ;;
-    --dks) dks=$value ;;
-    --tasks) tasks=$value ;;
-    --config) config=$(absolute "$value") ;;
     esac
 done
+n_tiers=0
+for t in --quick --standard --full; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
+[ "$n_tiers" -le 1 ] || die "--quick, --standard and --full are three sizes of one study: give one"
 
-# The grid sets these ./train flags itself; given again after -- they would make every run the same.
+# The study sets these ./train flags itself; given again after -- they would make every run the same.
 for e in ${extra[@]+"${extra[@]}"}; do
     case "$e" in
     --task | --task=* | --scale | --scale=* | --dk | --dk=* | --seed | --seed=* | --threads | --threads=* | --log | --log=* | \
-        --config | --config=* | --save | --save=* | --load | --load=* | --dump-state | --dump-state=*)
-        die "${e%%=*} after -- conflicts with the grid (it sets task, scale, dk, seed, threads and the log of each run)" ;;
+        --config | --config=* | --save | --save=* | --load | --load=* | --dump-state | --dump-state=* | --lr | --lr=* | \
+        --min-lr | --min-lr=* | --optim | --optim=* | --momentum | --momentum=* | --scale-init | --scale-init=*)
+        die "${e%%=*} after -- conflicts with the study (it sets task, scale, dk, seed, optimizer, learning rate, threads and the log of each run)" ;;
     --[a-z]*) ;;
     *) die "\"$e\" after --: ./train takes flags as --name=value (a value may not follow in the next word)" ;;
     esac
 done
-if [ "$quick" = 1 ]; then
-    for opt in --scales --dks --tasks --seeds; do
-        case "$given" in *" $opt "*) die "--quick fixes the grid: it cannot be combined with $opt" ;; esac
-    done
-    scales="1 sqrt"
-    dks="16 64"
-    tasks="copy"
-    seeds=1
-    extra=(--steps=150 --eval-every=50 --eval-examples=64 --val-size=128 ${extra[@]+"${extra[@]}"})
-    name=${name:-quick}
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "--jobs=$jobs: expected a positive integer"
+case "$phase" in "" | 1 | 2) ;; *) die "--phase=$phase: 1 (the learning-rate sweeps) or 2 (the rest)" ;; esac
+[ -z "$phase" ] || [ "$tier" = full ] || die "--phase is for --full (--quick runs both phases, --standard is phase 2)"
+shard_k=1 shard_n=1
+if [ -n "$shard" ]; then
+    [[ "$shard" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || die "--shard=$shard: expected K/N, e.g. 1/4"
+    shard_k=${BASH_REMATCH[1]} shard_n=${BASH_REMATCH[2]}
+    [ "$shard_k" -le "$shard_n" ] || die "--shard=$shard: K must be at most N"
 fi
-name=${name:-grid}
-case "$name" in */* | . | ..) die "--name=$name: a name, not a path (use --out for a folder)" ;; esac
+[ "$tier" != standard ] || best_lr=${best_lr:-$root/docs/ablation/best_lr.tsv}
 train=$(absolute "${TRAIN:-$root/train}")
 report=$(absolute "${REPORT:-$root/report}")
-[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "--jobs=$jobs: expected a positive integer"
-[[ "$seeds" =~ ^[1-9][0-9]*$ ]] || die "--seeds=$seeds: expected a positive integer"
-for list in "$scales" "$dks" "$tasks"; do
-    [ -n "${list// /}" ] || die "an empty list of scales, dks or tasks"
-    for w in $list; do [[ "$w" =~ ^[A-Za-z0-9.+-]+$ ]] || die "\"$w\": not a scale, dk or task name"; done
-done
+config=$root/configs/ablation.cfg
 [ -f "$config" ] || die "no config file $config"
 [ -x "$train" ] || die "$train is not built (run make)"
-
-out=${out:-$here/results/$name}
-runs=$out/runs
+out=${out:-$here/results/$tier}
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out=$out exists and is not a folder"
-mkdir -p "$runs"
 
-# One command per run that is not complete yet. The console output goes to .out.tmp and is
-# renamed to .out only when the run succeeds: a .out file means "done". Every path is absolute
-# and quoted (printf %q), so a line runs from any directory and with any folder name.
+# ---------------------------------------------------------------- the design (docs/ablation/DESIGN.md)
+# What every run shares besides configs/ablation.cfg: the held-out sets (validation, for choosing
+# settings; test, for what is reported) and one thread.
+common=(--config="$config" --threads=1 --val-size=512 --eval-examples=512 --test-size=1000)
+# Each task's flags: settings at which 1/sqrt(dk) is neither at chance nor at the ceiling (docs/TASKS.md).
+task_flags() {
+    case "$1" in
+    sort) echo "--task=sort --symbols=16 --min-len=6 --max-len=12" ;;
+    recall) echo "--task=recall --steps=2000 --weight-decay=0" ;; # configs/recall.cfg's budget: docs/TASKS.md
+    translate) echo "--task=translate" ;;
+    *) die "no flags for task $1" ;;
+    esac
+}
+optim_flags() { case "$1" in adamw) echo "--optim=adamw" ;; sgd) echo "--optim=sgd --momentum=0.9" ;; esac; }
+scale_flags() {
+    case "$1" in
+    learned-sqrt) echo "--scale=learned --scale-init=sqrt" ;;
+    learned-1) echo "--scale=learned --scale-init=1" ;;
+    none) echo "" ;; # cosine and additive scores take no --scale
+    *) echo "--scale=$1" ;;
+    esac
+}
+# the learning rates swept, 5 per optimizer, spaced by sqrt(10)
+lrs_of() { case "$1" in adamw) echo "0.0003 0.001 0.003 0.01 0.03" ;; sgd) echo "0.01 0.03 0.1 0.3 1" ;; esac; }
+
+# plan STAGE TASK OPTIM SCALE DK LR SEED VARIANT: one run of the design, as a jobs.tsv line
+plan_lines=()
+plan() {
+    local stage=$1 task=$2 optim=$3 scale=$4 dk=$5 lr=$6 seed=$7 variant=$8
+    local tag=${variant//=/-}
+    tag=${tag//,/+}
+    local id="${stage}_${task}_${optim}_s-${scale}_dk${dk}_lr${lr}_seed${seed}"
+    [ "$variant" = - ] || id="${id}_${tag}"
+    local flags
+    flags="$(task_flags "$task") $(optim_flags "$optim") $(scale_flags "$scale") --dk=$dk --lr=$lr"
+    flags="$flags --min-lr=$(awk -v x="$lr" 'BEGIN { printf "%g", x / 10 }') --seed=$seed"
+    if [ "$variant" != - ]; then
+        local kv
+        for kv in ${variant//,/ }; do flags="$flags --$kv"; done
+    fi
+    plan_lines+=("$id"$'\t'"$stage"$'\t'"$task"$'\t'"$optim"$'\t'"$scale"$'\t'"$dk"$'\t'"$lr"$'\t'"$seed"$'\t'"$variant"$'\t'"$flags")
+}
+
+# chosen_lr TASK OPTIM SCALE DK VARIANT: the rate phase 1 chose for that cell (from --best-lr)
+chosen_lr() {
+    local lr
+    lr=$(awk -F'\t' -v t="$1" -v o="$2" -v s="$3" -v d="$4" -v v="$5" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $col["task"] == t && $col["optim"] == o && $col["scale"] == s && $col["dk"] == d && $col["variant"] == v {
+            print $col["chosen_lr"]; exit }' "$best_lr")
+    [ -n "$lr" ] || die "$best_lr has no chosen rate for task $1, $2, scale $3, dk $4, variant $5"
+    echo "$lr"
+}
+
+tasks="sort recall translate"
+optims="adamw sgd"
+main_scales="1 sqrt dk"
+other_scales="8 learned-sqrt learned-1"
+
+# phase 1: learning-rate sweeps, one seed, chosen on validation accuracy
+phase1() {
+    local task optim scale dk lr
+    for task in $tasks; do for optim in $optims; do
+        for scale in $main_scales; do for dk in 16 64; do for lr in $(lrs_of $optim); do
+            plan lr "$task" "$optim" "$scale" "$dk" "$lr" 1 -
+        done; done; done
+        for scale in $other_scales; do for lr in $(lrs_of $optim); do
+            plan lr "$task" "$optim" "$scale" 64 "$lr" 1 -
+        done; done
+    done; done
+    # the width sweep: C = 64, 128, 256 with H dk = C (2 heads): does the best rate move with width?
+    local C
+    for C in 64 128 256; do for scale in sqrt dk; do for lr in $(lrs_of adamw); do
+        plan width sort adamw "$scale" $((C / 2)) "$lr" 1 "dmodel=$C"
+    done; done; done
+}
+
+# phase 2: everything else, at the chosen rates, on the test split
+headline() {
+    local task optim scale seed
+    for task in $tasks; do for optim in $optims; do for scale in $main_scales; do for seed in 2 3 4 5 6; do
+        plan headline "$task" "$optim" "$scale" 64 "$(chosen_lr "$task" "$optim" "$scale" 64 -)" "$seed" -
+    done; done; done; done
+}
+phase2() {
+    headline
+    local task optim scale dk seed v lr
+    # smaller heads, at their own rates
+    for task in $tasks; do for optim in $optims; do for scale in $main_scales; do for seed in 2 3 4; do
+        plan dk16 "$task" "$optim" "$scale" 16 "$(chosen_lr "$task" "$optim" "$scale" 16 -)" "$seed" -
+    done; done; done; done
+    # larger heads at the rate chosen at dk = 64 (a transfer, said so in the report); recall's
+    # 2000-step runs only with AdamW at 256, and 1024 for sort and translate with AdamW
+    for task in $tasks; do for optim in $optims; do for scale in $main_scales; do for seed in 2 3 4; do
+        [ "$task" = recall ] && [ "$optim" = sgd ] && continue
+        plan dk256 "$task" "$optim" "$scale" 256 "$(chosen_lr "$task" "$optim" "$scale" 64 -)" "$seed" -
+    done; done; done; done
+    for task in sort translate; do for scale in $main_scales; do for seed in 2 3; do
+        plan dk1024 "$task" adamw "$scale" 1024 "$(chosen_lr "$task" adamw "$scale" 64 -)" "$seed" -
+    done; done; done
+    # the other scales, each at its own chosen rate
+    for task in $tasks; do for optim in $optims; do for scale in $other_scales; do for seed in 2 3 4; do
+        plan scales "$task" "$optim" "$scale" 64 "$(chosen_lr "$task" "$optim" "$scale" 64 -)" "$seed" -
+    done; done; done; done
+    # the articles' premise (unit-variance q, k) against a real layer's Xavier init
+    for task in $tasks; do for scale in $main_scales; do for dk in 64 256; do for seed in 2 3 4; do
+        [ "$task" = recall ] && [ "$dk" = 256 ] && continue
+        plan qkinit "$task" adamw "$scale" "$dk" "$(chosen_lr "$task" adamw "$scale" 64 -)" "$seed" qk-init=unit
+    done; done; done; done
+    # how scores are formed, at the rate chosen for 1/sqrt(dk)
+    for task in $tasks; do for optim in $optims; do for seed in 2 3 4; do
+        lr=$(chosen_lr "$task" "$optim" sqrt 64 -)
+        plan variants "$task" "$optim" sqrt 64 "$lr" "$seed" attn=qknorm
+        plan variants "$task" "$optim" none 64 "$lr" "$seed" attn=cosine
+        plan variants "$task" "$optim" none 64 "$lr" "$seed" attn=additive
+    done; done; done
+    # the overflow claims: reduced precision with and without the max subtracted
+    for scale in 1 sqrt; do for v in precision=fp16,softmax=naive precision=fp16,softmax=stable \
+        precision=bf16,softmax=naive precision=bf16,softmax=stable; do for seed in 2 3; do
+        plan precision sort adamw "$scale" 64 "$(chosen_lr sort adamw "$scale" 64 -)" "$seed" "$v"
+    done; done; done
+}
+
+# --quick: both phases in miniature (2 rates x 2 scales, then 2 seeds at the chosen rate)
+quick_phase1() { local s lr; for s in 1 sqrt; do for lr in 0.001 0.003; do plan lr sort adamw "$s" 16 "$lr" 1 -; done; done; }
+quick_phase2() { local s seed; for s in 1 sqrt; do for seed in 2 3; do plan headline sort adamw "$s" 16 "$(chosen_lr sort adamw "$s" 16 -)" "$seed" -; done; done; }
+quick_common=(--config="$config" --threads=1 --val-size=128 --eval-examples=128 --test-size=200 --steps=150 --eval-every=50)
+
+# ---------------------------------------------------------------- running
+runs=$out/runs
 q() { printf '%q' "$1"; }
-commands=()
-for task in $tasks; do
-    for scale in $scales; do
-        for dk in $dks; do
-            for seed in $(seq 1 "$seeds"); do
-                run="${task}_scale-${scale}_dk${dk}_seed${seed}"
-                [ -f "$runs/$run.out" ] && continue
-                cmd="$(q "$train") --config=$(q "$config") --task=$task --scale=$scale --dk=$dk --seed=$seed --threads=1"
-                cmd="$cmd --log=$(q "$runs/$run.csv")"
-                for e in ${extra[@]+"${extra[@]}"}; do cmd="$cmd $(q "$e")"; done
-                cmd="$cmd >$(q "$runs/$run.out.tmp") 2>&1 && mv $(q "$runs/$run.out.tmp") $(q "$runs/$run.out")"
-                commands+=("$cmd")
-            done
-        done
+
+# run_planned: writes the planned runs (this shard's) to jobs.tsv, then runs those not done
+run_planned() {
+    local k=0 mine=0 line id flags cmd
+    local todo=()
+    mkdir -p "$runs"
+    [ -f "$out/jobs.tsv" ] || printf 'id\tstage\ttask\toptim\tscale\tdk\tlr\tseed\tvariant\tcommand\n' >"$out/jobs.tsv"
+    for line in ${plan_lines[@]+"${plan_lines[@]}"}; do
+        k=$((k + 1))
+        [ $(((k - 1) % shard_n)) -eq $((shard_k - 1)) ] || continue
+        mine=$((mine + 1))
+        id=${line%%$'\t'*}
+        flags=${line##*$'\t'}
+        cmd="$(q "$train")"
+        for f in "${common[@]}" $flags ${extra[@]+"${extra[@]}"}; do cmd="$cmd $(q "$f")"; done
+        cmd="$cmd --log=$(q "$runs/$id.csv") >$(q "$runs/$id.out.tmp") 2>&1 && mv $(q "$runs/$id.out.tmp") $(q "$runs/$id.out")"
+        local known
+        known=$(awk -F'\t' -v id="$id" '$1 == id { print $10 }' "$out/jobs.tsv")
+        if [ -z "$known" ]; then
+            printf '%s\t%s\n' "${line%$'\t'*}" "$cmd" >>"$out/jobs.tsv"
+        elif [ "$known" != "$cmd" ]; then
+            die "$out/jobs.tsv already plans $id with another command (another study in this folder? use --out)"
+        fi
+        [ -f "$runs/$id.out" ] || todo+=("$cmd")
     done
-done
+    if [ "$print_jobs" = 1 ]; then
+        [ ${#todo[@]} -eq 0 ] || printf '%s\n' "${todo[@]}"
+        return
+    fi
+    echo "ablation $tier: $k runs planned ($mine in this shard), ${#todo[@]} to do, $jobs at a time -> $out"
+    local start
+    start=$(date +%s)
+    if [ ${#todo[@]} -gt 0 ]; then
+        # xargs runs them in parallel, one line = one bash -c; a failed run leaves no .out and is reported at the end
+        printf '%s\n' "${todo[@]}" | xargs -d '\n' -n 1 -P "$jobs" bash -c || true
+    fi
+    local failed
+    failed=$(find "$runs" -name '*.out.tmp' | wc -l)
+    echo "ablation $tier: runs finished in $(($(date +%s) - start)) s"
+    [ "$failed" -eq 0 ] || { echo "error: $failed runs failed; their output is in $runs/*.out.tmp" >&2; exit 1; }
+}
 
-if [ "$print_jobs" = 1 ]; then
-    [ ${#commands[@]} -eq 0 ] || printf '%s\n' "${commands[@]}"
-    exit 0
-fi
+make_report() { [ "$print_jobs" = 1 ] || "$report" --out "$out" "$out"; }
 
-total=$(( $(echo "$tasks" | wc -w) * $(echo "$scales" | wc -w) * $(echo "$dks" | wc -w) * seeds ))
-echo "ablation $name: $total runs, ${#commands[@]} to do, $jobs at a time -> $out"
-start=$(date +%s)
-if [ ${#commands[@]} -gt 0 ]; then
-    # xargs runs them in parallel, one line = one bash -c; a failed run leaves no .out and is reported at the end
-    printf '%s\n' "${commands[@]}" | xargs -d '\n' -n 1 -P "$jobs" bash -c || true
-fi
-failed=$(find "$runs" -name '*.out.tmp' | wc -l)
-echo "ablation $name: runs finished in $(( $(date +%s) - start )) s"
-if [ "$failed" -gt 0 ]; then
-    echo "error: $failed runs failed; their output is in $runs/*.out.tmp" >&2
-    exit 1
-fi
-"$report" "$out"
+case "$tier" in
+quick)
+    common=("${quick_common[@]}")
+    quick_phase1
+    run_planned
+    if [ "$print_jobs" = 1 ] || [ -n "$shard" ]; then
+        # a shard runs its part of the first phase; the second needs the rates of all of it
+        echo "note: the second phase runs at the rates the first one chooses: run without --print-jobs or --shard" >&2
+        exit 0
+    fi
+    make_report
+    best_lr=$out/best_lr.tsv
+    plan_lines=()
+    quick_phase2
+    run_planned
+    make_report
+    ;;
+standard)
+    [ -f "$best_lr" ] || die "no chosen learning rates in $best_lr (run the full study's phase 1, or give --best-lr)"
+    headline
+    run_planned
+    [ -n "$shard" ] || make_report
+    ;;
+full)
+    if [ "$phase" != 2 ]; then
+        phase1
+        run_planned
+        if [ -n "$shard" ] || [ "$print_jobs" = 1 ] || [ "$phase" = 1 ]; then
+            [ "$phase" = 1 ] || echo "note: phase 2 needs the rates phase 1 chooses: report phase 1 (merged), then --phase 2 --best-lr FILE" >&2
+            [ -n "$shard" ] || [ "$print_jobs" = 1 ] || make_report
+            exit 0
+        fi
+        make_report
+        best_lr=$out/best_lr.tsv
+        plan_lines=()
+    fi
+    [ -n "$best_lr" ] && [ -f "$best_lr" ] || die "--phase 2 needs --best-lr FILE (the report of phase 1 writes best_lr.tsv)"
+    phase2
+    run_planned
+    [ -n "$shard" ] || make_report
+    ;;
+esac

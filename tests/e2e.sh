@@ -398,28 +398,48 @@ fi
 "$bin/probe" --samples=0 >/dev/null 2>"$dir/probe.err"
 if [ $? -eq 2 ] && grep -q "samples" "$dir/probe.err"; then ok "./probe rejects a bad flag with exit 2"; else bad "./probe rejects bad flags"; fi
 
-# ---------------------------------------------------------------- the quick ablation grid
+# ---------------------------------------------------------------- the quick ablation study
 grid=$dir/grid
 rm -rf "$grid"
-jobs=$(TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" --print-jobs | wc -l)
+jobs=$(TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" --print-jobs 2>/dev/null | wc -l)
 TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" >"$dir/grid.out" 2>&1
 rc=$?
-csv_rows=$(awk -F, 'NR == 1 { cols = NF; next } NF == cols && $3 ~ /^[0-9]+$/ && $5 ~ /^[0-9.e+-]+$/ { n++ } END { print n + 0 }' "$grid/summary.csv" 2>/dev/null)
+done_rows=$(awk -F, 'NR > 1 && $10 == "done" && $14 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$grid/runs.csv" 2>/dev/null)
+chosen=$(awk -F'\t' 'NR > 1 && $9 == 1 { n++ } END { print n + 0 }' "$grid/best_lr.tsv" 2>/dev/null)
 svgs=0
-for f in "$grid"/loss_copy.svg "$grid"/vs_dk_copy.svg; do
-    head -c 4 "$f" 2>/dev/null | grep -q '<svg' && tail -n 1 "$f" | grep -q '</svg>' && svgs=$((svgs + 1))
+for f in "$grid"/lr_sort_adamw.svg "$grid"/dk_sort.svg "$grid"/curves_sort_adamw.svg; do
+    head -c 5 "$f" 2>/dev/null | grep -q '<?xml\|<svg' && tail -n 1 "$f" | grep -q '</svg>' && svgs=$((svgs + 1))
 done
-md_rows=$(grep -c '^| \(1\|sqrt\) | ' "$grid/summary.md" 2>/dev/null)
-if [ $rc -eq 0 ] && [ "$jobs" -eq 4 ] && [ "$csv_rows" -eq 4 ] && [ "$md_rows" -eq 4 ] && [ "$svgs" -eq 2 ]; then
-    ok "ablation --quick: 4 runs, summary.csv and summary.md with 4 rows that parse, 2 SVG plots"
+headline_rows=$(sed -n '/^## Stage `headline`: test accuracy/,/^## /p' "$grid/summary.md" 2>/dev/null | grep -c '^| 1\(/√dₖ\)\? | ')
+if [ $rc -eq 0 ] && [ "$jobs" -eq 4 ] && [ "$done_rows" -eq 8 ] && [ "$chosen" -eq 2 ] && [ "$headline_rows" -eq 2 ] && [ "$svgs" -eq 3 ]; then
+    ok "ablation --quick: 4 sweep runs, a rate chosen per scale on validation, 4 runs at it; runs.csv, summary.md, 3 SVG plots"
 else
-    bad "ablation --quick outputs" "exit $rc, jobs $jobs, csv rows $csv_rows, md rows $md_rows, svgs $svgs" "$(tail -n 5 "$dir/grid.out")"
+    bad "ablation --quick outputs" "exit $rc, jobs $jobs, done rows $done_rows, chosen $chosen, headline rows $headline_rows, svgs $svgs" \
+        "$(tail -n 5 "$dir/grid.out")"
 fi
-again=$(TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" 2>&1 | head -n 1)
-if echo "$again" | grep -q "0 to do"; then
-    ok "ablation: a second run skips the finished runs (resume)"
+again=$(TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" 2>&1 | grep -c "0 to do")
+if [ "$again" -eq 2 ]; then
+    ok "ablation: a second run skips the finished runs (resume), in both phases"
 else
-    bad "ablation resumes" "$again"
+    bad "ablation resumes" "$(TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" 2>&1 | head -n 3)"
+fi
+# sharded: the first phase in two shards, two folders, merged by the report = one folder's report
+for k in 1 2; do
+    TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --shard $k/2 --out "$dir/shard$k" >/dev/null 2>&1
+done
+"$bin/report" --out "$dir/merged" "$dir/shard1" "$dir/shard2" >/dev/null 2>&1
+rm -rf "$dir/one"
+mkdir -p "$dir/one/runs"
+head -n 5 "$grid/jobs.tsv" >"$dir/one/jobs.tsv"
+cp "$grid"/runs/lr_*.out "$dir/one/runs/"
+"$bin/report" --out "$dir/one" "$dir/one" >/dev/null 2>&1
+n1=$(ls "$dir"/shard1/runs/*.out 2>/dev/null | wc -l)
+n2=$(ls "$dir"/shard2/runs/*.out 2>/dev/null | wc -l)
+if [ "$n1" -eq 2 ] && [ "$n2" -eq 2 ] && [ -s "$dir/merged/summary.md" ] && cmp -s "$dir/merged/summary.md" "$dir/one/summary.md" &&
+    cmp -s "$dir/merged/best_lr.tsv" "$dir/one/best_lr.tsv"; then
+    ok "ablation --shard 1/2 and 2/2 (2 runs each), merged by ./report: the same summary and chosen rates as one folder"
+else
+    bad "sharded study" "runs $n1 + $n2" "$(diff "$dir/merged/summary.md" "$dir/one/summary.md" 2>&1 | head -n 4)"
 fi
 
 echo "$passed passed, $failed failed"

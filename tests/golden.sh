@@ -15,9 +15,12 @@
 # another vector width adds in another order: a fingerprint holds for the build (-O3
 # -march=native, gcc 12) and the vector width of the machine that made it. One file per width:
 #   runs-avx2.txt    x86-64 with AVX2 and FMA but no AVX-512 (recorded on a 2-core AMD EPYC)
-#                    by the code of commit 3300faf, before the reshaping of issue 10:
-#                      git worktree add /tmp/old 3300faf && make -C /tmp/old train &&
-#                      tests/golden.sh /tmp/old --write
+#                    by the code of commit 3300faf, before the reshaping of issue 10, built with
+#                    today's flags (-fno-trapping-math lets gcc vectorise the softmax's exp-sum on
+#                    AVX2, which adds in another order):
+#                      git worktree add /tmp/old 3300faf &&
+#                      sed -i 's/-ffp-contract=off -MMD/-ffp-contract=off -fno-trapping-math -MMD/' /tmp/old/Makefile &&
+#                      make -C /tmp/old train && tests/golden.sh /tmp/old --write
 #                    It also holds two runs resumed from checkpoints that code wrote itself
 #                    (tests/fixtures/checkpoint-3300faf-*.st): old checkpoints load, and go on
 #                    exactly as the old code would have gone on.

@@ -291,12 +291,12 @@ mkdir elsewhere
 printf 'keep' >abl-lost
 (cd elsewhere && "$abl" --quick --out '../abl-lost x' -- --steps=20 --eval-every=10 >../abl.out 2>&1)
 rc=$?
-if [ $rc -eq 0 ] && [ -f "abl-lost x/summary.csv" ] && [ "$(cat abl-lost)" = keep ] && [ "$(ls "abl-lost x/runs"/*.out | wc -l)" -eq 4 ]; then
-    ok "ablation.sh --out 'abl-lost x' (a space, a relative path from another directory): 4 runs there, the file abl-lost untouched"
+if [ $rc -eq 0 ] && [ -f "abl-lost x/summary.md" ] && [ "$(cat abl-lost)" = keep ] && [ "$(ls "abl-lost x/runs"/*.out | wc -l)" -eq 8 ]; then
+    ok "ablation.sh --out 'abl-lost x' (a space, a relative path from another directory): 8 runs there, the file abl-lost untouched"
 else
     bad "ablation.sh --out with a space" "exit $rc" "$(tail -n 3 abl.out)"
 fi
-(cd elsewhere && "$abl" --quick --out=rel --print-jobs >../jobs.txt 2>&1)
+(cd elsewhere && "$abl" --quick --out=rel --print-jobs >../jobs.txt 2>/dev/null)
 lines=$(wc -l <jobs.txt)
 first=$(head -n 1 jobs.txt)
 (cd / && bash -c "$first")
@@ -305,14 +305,15 @@ if [ "$lines" -eq 4 ] && ls elsewhere/rel/runs/*.out >/dev/null 2>&1; then
 else
     bad "ablation.sh --out=VALUE and --print-jobs" "$lines lines" "$(head -n 2 jobs.txt)"
 fi
-"$abl" --quick --scales "dk learned" --dks 256 --out q >abl.out 2>&1
+"$abl" --quick --standard --out q >abl.out 2>&1
 rc=$?
-if [ $rc -eq 2 ] && grep -q "cannot be combined with --scales" abl.out && [ ! -e q ]; then
-    ok "ablation.sh --quick with --scales: refused, not silently ignored"
+if [ $rc -eq 2 ] && grep -q "three sizes of one study" abl.out && [ ! -e q ]; then
+    ok "ablation.sh --quick --standard: refused, not one silently ignored"
 else
-    bad "ablation.sh --quick --scales" "exit $rc" "$(cat abl.out)"
+    bad "ablation.sh --quick --standard" "exit $rc" "$(cat abl.out)"
 fi
-for args in "--bogus" "--out" "--jobs=0" "--out a --out b" "-- --dk=8" "-- --task copy" "-- --lr 1e-3"; do
+for args in "--bogus" "--out" "--jobs=0" "--out a --out b" "-- --dk=8" "-- --task copy" "-- --lr 1e-3" "--shard 3/2" \
+    "--phase 3" "--quick --phase 1" "--scales 1"; do
     # shellcheck disable=SC2086
     "$abl" --print-jobs $args >abl.out 2>&1
     rc=$?
@@ -322,20 +323,23 @@ done
 
 # ---------------------------------------------------------------- report on a run cut short
 mkdir -p cut/runs
-run=cut/runs/copy_scale-1_dk16_seed1
-"$train" --config="$root/configs/ablation.cfg" --task=copy --scale=1 --dk=16 --seed=1 --steps=20 --eval-every=10 \
-    --log="$run.full" >"$run.out" 2>&1
-head -c -30 "$run.full" >"$run.csv"
+id=lr_sort_adamw_s-1_dk16_lr0.001_seed1
+run=cut/runs/$id
+"$train" --config="$root/configs/ablation.cfg" --task=sort --scale=1 --dk=16 --seed=1 --steps=20 --eval-every=10 \
+    --test-size=50 --log="$run.csv" >"$run.full" 2>&1
+printf 'id\tstage\ttask\toptim\tscale\tdk\tlr\tseed\tvariant\tcommand\n%s\tlr\tsort\tadamw\t1\t16\t0.001\t1\t-\t./train\n' "$id" \
+    >cut/jobs.tsv
+head -c -30 "$run.full" >"$run.out"
 "$bin/report" cut >report.out 2>&1
 rc=$?
-if [ $rc -eq 2 ] && grep -q "copy_scale-1_dk16_seed1.csv" report.out; then ok "./report refuses a run CSV cut short, naming it"; else
+if [ $rc -eq 2 ] && grep -q "$id.out" report.out; then ok "./report refuses a run whose summary line is cut short, naming it"; else
+    bad "report on a truncated summary" "exit $rc" "$(cat report.out)"; fi
+cp "$run.full" "$run.out"
+head -c -30 "$run.csv" >"$run.cut" && mv "$run.cut" "$run.csv"
+"$bin/report" cut >report.out 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "$id.csv" report.out; then ok "./report refuses a run CSV cut short, naming it"; else
     bad "report on a truncated CSV" "exit $rc" "$(cat report.out)"; fi
-head -n 2 "$run.full" >"$run.csv"
-"$bin/report" cut >report.out 2>&1
-rc=$?
-if [ $rc -eq 2 ]; then ok "./report refuses a run CSV missing its last rows (fewer steps than its summary)"; else
-    bad "report on a CSV missing rows" "exit $rc" "$(cat report.out)"; fi
-
 rm -f "$run.csv"
 mkfifo "$run.csv"
 timeout 10 "$bin/report" cut >report.out 2>&1

@@ -66,6 +66,7 @@ for t in "$b32"/tests/test_*; do
 done
 
 run_program "e2e.sh ($bin)" tests/e2e.sh "$bin"
+run_program "report.sh ($bin)" tests/report.sh "$bin"
 run_program "lost.sh ($bin)" tests/lost.sh "$bin"
 [ "$golden" = golden ] && run_program "golden.sh ($bin)" tests/golden.sh "$bin"
 

@@ -78,7 +78,8 @@ static Dataset open_recall(int pairs, int keys, int values, int queries, int val
 }
 
 /* Recall: keys k0.. then values v0.. in the vocabulary; an example is P distinct keys, each
- * followed by a value, then Q distinct keys of those pairs; the target is their values. */
+ * followed by a value, then Q keys of those pairs (drawn with replacement); the target is each
+ * query key again, followed by its value. */
 static void test_recall_examples(void)
 {
     enum { P = 5, K = 8, V = 6 };
@@ -88,11 +89,11 @@ static void test_recall_examples(void)
         CHECK(!strcmp(word(&d, TOK_FIRST_WORD), "k0") && !strcmp(word(&d, TOK_FIRST_WORD + K - 1), "k7") &&
               !strcmp(word(&d, TOK_FIRST_WORD + K), "v0") && !strcmp(word(&d, TOK_FIRST_WORD + K + V - 1), "v5"),
               "key and value words");
-        CHECK(d.max_src == 2 * P + queries && d.max_tgt == queries, "lengths %d, %d", d.max_src, d.max_tgt);
-        int asked_at[P] = {0};
+        CHECK(d.max_src == 2 * P + queries && d.max_tgt == 2 * queries, "lengths %d, %d", d.max_src, d.max_tgt);
+        int asked_at[P] = {0}, repeats = 0;
         for (int i = 0; i < d.val.n; i++) {
             Example e = example_list_get(&d.val, i);
-            if (!CHECK(e.src_len == 2 * P + queries && e.tgt_len == queries, "lengths %d, %d", e.src_len, e.tgt_len)) break;
+            if (!CHECK(e.src_len == 2 * P + queries && e.tgt_len == 2 * queries, "lengths %d, %d", e.src_len, e.tgt_len)) break;
             bool ok = true;
             for (int j = 0; j < P && ok; j++) {
                 int k = e.src[2 * j] - TOK_FIRST_WORD, v = e.src[2 * j + 1] - TOK_FIRST_WORD - K;
@@ -104,25 +105,30 @@ static void test_recall_examples(void)
                 for (int j = 0; j < P; j++)
                     if (e.src[2 * j] == query) pair = j;
                 ok = CHECK(pair >= 0, "example %d: query %d is not a key of the pairs", i, q) &&
-                     CHECK(e.tgt[q] == e.src[2 * pair + 1], "example %d: target %d is not the value of its key", i, q);
-                for (int m = 0; m < q && ok; m++) ok = CHECK(e.src[2 * P + m] != query, "example %d: query repeated", i);
+                     CHECK(e.tgt[2 * q] == query, "example %d: target %d does not repeat its query key", i, q) &&
+                     CHECK(e.tgt[2 * q + 1] == e.src[2 * pair + 1], "example %d: target %d is not the value of its key", i, q);
+                for (int m = 0; m < q && ok; m++) repeats += e.src[2 * P + m] == query;
                 if (ok && q == 0) asked_at[pair]++;
             }
             if (!ok) break;
         }
         for (int j = 0; j < P; j++) CHECK(asked_at[j] > d.val.n / (2 * P), "pair %d asked %d times in %d", j, asked_at[j], d.val.n);
+        /* queries are drawn with replacement (so elimination cannot answer): 3 queries of 5
+         * pairs make 3 pairs of queries, each equal with probability 1/5: 0.6 per example */
+        if (queries > 1) CHECK(repeats > d.val.n / 4 && repeats < d.val.n, "%d repeated queries in %d examples", repeats, d.val.n);
         dataset_free(&d);
     }
 }
 
 /* Recall's count of distinct sources is exact: 3 keys, 2 pairs, 2 values, 1 query make
- * 3 * 2 orders of keys x 2^2 values x 2 queries = 48, and sampling reaches each of them. */
+ * 3 * 2 orders of keys x 2^2 values x 2 queries = 48, and sampling reaches each of them; two
+ * queries, drawn with replacement, make 2^2 = 4 query lists instead of 2. */
 static void test_recall_counts_its_sources(void)
 {
     DataConfig c = {.task = TASK_RECALL, .recall_pairs = 2, .recall_keys = 3, .recall_values = 2, .recall_queries = 1};
     CHECK(task_recall.distinct_sources(&c) == 48, "distinct sources %g, want 48", task_recall.distinct_sources(&c));
     c.recall_queries = 2;
-    CHECK(task_recall.distinct_sources(&c) == 48, "two queries in either order: %g, want 48", task_recall.distinct_sources(&c));
+    CHECK(task_recall.distinct_sources(&c) == 96, "two queries, repeats allowed: %g, want 96", task_recall.distinct_sources(&c));
     c.recall_queries = 1;
     Rng r = rng_stream(9, 0);
     uint64_t seen[64];
@@ -249,7 +255,7 @@ static void test_new_tasks_deterministic_and_disjoint(void)
     DataConfig configs[2] = {
         {.task = TASK_SORT, .symbols = 3, .min_len = 2, .max_len = 3, .val_size = 12, .context = 8, .seed = 1},
         {.task = TASK_RECALL, .recall_pairs = 2, .recall_keys = 3, .recall_values = 2, .recall_queries = 1, .val_size = 16,
-         .context = 8, .seed = 1},
+         .context = 9, .seed = 1},
     };
     for (int k = 0; k < 2; k++) {
         const char *name = task_name(configs[k].task, NULL);
@@ -263,8 +269,8 @@ static void test_new_tasks_deterministic_and_disjoint(void)
         CHECK(same_list(&d.val, &again.val), "%s: the same seed gave another validation set", name);
         CHECK(!same_list(&d.val, &other.val), "%s: seeds 1 and 2 gave the same validation set", name);
         Batch b, b2;
-        batch_alloc(&b, 16, 8);
-        batch_alloc(&b2, 16, 8);
+        batch_alloc(&b, 16, 9); /* recall's longest input: BOS, 5 source tokens, SEP, 2 target tokens */
+        batch_alloc(&b2, 16, 9);
         int leaks = 0;
         for (int step = 0; step < 100; step++) {
             dataset_train_batch(&d, step, &b);
@@ -273,9 +279,9 @@ static void test_new_tasks_deterministic_and_disjoint(void)
         CHECK(leaks == 0, "%s: %d training examples have a validation source", name, leaks);
         dataset_train_batch(&d, 5, &b);
         dataset_train_batch(&again, 5, &b2);
-        CHECK(!memcmp(b.tokens, b2.tokens, 16 * 8 * sizeof(int)), "%s: step 5 gave two different batches", name);
+        CHECK(!memcmp(b.tokens, b2.tokens, 16 * 9 * sizeof(int)), "%s: step 5 gave two different batches", name);
         dataset_train_batch(&d, 6, &b2);
-        CHECK(memcmp(b.tokens, b2.tokens, 16 * 8 * sizeof(int)) != 0, "%s: steps 5 and 6 gave the same batch", name);
+        CHECK(memcmp(b.tokens, b2.tokens, 16 * 9 * sizeof(int)) != 0, "%s: steps 5 and 6 gave the same batch", name);
         batch_free(&b);
         batch_free(&b2);
         dataset_free(&d);

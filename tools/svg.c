@@ -15,11 +15,13 @@ bool svg_open(Svg *s, const char *path, int width, int height)
     return true;
 }
 
-void svg_close(Svg *s)
+bool svg_close(Svg *s)
 {
     fprintf(s->f, "</svg>\n");
-    fclose(s->f);
+    bool ok = !ferror(s->f);
+    ok &= fclose(s->f) == 0;
     s->f = NULL;
+    return ok;
 }
 
 /* Text with &, < and > escaped. */
@@ -151,14 +153,88 @@ void svg_line(Svg *s, const SvgPanel *p, const double *x, const double *y, int n
     if (open) fprintf(s->f, "\"/>\n");
 }
 
-void svg_marker(Svg *s, const SvgPanel *p, double x, double y, const char *color)
+/* The points of a marker shape of radius r centred on (a, b). */
+static void put_shape(FILE *f, double a, double b, SvgShape shape, double r, const char *color, bool filled)
+{
+    char paint[96];
+    if (filled) snprintf(paint, sizeof paint, "fill=\"%s\" stroke=\"%s\"", color, color);
+    else snprintf(paint, sizeof paint, "fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"", color);
+    switch (shape) {
+    case SVG_CIRCLE: fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" %s/>\n", a, b, r, paint); break;
+    case SVG_SQUARE:
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" %s/>\n", a - r * 0.85, b - r * 0.85,
+                r * 1.7, r * 1.7, paint);
+        break;
+    case SVG_TRIANGLE:
+        fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n", a, b - r * 1.15, a - r, b + r * 0.75, a + r,
+                b + r * 0.75, paint);
+        break;
+    case SVG_DIAMOND:
+        fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n", a, b - r * 1.2, a + r, b, a,
+                b + r * 1.2, a - r, b, paint);
+        break;
+    case SVG_CROSS: /* x: always drawn as strokes */
+        fprintf(f, "<path d=\"M%.1f,%.1f L%.1f,%.1f M%.1f,%.1f L%.1f,%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n", a - r,
+                b - r, a + r, b + r, a - r, b + r, a + r, b - r, color);
+        break;
+    case SVG_PLUS:
+        fprintf(f, "<path d=\"M%.1f,%.1f L%.1f,%.1f M%.1f,%.1f L%.1f,%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n", a - r,
+                b, a + r, b, a, b - r, a, b + r, color);
+        break;
+    case SVG_NO_MARKER: break;
+    }
+}
+
+void svg_shape(Svg *s, const SvgPanel *p, double x, double y, SvgShape shape, double r, const char *color, bool filled)
 {
     double a = px(p, x), b = py(p, y);
-    if (isfinite(a) && isfinite(b)) fprintf(s->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", a, b, color);
+    if (isfinite(a) && isfinite(b) && b >= p->top - 0.5 && b <= p->top + p->height + 0.5)
+        put_shape(s->f, a, b, shape, r, color, filled);
+}
+
+void svg_marker(Svg *s, const SvgPanel *p, double x, double y, const char *color)
+{
+    svg_shape(s, p, x, y, SVG_CIRCLE, 3.5, color, true);
+}
+
+/* The line of a style, as polyline attributes. */
+static void put_stroke(FILE *f, const SvgStyle *st)
+{
+    fprintf(f, "stroke=\"%s\" stroke-width=\"%.2f\"", st->color, st->width);
+    if (st->dash) fprintf(f, " stroke-dasharray=\"%s\"", st->dash);
+}
+
+void svg_series(Svg *s, const SvgPanel *p, const double *x, const double *y, int n, const SvgStyle *st)
+{
+    if (st->width > 0) {
+        bool open = false;
+        for (int i = 0; i < n; i++) {
+            double a = px(p, x[i]), b = py(p, y[i]);
+            bool ok = isfinite(a) && isfinite(b);
+            if (ok) b = fmin(fmax(b, p->top), p->top + p->height);
+            if (ok && !open) {
+                fprintf(s->f, "<polyline fill=\"none\" ");
+                put_stroke(s->f, st);
+                fprintf(s->f, " points=\"");
+                open = true;
+            }
+            if (ok) fprintf(s->f, "%.1f,%.1f ", a, b);
+            if (!ok && open) {
+                fprintf(s->f, "\"/>\n");
+                open = false;
+            }
+        }
+        if (open) fprintf(s->f, "\"/>\n");
+    }
+    for (int i = 0; i < n; i++) svg_shape(s, p, x[i], y[i], st->marker, 3.5, st->color, !st->hollow);
 }
 
 void svg_error_bar(Svg *s, const SvgPanel *p, double x, double lo, double hi, const char *color)
 {
+    double ylo = fmin(p->y.lo, p->y.hi), yhi = fmax(p->y.lo, p->y.hi);
+    if (!isfinite(lo) || !isfinite(hi)) return;
+    lo = fmin(fmax(lo, ylo), yhi); /* clipped to the panel: a bar never leaves the axis range */
+    hi = fmin(fmax(hi, ylo), yhi);
     double a = px(p, x), b1 = py(p, lo), b2 = py(p, hi);
     if (!isfinite(a) || !isfinite(b1) || !isfinite(b2)) return;
     fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", a, b1, a, b2, color);
@@ -166,15 +242,31 @@ void svg_error_bar(Svg *s, const SvgPanel *p, double x, double lo, double hi, co
     fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", a - 3, b2, a + 3, b2, color);
 }
 
-void svg_legend(Svg *s, double x, double y, const char *const *labels, const char *const *colors, int n)
+void svg_hline(Svg *s, const SvgPanel *p, double y, const char *color, const char *label)
+{
+    double b = py(p, y);
+    if (!isfinite(b) || b < p->top || b > p->top + p->height) return;
+    fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"2,3\"/>\n",
+            p->left, b, p->left + p->width, b, color);
+    if (label) svg_text(s, p->left + p->width - 4, b - 4, 10, "end", label);
+}
+
+void svg_legend(Svg *s, double x, double y, double width, const char *const *labels, const SvgStyle *const *styles,
+                int n)
 {
     double h = 18 * n + 8;
-    fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"150\" height=\"%.1f\" fill=\"white\" stroke=\"#999\"/>\n", x, y, h);
+    fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"white\" stroke=\"#999\"/>\n", x, y,
+            width, h);
     for (int i = 0; i < n; i++) {
         double yy = y + 16 + 18 * i;
-        fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>\n", x + 8,
-                yy - 4, x + 32, yy - 4, colors[i]);
-        svg_text(s, x + 40, yy, 12, "start", labels[i]);
+        const SvgStyle *st = styles[i];
+        if (st && st->width > 0) {
+            fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" ", x + 8, yy - 4, x + 36, yy - 4);
+            put_stroke(s->f, st);
+            fprintf(s->f, "/>\n");
+        }
+        if (st) put_shape(s->f, x + 22, yy - 4, st->marker, st->hollow ? 6 : 3.5, st->color, !st->hollow);
+        svg_text(s, st ? x + 44 : x + 8, yy, 12, "start", labels[i]);
     }
 }
 

@@ -1,5 +1,10 @@
 /* svg.h - a very small plotting library that writes SVG: panels with axes, ticks, labels,
- * linear or log scales, lines, markers, error bars and a legend. No dependencies. */
+ * linear or log scales, lines with markers and dash patterns, error bars, reference lines and
+ * a legend. No dependencies.
+ *
+ * A series is drawn in an SvgStyle (colour, dash pattern, marker shape), and the legend shows
+ * the same style, so every line style on a plot has its legend entry and lines that lie on top
+ * of each other stay told apart by their markers. */
 #ifndef TOOLS_SVG_H
 #define TOOLS_SVG_H
 
@@ -24,19 +29,39 @@ typedef struct Svg {
     FILE *f;
 } Svg;
 
+typedef enum SvgShape { SVG_CIRCLE, SVG_SQUARE, SVG_TRIANGLE, SVG_DIAMOND, SVG_CROSS, SVG_PLUS, SVG_NO_MARKER } SvgShape;
+
+typedef struct SvgStyle {
+    const char *color; /* "#rrggbb" */
+    const char *dash;  /* an SVG stroke-dasharray such as "6,3", or NULL for a solid line */
+    SvgShape marker;
+    double width;      /* line width in pixels; 0 = no line (markers only) */
+    bool hollow;       /* markers drawn as outlines */
+} SvgStyle;
+
 bool svg_open(Svg *s, const char *path, int width, int height);
-void svg_close(Svg *s);
+/* Writes the closing tag; false when a write failed (a full disk), the file closed either way. */
+bool svg_close(Svg *s);
 /* Frame, grid lines, ticks with labels, axis labels and title. */
 void svg_panel(Svg *s, const SvgPanel *p);
 /* A line through the points (x[i], y[i]); points that cannot be drawn (NaN, <= 0 on a log
- * axis) break the line. */
+ * axis) break the line. Values outside the y range are drawn at its edge. */
 void svg_line(Svg *s, const SvgPanel *p, const double *x, const double *y, int n, const char *color, double width,
               double opacity, bool dashed);
+/* A series in a style: its line (when style->width > 0) and a marker at every point. */
+void svg_series(Svg *s, const SvgPanel *p, const double *x, const double *y, int n, const SvgStyle *style);
+/* One marker of a shape, radius r pixels, filled or hollow. */
+void svg_shape(Svg *s, const SvgPanel *p, double x, double y, SvgShape shape, double r, const char *color, bool filled);
 void svg_marker(Svg *s, const SvgPanel *p, double x, double y, const char *color);
+/* A vertical error bar from lo to hi, clipped to the panel's y range. */
 void svg_error_bar(Svg *s, const SvgPanel *p, double x, double lo, double hi, const char *color);
+/* A horizontal reference line across the panel at y (e.g. a chance level), with a label. */
+void svg_hline(Svg *s, const SvgPanel *p, double y, const char *color, const char *label);
 void svg_text(Svg *s, double x, double y, int size, const char *anchor, const char *text);
-/* A legend box at (x, y): one line sample and label per entry. */
-void svg_legend(Svg *s, double x, double y, const char *const *labels, const char *const *colors, int n);
+/* A legend box at (x, y), `width` pixels wide: per entry a sample of its style (line and
+ * marker) and its label. A NULL style draws no sample (a note line). */
+void svg_legend(Svg *s, double x, double y, double width, const char *const *labels, const SvgStyle *const *styles,
+                int n);
 
 /* A range that covers [lo, hi] with some margin (log: whole decades when that is not too wide). */
 SvgAxis svg_axis_for(double lo, double hi, bool log, const char *label);

@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# report.sh - end-to-end tests of ./report on synthetic result folders (jobs.tsv and run
+# outputs written here, no training): merging shards, refusing conflicts and bad input,
+# regenerating the tables from runs.csv alone, and known statistics in the tables.
+# Prints "N passed, N failed".
+#
+#   tests/report.sh BIN_DIR      the folder holding report (e.g. . or build/asan32)
+set -u
+bin=${1:?usage: tests/report.sh BIN_DIR}
+report=$(cd "$bin" && pwd)/report
+dir=${TEST_TMPDIR:-$(mktemp -d)}/report
+rm -rf "$dir"
+mkdir -p "$dir"
+cd "$dir" || exit 2
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok    $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $1"; shift; for line in "$@"; do echo "    $line"; done; }
+# refuse NAME PATTERN ARGS...: report ARGS must exit 2 with a message matching PATTERN
+refuse() {
+    local name=$1 pattern=$2 rc
+    shift 2
+    timeout 10 "$report" "$@" >out.txt 2>err.txt
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q -- "$pattern" err.txt && [ "$(wc -l <err.txt)" -eq 1 ]; then ok "$name"; else
+        bad "$name" "exit $rc (want 2; 124: it hung)" "$(head -c 400 err.txt)"; fi
+}
+
+# ---------------------------------------------------------------- a synthetic study
+# job ID STAGE SCALE DK LR SEED VARIANT: one planned run of task sort with AdamW
+jobs=()
+job() { jobs+=("$1	$2	sort	adamw	$3	$4	$5	$6	$7	./train --task=sort --scale=$3 --dk=$4 --lr=$5 --seed=$6 --log=runs/$1.csv"); }
+header="id	stage	task	optim	scale	dk	lr	seed	variant	command"
+# write_jobs FOLDER FIRST LAST: jobs.tsv with the jobs FIRST..LAST (0-based) of the list
+write_jobs() {
+    mkdir -p "$1/runs"
+    { echo "$header"; for ((i = $2; i <= $3; i++)); do echo "${jobs[$i]}"; done; } >"$1/jobs.tsv"
+}
+# finish FOLDER ID VAL_ACC TEST_ACC [TIME [FP_OVERFLOWS]]: the run's console output and its log
+finish() {
+    printf 'step 20 loss 0.5\nsummary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=%s steps_to_threshold=-1 nan_count=0 fp_overflows=%s fp_underflows=0 fp_nans=0 test_loss=0.45 test_acc=%s test_examples=1000 new_field=7 time_s=%s\n' \
+        "$3" "${6:-0}" "$4" "${5:-1.5}" >"$1/runs/$2.out"
+    printf 'step,loss,l0_score_std,l1_score_std,l0_qgrad_median,l1_qgrad_median,l0_jac_median,l1_jac_median,val_loss,val_acc,nan_count\n1,3.0,1.0,1.2,0.002,0.004,0.4,0.2,,,0\n10,1.0,2.0,2.2,0.001,0.003,0.3,0.1,,,0\n20,0.5,3.0,3.4,0.0005,0.0015,0.2,0.1,0.4,%s,0\n' "$3" >"$1/runs/$2.csv"
+}
+
+# stage lr: scales 1, sqrt, dk x dk 16, 64 x lr 1e-3, 3e-3 x seeds 1, 2 (jobs 0..23)
+for scale in 1 sqrt dk; do
+    for dk in 16 64; do
+        for lr in 1e-3 3e-3; do
+            for seed in 1 2; do job "lr_${scale}_dk${dk}_lr${lr}_s$seed" lr "$scale" "$dk" "$lr" "$seed" -; done
+        done
+    done
+done
+# stage headline at dk 64: 5 seeds per scale (jobs 24..38), one more seed of sqrt that is
+# never run (job 39), and dk 16 at the ceiling (jobs 40..42)
+for scale in sqrt dk 1; do for seed in 1 2 3 4 5; do job "head_${scale}_dk64_s$seed" headline "$scale" 64 1e-3 "$seed" -; done; done
+job head_sqrt_dk64_s6 headline sqrt 64 1e-3 6 -
+for seed in 1 2 3; do job "head_sqrt_dk16_s$seed" headline sqrt 16 1e-3 "$seed" -; done
+# stage variants (jobs 43..48): cosine attention (no scale) and unit-variance q, k, against the
+# plain model of stage headline; stage scales (jobs 49..51): s = 1/8, against headline's 1/sqrt(dk)
+for seed in 1 2 3; do job "var_attncosine_s$seed" variants none 64 1e-3 "$seed" attn=cosine; done
+for seed in 1 2 3; do job "var_qkinitunit_s$seed" variants sqrt 64 1e-3 "$seed" qk-init=unit; done
+for seed in 1 2 3; do job "scales_8_s$seed" scales 8 64 1e-3 "$seed" -; done
+n_jobs=${#jobs[@]}
+
+# the results: val_acc, test_acc of each job (index: the job's place in the list)
+results=()
+# lr: the scale-1 cells tie at both rates (the smaller, 1e-3, must win); sqrt prefers 3e-3
+lr_vals=(0.50 0.50 0.50 0.50 0.40 0.40 0.40 0.40   0.60 0.62 0.70 0.72 0.55 0.57 0.65 0.67   0.30 0.32 0.20 0.22 0.35 0.37 0.25 0.27)
+for ((i = 0; i < 24; i++)); do results[$i]="${lr_vals[$i]} ${lr_vals[$i]}"; done
+# headline dk 64: sqrt 0.70 .. 0.78 (mean 0.740, CI half 2.776 * 0.03162 / sqrt 5 = 0.039);
+# dk: sqrt - dk = 0.18 0.21 0.19 0.19 0.18 (0.190 +- 0.015: higher); 1: sqrt - 1 straddles 0
+head_test=(0.70 0.72 0.74 0.76 0.78   0.52 0.51 0.55 0.57 0.60   0.75 0.69 0.78 0.72 0.80)
+for ((i = 0; i < 15; i++)); do results[$((24 + i))]="0.5 ${head_test[$i]}"; done
+results[40]="0.99 1.0000"
+results[41]="0.99 0.9950"
+results[42]="0.99 0.9990"
+other_test=(0.60 0.61 0.65   0.71 0.72 0.76   0.60 0.70 0.65)
+for ((i = 0; i < 9; i++)); do results[$((43 + i))]="0.5 ${other_test[$i]}"; done
+
+id_of() { echo "${jobs[$1]%%	*}"; }
+
+# shard a plans jobs 0..30, shard b plans 25..48 (25..30 in both, finished in both, with other
+# timings); together they hold every run but job 39. "all" is one folder holding everything.
+write_jobs a 0 30
+write_jobs b 25 $((n_jobs - 1))
+write_jobs all 0 $((n_jobs - 1))
+for ((i = 0; i < n_jobs; i++)); do
+    [ $i -eq 39 ] && continue
+    set -- ${results[$i]}
+    id=$(id_of $i)
+    over=0
+    [ $i -eq 43 ] && over=12 # one cosine run overflowed 12 values
+    finish all "$id" "$1" "$2" 1.5 $over
+    [ $i -le 30 ] && finish a "$id" "$1" "$2" 1.5 $over
+    [ $i -ge 25 ] && [ $i -le 30 ] && finish b "$id" "$1" "$2" 9.75 $over # the same run again, another timing
+    [ $i -gt 30 ] && finish b "$id" "$1" "$2" 1.5 $over
+done
+
+# ---------------------------------------------------------------- one folder, and the merge
+"$report" all >all.out 2>all.err
+rc=$?
+svgs=0
+for f in all/lr_sort_adamw.svg all/dk_sort.svg all/curves_sort_adamw.svg; do
+    head -c 4 "$f" 2>/dev/null | grep -q '<svg' && tail -n 1 "$f" | grep -q '</svg>' && svgs=$((svgs + 1))
+done
+if [ $rc -eq 0 ] && [ -f all/runs.csv ] && [ -f all/best_lr.tsv ] && [ -f all/summary.md ] && [ $svgs -eq 3 ]; then
+    ok "one folder: runs.csv, best_lr.tsv, summary.md and 3 SVG plots (lr, dk, curves)"
+else
+    bad "one folder" "exit $rc, $svgs plots" "$(cat all.err)"
+fi
+"$report" --out merged a b >merged.out 2>&1
+rc=$?
+if [ $rc -eq 0 ] && cmp -s all/summary.md merged/summary.md && cmp -s all/best_lr.tsv merged/best_lr.tsv &&
+    cmp -s all/runs.csv merged/runs.csv; then
+    ok "two shards merged = one folder holding all runs (summary.md, best_lr.tsv, runs.csv byte-identical)"
+else
+    bad "merge" "exit $rc" "$(cat merged.out)" "$(diff all/summary.md merged/summary.md | head -n 5)"
+fi
+"$report" --out merged2 b a >/dev/null 2>&1
+if cmp -s all/summary.md merged2/summary.md && cmp -s all/best_lr.tsv merged2/best_lr.tsv; then
+    ok "the merge does not depend on the order of the folders"
+else
+    bad "merge order" "$(diff all/summary.md merged2/summary.md | head -n 5)"
+fi
+rows=$(($(wc -l <all/runs.csv) - 1))
+if [ "$rows" -eq "$n_jobs" ] && [ "$(grep -c ',missing,' all/runs.csv)" -eq 1 ] &&
+    grep -q '^head_sqrt_dk64_s6,headline,sort,adamw,sqrt,64,1e-3,6,-,missing,,' all/runs.csv; then
+    ok "runs.csv: one row per planned run ($n_jobs), the run never done listed as missing"
+else
+    bad "runs.csv rows" "$rows rows, want $n_jobs" "$(grep missing all/runs.csv)"
+fi
+if head -n 1 all/runs.csv | grep -q '^id,stage,task,optim,scale,dk,lr,seed,variant,status,steps,val_acc,val_loss,test_acc,test_loss,test_examples,final_loss,steps_to_threshold,nan_count,fp_overflows,fp_underflows,fp_nans,time_s,score_std_init,score_std_end,qgrad_median_init,qgrad_median_end,jac_median_end,command$' &&
+    grep -q '^var_attncosine_s1,variants,sort,adamw,none,64,1e-3,1,attn=cosine,done,20,0.5,0.4,0.60,0.45,1000,0.5,-1,0,12,0,0,1.5,1.1,3.2,0.003,0.001,0.15,"./train --task=sort ' all/runs.csv; then
+    ok "runs.csv: its columns, the summary's numbers as written, layer means from the log, the command quoted last"
+else
+    bad "runs.csv columns" "$(head -n 1 all/runs.csv)" "$(grep '^var_attncosine_s1' all/runs.csv)"
+fi
+
+# ---------------------------------------------------------------- the tables from runs.csv alone
+mkdir -p fromcsv
+cp all/runs.csv fromcsv/runs.csv
+"$report" --runs fromcsv/runs.csv >fromcsv.out 2>&1
+rc=$?
+if [ $rc -eq 0 ] && cmp -s all/summary.md fromcsv/summary.md && cmp -s all/best_lr.tsv fromcsv/best_lr.tsv &&
+    [ ! -e fromcsv/curves_sort_adamw.svg ] && [ -f fromcsv/lr_sort_adamw.svg ]; then
+    ok "--runs runs.csv regenerates summary.md and best_lr.tsv byte for byte (no logs: no curves plot)"
+else
+    bad "--runs" "exit $rc" "$(cat fromcsv.out)" "$(diff all/summary.md fromcsv/summary.md | head -n 5)"
+fi
+# a number changed in runs.csv changes the table: the figures come from it
+sed 's/^\(head_sqrt_dk64_s1,[^"]*,done,20,0.5,0.4,\)0.70,/\10.10,/' all/runs.csv >changed.csv
+"$report" --runs changed.csv --out changed >/dev/null 2>&1
+if ! cmp -s changed.csv all/runs.csv && grep -q '^| 1/√dₖ | .* | 0.620 ± 0.' changed/summary.md; then
+    ok "a test accuracy edited in runs.csv moves the table's mean (0.740 -> 0.620)"
+else
+    bad "tables follow runs.csv" "$(grep '^| 1/√dₖ |' changed/summary.md | head -n 2)"
+fi
+
+# ---------------------------------------------------------------- known statistics in summary.md
+md=all/summary.md
+check_line() { # NAME FIXED-STRING
+    if grep -qF -- "$2" "$md"; then ok "$1"; else bad "$1" "no line with: $2"; fi
+}
+check_line "mean ± 95 % CI: sqrt at dk 64 over 5 seeds, 1 missing" "0.740 ± 0.039 (n=5, 1 missing)"
+check_line "paired sqrt − dk: +0.190 ± 0.015 over 5 seeds, higher" "| 64 | 1/√dₖ − 1/dₖ | +0.190 ± 0.015 | 5 | 1e-3; 1e-3 | higher |"
+# sqrt - 1 = -0.05 0.03 -0.04 0.04 -0.02: mean -0.008, sd 0.04087, half 2.776 * 0.04087 / sqrt 5 = 0.051
+check_line "paired sqrt − 1: interval contains 0, not distinguishable" "| 64 | 1/√dₖ − 1 | -0.008 ± 0.051 | 5 | 1e-3; 1e-3 | not distinguishable at n = 5 |"
+# 1.000 0.995 0.999: mean 0.998, sd 0.002646, half 4.303 * 0.002646 / sqrt 3 = 0.007
+check_line "the ceiling marked (mean 0.998 within 1 % of 100 %)" "0.998 ± 0.007 (n=3) †"
+check_line "the LR sweep: tied rates, the smaller chosen (bold)" "| 1 | 16 | **0.500** | 0.500 | 1e-3 | 2 |"
+check_line "the LR sweep: the higher mean validation accuracy chosen" "| 1/√dₖ | 16 | 0.610 | **0.710** | 3e-3 | 2 |"
+# at the chosen rates: sqrt (3e-3) 0.70 0.72 - 1 (1e-3) 0.50 0.50 = 0.20 0.22: half 12.706 * 0.01414 / sqrt 2 = 0.127
+check_line "the paired comparison in stage lr uses the chosen rates" "| 16 | 1/√dₖ − 1 | +0.210 ± 0.127 | 2 | 3e-3; 1e-3 | higher |"
+# cosine - dot (headline's seeds 1-3) = -0.10 -0.11 -0.09: sd 0.01, half 4.303 * 0.01 / sqrt 3 = 0.025
+check_line "a variant against the plain model of another stage, by seed" "| 64 | \`attn=cosine\` none − \`-\` 1/√dₖ (headline) | -0.100 ± 0.025 | 3 | 1e-3; 1e-3 | lower |"
+# unit - xavier = 0.01 0 0.02: half 4.303 * 0.01 / sqrt 3 = 0.025
+check_line "... and one that is not distinguishable" "| 64 | \`qk-init=unit\` 1/√dₖ − \`-\` 1/√dₖ (headline) | +0.010 ± 0.025 | 3 | 1e-3; 1e-3 | not distinguishable at n = 3 |"
+# sqrt (headline) - 1/8 = 0.10 0.02 0.09: sd 0.04359, half 4.303 * 0.04359 / sqrt 3 = 0.108
+check_line "a stage without 1/√dₖ compared with headline's" "| 64 | 1/√dₖ (headline) − 1/8 | +0.070 ± 0.108 | 3 | 1e-3; 1e-3 | not distinguishable at n = 3 |"
+check_line "the runs with non-finite values counted per cell" "| sort · adamw · \`attn=cosine\` | none | 64 | 1e-3 | 0 of 3 | 1 of 3 | 4 | 0 |"
+check_line "the binomial error of one run's accuracy at N = 1000" "N = 1000 test examples: at most 0.0158 (p = 0.5)"
+check_line "the missing run counted" "Missing runs: 1 of $n_jobs planned (listed at the end)."
+check_line "the missing run listed by id" "- \`head_sqrt_dk64_s6\` (stage headline)"
+# read as scripts/ablation.sh reads it: columns by name, the first line of the cell
+chosen() {
+    awk -F'\t' -v s="$1" -v d="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $col["task"] == "sort" && $col["optim"] == "adamw" && $col["scale"] == s && $col["dk"] == d && $col["variant"] == "-" {
+            print $col["chosen_lr"]; exit }' all/best_lr.tsv
+}
+if grep -q $'^sort\tadamw\t1\t16\t-\t1e-3\t2\t0.5000\t1\t1e-3$' all/best_lr.tsv && grep -q $'^sort\tadamw\tsqrt\t16\t-\t3e-3\t2\t0.7100\t1\t3e-3$' all/best_lr.tsv &&
+    [ "$(awk -F'\t' 'NR > 1 && $9 == 1' all/best_lr.tsv | wc -l)" -eq 6 ] && [ "$(chosen 1 16)" = 1e-3 ] && [ "$(chosen sqrt 64)" = 3e-3 ]; then
+    ok "best_lr.tsv: one chosen rate per (task, optim, scale, dk, variant), ties to the smaller"
+else
+    bad "best_lr.tsv" "$(cat all/best_lr.tsv)"
+fi
+if grep -q 'n = 2–5 per point' all/dk_sort.svg && grep -q 'from stages lr, headline' all/dk_sort.svg && grep -q 'n = 2 per point' all/lr_sort_adamw.svg &&
+    ! grep -q 'std over seeds' all/*.svg; then
+    ok "the plots print their n and no \"mean ± std\" title"
+else
+    bad "plot labels"
+fi
+
+# ---------------------------------------------------------------- conflicts
+mkdir -p other/runs
+{ echo "$header"; echo "${jobs[0]} --steps=99"; } >other/jobs.tsv
+refuse "the same id planned with another command in two folders: refused, naming both" "a/jobs.tsv.*other/jobs.tsv" --out x a other
+{ echo "$header"; echo "${jobs[0]}"; } >other/jobs.tsv
+finish other "$(id_of 0)" 0.50 0.51
+refuse "the same run finished with other results in two folders: refused, naming both" "a/runs/lr_1_dk16_lr1e-3_s1.out and other/runs" --out x a other
+finish other "$(id_of 0)" 0.50 0.50 123.4
+if "$report" --out x a other >/dev/null 2>&1; then ok "... but a different time_s alone is accepted"; else bad "time_s differs"; fi
+refuse "several folders without --out" "--out" a b
+{ echo "$header"; echo "${jobs[0]}"; echo "${jobs[0]}"; } >other/jobs.tsv
+refuse "an id twice in one jobs.tsv" "lines 2 and 3" other
+
+# ---------------------------------------------------------------- bad input
+mkdir -p e
+refuse "a folder without jobs.tsv" "e/jobs.tsv: No such file" e
+printf 'id\tstage\n' >e/jobs.tsv
+refuse "a jobs.tsv with another header" "header" e
+{ echo "$header"; printf 'x\tlr\tsort\tadamw\tsqrt\t16\t1e-3\t1\t-\n'; } >e/jobs.tsv
+refuse "a line with 9 fields" "jobs.tsv:2: 9 tab-separated fields" e
+{ echo "$header"; printf 'x\tlr\tsort\tadamw\tsqrt\tsixteen\t1e-3\t1\t-\tcmd\n'; } >e/jobs.tsv
+refuse "a dk that is not a number" "dk \"sixteen\"" e
+{ echo "$header"; printf 'x\tlr\tsort\tadamw\thalf\t16\t1e-3\t1\t-\tcmd\n'; } >e/jobs.tsv
+refuse "a scale that is none of 1, sqrt, dk, c, learned-sqrt, learned-1" "scale \"half\"" e
+{ echo "$header"; printf 'x\tlr\tsort\tadamw\tsqrt\t16\t0x10\t1\t-\tcmd\n'; } >e/jobs.tsv
+refuse "a lr that is not a plain number" "lr \"0x10\"" e
+{ echo "$header"; printf 'x\tlr\tsort\tadamw\tsqrt\t16\t1e-3\t1\t-\tcmd\n'; } >e/jobs.tsv
+mkdir -p e/runs
+printf 'summary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=-1 nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 test_loss=0.4 test_acc=0.5 test_examples=1000 time_s=1\n' >e/runs/x.out
+if "$report" e >/dev/null 2>&1; then ok "a whole folder of one run is accepted"; else bad "one-run folder"; fi
+printf 'summary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=-1 nan_count=0 fp_ov' >e/runs/x.out
+refuse "a summary line cut short (no line end)" "x.out: the summary line has no line end" e
+printf 'summary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=-1 nan_count=0\n' >e/runs/x.out
+refuse "a summary line without its test fields" "no test_acc= field" e
+printf 'summary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=high steps_to_threshold=-1 nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 test_loss=0.4 test_acc=0.5 test_examples=1000 time_s=1\n' >e/runs/x.out
+refuse "a summary field that is not a number" "val_acc=high is not a number" e
+printf 'step 1\n' >e/runs/x.out
+refuse "a .out without a summary line" "no summary line" e
+finish e x 0.5 0.5
+head -c -10 e/runs/x.csv >e/runs/cut.csv && mv e/runs/cut.csv e/runs/x.csv
+refuse "a run's CSV log cut short: refused, naming it" "x.csv:4: the last row is cut short" e
+finish e x 0.5 0.5
+head -n 3 e/runs/x.csv >e/runs/cut.csv && mv e/runs/cut.csv e/runs/x.csv
+refuse "a log missing its last rows (fewer steps than the summary)" "step 10 but the run did 20 steps" e
+rm e/runs/x.csv
+mkfifo e/runs/x.csv
+refuse "a FIFO named like a run's log: refused at once (no hang)" "FIFO" e
+rm e/runs/x.csv
+rm e/jobs.tsv
+mkfifo e/jobs.tsv
+refuse "a FIFO as jobs.tsv: refused at once" "FIFO" e
+rm e/jobs.tsv
+head -c -20 all/runs.csv >cut.csv
+refuse "--runs on a runs.csv cut short" "cut short" --runs cut.csv --out x
+sed '3s/,done,/,finished,/' all/runs.csv >badstatus.csv
+refuse "--runs: a status other than done or missing" "status \"finished\"" --runs badstatus.csv --out x
+sed '3s/,done,20,/,done,20,,/' all/runs.csv >shifted.csv
+refuse "--runs: a row with a field too many" "more than 29 fields" --runs shifted.csv --out x
+refuse "--runs and folders together" "one or the other" --runs all/runs.csv all
+refuse "an unknown option" "unknown option --bogus" --bogus all
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,136 @@
+/* test_eval.c - held-out evaluation: the teacher-forced exact match is greedy decoding's, and
+ * the test split is held out like the validation split. */
+#include "test.h"
+
+#include "../eval/eval.h"
+#include "../model/train_step.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A copy-task dataset, a small model, and the machinery to train and evaluate it. */
+typedef struct Rig {
+    Dataset d;
+    Gpt m;
+    Optimizer opt;
+    bool decay[GPT_MAX_PARAMS];
+    Arena acts;
+    Tape tp;
+    Evaluator ev;
+    Batch batch;
+    Trainer trainer;
+} Rig;
+
+static void rig_open(Rig *g, TaskKind task, int test_size, uint64_t seed)
+{
+    memset(g, 0, sizeof *g);
+    DataConfig dc = {.task = task, .symbols = 5, .min_len = 2, .max_len = 5, .val_size = 96, .test_size = test_size,
+                     .context = 64, .seed = seed};
+    char err[256];
+    CHECK(dataset_open(&g->d, &dc, err, sizeof err), "dataset: %s", err);
+    int T = dataset_max_input(&g->d);
+    GptConfig gc = {.vocab = g->d.vocab.size, .context = T, .layers = 2, .dmodel = 32, .heads = 2, .dk = 16,
+                    .scale_mode = SCALE_SQRT, .init_gain = 1};
+    gpt_create(&g->m, &gc);
+    gpt_init(&g->m, seed);
+    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 3e-3, .min_lr = 3e-4, .warmup = 10, .steps = 400, .beta1 = 0.9,
+                      .beta2 = 0.98, .eps = 1e-8};
+    for (int i = 0; i < g->m.n_params; i++) g->decay[i] = gpt_param_decays(g->m.params[i]);
+    optim_init(&g->opt, &oc, g->m.params, g->decay, g->m.n_params);
+    arena_init(&g->acts, 1 << 20);
+    tape_init(&g->tp, &g->acts);
+    evaluator_init(&g->ev, 16, T);
+    batch_alloc(&g->batch, 16, T);
+    g->trainer = (Trainer){.model = &g->m, .opt = &g->opt, .tape = &g->tp, .seed = seed, .clip = 1};
+}
+
+static void rig_train(Rig *g, int from, int to)
+{
+    for (int step = from; step < to; step++) {
+        dataset_train_batch(&g->d, step, &g->batch);
+        StepBatch b = {g->batch.tokens, g->batch.targets, g->batch.loss_mask, g->batch.B, g->batch.T};
+        train_step(&g->trainer, &b, step, NULL);
+    }
+}
+
+static void rig_close(Rig *g)
+{
+    batch_free(&g->batch);
+    evaluator_free(&g->ev);
+    tape_free(&g->tp);
+    arena_free(&g->acts);
+    optim_free(&g->opt);
+    gpt_free(&g->m);
+    dataset_free(&g->d);
+}
+
+/* At several points of training (accuracy from 0 to high), on two tasks: the same examples are
+ * right by teacher forcing as by greedy decoding, and the losses are the same numbers. */
+static void test_teacher_forced_exact_match_is_greedy_decoding(void)
+{
+    TaskKind tasks[2] = {TASK_COPY, TASK_REVERSE};
+    for (int k = 0; k < 2; k++) {
+        Rig g;
+        rig_open(&g, tasks[k], 0, 3 + (uint64_t)k);
+        int checkpoints[4] = {0, 50, 150, 300}, seen_between = 0;
+        for (int c = 0; c < 4; c++) {
+            if (c > 0) rig_train(&g, checkpoints[c - 1], checkpoints[c]);
+            unsigned char fast[96], slow[96];
+            EvalResult a = evaluate(&g.ev, &g.m, &g.tp, &g.d, SPLIT_VAL, 96, fast);
+            EvalResult b = evaluate_by_decoding(&g.ev, &g.m, &g.tp, &g.d, SPLIT_VAL, 96, slow);
+            CHECK(memcmp(fast, slow, sizeof fast) == 0 && a.correct == b.correct && a.loss == b.loss,
+                  "task %d after %d steps: teacher-forced %d right, greedy decoding %d right (loss %.9g vs %.9g)", k,
+                  checkpoints[c], a.correct, b.correct, a.loss, b.loss);
+            seen_between += a.correct > 0 && a.correct < 96;
+        }
+        CHECK(seen_between > 0, "task %d: no point of training had an accuracy strictly between 0 and 1", k);
+        rig_close(&g);
+    }
+}
+
+/* A test split: its sources are neither validation nor training sources; asking for it leaves
+ * the validation set as it was. */
+static void test_test_split_is_held_out(void)
+{
+    Rig a, b;
+    rig_open(&a, TASK_COPY, 0, 9);
+    rig_open(&b, TASK_COPY, 200, 9);
+    CHECK(a.d.test.n == 0 && b.d.test.n == 200 && b.d.val.n == 96, "sizes: test %d and %d, val %d", a.d.test.n, b.d.test.n,
+          b.d.val.n);
+    int same_val = 0;
+    for (int i = 0; i < 96; i++) {
+        Example x = example_list_get(&a.d.val, i), y = example_list_get(&b.d.val, i);
+        same_val += x.src_len == y.src_len && !memcmp(x.src, y.src, (size_t)x.src_len * sizeof(int));
+    }
+    CHECK(same_val == 96, "the validation set changed when a test set was asked for (%d of 96 the same)", same_val);
+    /* no test source in validation or in 50 training batches */
+    int leaks = 0;
+    for (int i = 0; i < b.d.test.n; i++) {
+        Example t = example_list_get(&b.d.test, i);
+        for (int j = 0; j < b.d.val.n; j++) {
+            Example v = example_list_get(&b.d.val, j);
+            leaks += t.src_len == v.src_len && !memcmp(t.src, v.src, (size_t)t.src_len * sizeof(int));
+        }
+        for (int step = 0; step < 50; step++) {
+            dataset_train_batch(&b.d, step, &b.batch);
+            for (int r = 0; r < b.batch.B; r++) {
+                const Example *e = &b.batch.examples[r];
+                leaks += e->src_len == t.src_len && !memcmp(e->src, t.src, (size_t)t.src_len * sizeof(int));
+            }
+        }
+    }
+    CHECK(leaks == 0, "%d test sources also in validation or training", leaks);
+    EvalResult r = evaluate(&b.ev, &b.m, &b.tp, &b.d, SPLIT_TEST, 1000, NULL);
+    CHECK(r.examples == 200 && isfinite(r.loss), "test evaluation over %d examples, loss %g", r.examples, r.loss);
+    rig_close(&a);
+    rig_close(&b);
+}
+
+int main(int argc, char **argv)
+{
+    static const TestCase tests[] = {
+        {"eval: teacher-forced exact match = greedy decoding's, example by example", test_teacher_forced_exact_match_is_greedy_decoding},
+        {"eval: the test split is held out from validation and training", test_test_split_is_held_out},
+    };
+    return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}

@@ -1,0 +1,625 @@
+/* report_io.c - the inputs of ./report: result folders and runs.csv.
+ *
+ * A result folder: FOLDER/jobs.tsv lists the planned runs; FOLDER/runs/ID.out exists once a
+ * run has finished, and its last "summary:" line holds the run's final numbers; FOLDER/runs/
+ * ID.csv is its log. Several folders (shards of one study) are merged by id: the same id must
+ * plan the same run everywhere, and where it finished twice it must have given the same
+ * numbers (all but time_s). Every file is checked whole before anything is written: a file
+ * cut short is an error that names it, never a partial table.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "report.h"
+
+#include "../base/base.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *const g_job_cols[N_JOB_COLS] = {"id", "stage", "task", "optim", "scale", "dk", "lr", "seed", "variant", "command"};
+const char *const g_metric_cols[N_METRICS] = {
+    "steps", "val_acc", "val_loss", "test_acc", "test_loss", "test_examples", "final_loss", "steps_to_threshold",
+    "nan_count", "fp_overflows", "fp_underflows", "fp_nans", "time_s",
+    "score_std_init", "score_std_end", "qgrad_median_init", "qgrad_median_end", "jac_median_end"};
+
+/* ------------------------------------------------------------------ files */
+
+/* The whole of a regular file, NUL-terminated, its length in *size. NULL when the file does
+ * not exist and may_be_absent; every other failure (a FIFO, a directory, a read error) dies. */
+static char *read_text(const char *path, size_t *size, bool may_be_absent)
+{
+    struct stat st;
+    if (may_be_absent && stat(path, &st) != 0 && errno == ENOENT) return NULL;
+    char why[256];
+    FILE *f = file_open_regular(path, why, sizeof why); /* a FIFO is refused, not waited on */
+    if (!f) die("%s: %s", path, why);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) buf = xrealloc(buf, cap *= 2);
+        size_t got = fread(buf + n, 1, cap - 1 - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) die("%s: read error", path);
+    if (memchr(buf, 0, n)) die("%s: holds a NUL byte: not a text file", path);
+    buf[n] = 0;
+    *size = n;
+    return buf;
+}
+
+/* ------------------------------------------------------------------ the fields of a job */
+
+static bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+/* Letters, digits and the characters of `extra`, starting with a letter or digit. */
+static bool is_word(const char *s, const char *extra)
+{
+    if (!is_alnum(*s)) return false;
+    for (; *s; s++)
+        if (!is_alnum(*s) && !strchr(extra, *s)) return false;
+    return true;
+}
+
+/* "-", or key=value[,key=value...] */
+static bool is_variant(const char *s)
+{
+    if (!strcmp(s, "-")) return true;
+    char buf[1024];
+    if (strlen(s) >= sizeof buf) return false;
+    strcpy(buf, s);
+    char *save = NULL;
+    int items = 0;
+    if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,")) return false;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save), items++) {
+        char *eq = strchr(item, '=');
+        if (!eq || eq == item || !eq[1]) return false;
+        *eq = 0;
+        if (!is_word(item, "_-") || !is_word(eq + 1, "._+-")) return false;
+    }
+    return items > 0;
+}
+
+/* Checks the jobs.tsv fields of a run (where: "FILE:LINE" for the message). */
+static void check_job(char *const *f, const char *where)
+{
+    double c, v;
+    long l;
+    if (strlen(f[JOB_ID]) > 200 || !is_word(f[JOB_ID], "._+=,-"))
+        die("%s: id \"%s\" is not a file-name-safe name (letters, digits, . _ + = , -)", where, f[JOB_ID]);
+    if (!is_word(f[JOB_STAGE], "_-")) die("%s: stage \"%s\" is not a word", where, f[JOB_STAGE]);
+    if (!is_word(f[JOB_TASK], "_-")) die("%s: task \"%s\" is not a word", where, f[JOB_TASK]);
+    if (!is_word(f[JOB_OPTIM], "_-")) die("%s: optim \"%s\" is not a word", where, f[JOB_OPTIM]);
+    if (!scale_valid(f[JOB_SCALE], &c))
+        die("%s: scale \"%s\": expected 1, sqrt, dk, learned-sqrt, learned-1, none or a positive number", where, f[JOB_SCALE]);
+    if (!parse_long(f[JOB_DK], &l) || l < 1 || l > 1000000) die("%s: dk \"%s\" is not a positive integer", where, f[JOB_DK]);
+    if (!parse_number(f[JOB_LR], &v, false) || !(v > 0)) die("%s: lr \"%s\" is not a positive number", where, f[JOB_LR]);
+    if (!parse_long(f[JOB_SEED], &l)) die("%s: seed \"%s\" is not an integer", where, f[JOB_SEED]);
+    if (!is_variant(f[JOB_VARIANT])) die("%s: variant \"%s\": expected - or key=value[,key=value...]", where, f[JOB_VARIANT]);
+    if (!f[JOB_COMMAND][0]) die("%s: empty command", where);
+}
+
+/* Parses the numbers of a row whose texts are set. */
+static void parse_row(Row *r, const char *where)
+{
+    check_job(r->job, where);
+    long l;
+    parse_long(r->job[JOB_DK], &l);
+    r->dk = (double)l;
+    parse_number(r->job[JOB_LR], &r->lr, false);
+    parse_long(r->job[JOB_SEED], &r->seed);
+    scale_valid(r->job[JOB_SCALE], &r->scale_c);
+    for (int m = 0; m < N_METRICS; m++) {
+        r->value[m] = NAN;
+        if (!r->metric[m][0]) continue;
+        if (!parse_number(r->metric[m], &r->value[m], true))
+            die("%s: %s \"%s\" is not a number", where, g_metric_cols[m], r->metric[m]);
+    }
+}
+
+void free_rows(Row *rows, int n_rows)
+{
+    for (int i = 0; i < n_rows; i++) {
+        for (int c = 0; c < N_JOB_COLS; c++) free(rows[i].job[c]);
+        for (int m = 0; m < N_METRICS; m++) free(rows[i].metric[m]);
+    }
+    free(rows);
+}
+
+void free_curves(Curve *curves, int n_curves)
+{
+    for (int i = 0; i < n_curves; i++) {
+        free(curves[i].id);
+        free(curves[i].step);
+        free(curves[i].score_std);
+        free(curves[i].qgrad_median);
+    }
+    free(curves);
+}
+
+/* ------------------------------------------------------------------ jobs.tsv */
+
+typedef struct Job {
+    char *f[N_JOB_COLS];
+    int folder, line;
+} Job;
+
+static Job *g_jobs;
+static int g_n_jobs, g_cap_jobs;
+
+static void read_jobs(const char *folder, int folder_index)
+{
+    char path[4096];
+    out_path(path, sizeof path, folder, "jobs.tsv");
+    size_t size, pos, next;
+    char *text = read_text(path, &size, false);
+    pos = text_bom(text, size);
+    int lineno = 0, before = g_n_jobs;
+    if (size > 0 && text[size - 1] != '\n' && text[size - 1] != '\r')
+        die("%s: the last line has no line end: the file is cut short", path);
+    for (; pos < size; pos = next) {
+        size_t len = text_line(text, size, pos, &next);
+        char *line = xstrndup(text + pos, len);
+        lineno++;
+        char where[4200];
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        if (lineno == 1) {
+            char header[256] = "";
+            for (int c = 0; c < N_JOB_COLS; c++) {
+                strcat(header, g_job_cols[c]);
+                if (c + 1 < N_JOB_COLS) strcat(header, "\t");
+            }
+            if (strcmp(line, header)) die("%s: the header is not the tab-separated columns: id stage task optim scale dk lr seed variant command", where);
+            free(line);
+            continue;
+        }
+        if (!*line) { /* a blank line */
+            free(line);
+            continue;
+        }
+        if (g_n_jobs == g_cap_jobs) g_jobs = xrealloc(g_jobs, sizeof(Job) * (size_t)(g_cap_jobs = g_cap_jobs ? 2 * g_cap_jobs : 256));
+        Job *j = &g_jobs[g_n_jobs];
+        char *p = line;
+        for (int c = 0; c < N_JOB_COLS; c++) {
+            char *tab = c + 1 < N_JOB_COLS ? strchr(p, '\t') : NULL;
+            if (c + 1 < N_JOB_COLS && !tab) die("%s: %d tab-separated fields, expected %d", where, c + 1, N_JOB_COLS);
+            size_t n = tab ? (size_t)(tab - p) : strlen(p);
+            j->f[c] = xstrndup(p, n);
+            p += n + 1;
+        }
+        if (strchr(j->f[JOB_COMMAND], '\t')) die("%s: more than %d tab-separated fields", where, N_JOB_COLS);
+        check_job(j->f, where);
+        j->folder = folder_index;
+        j->line = lineno;
+        g_n_jobs++;
+        free(line);
+    }
+    free(text);
+    if (lineno == 0) die("%s: empty (no header)", path);
+    if (g_n_jobs == before) die("%s: plans no run", path);
+}
+
+static int cmp_job(const void *x, const void *y)
+{
+    const Job *a = x, *b = y;
+    int c = strcmp(a->f[JOB_ID], b->f[JOB_ID]);
+    return c ? c : a->folder - b->folder;
+}
+
+/* ------------------------------------------------------------------ summary lines */
+
+typedef struct Summary {
+    char *text[N_SUMMARY_METRICS]; /* the fields' values as written ("nan" for any NaN) */
+    char *rest;                    /* the whole line without time_s, to compare two copies */
+    double steps;
+} Summary;
+
+static void free_summary(Summary *s)
+{
+    for (int m = 0; m < N_SUMMARY_METRICS; m++) free(s->text[m]);
+    free(s->rest);
+}
+
+/* Reads the last "summary:" line of a run's console output. False when the file does not
+ * exist (the run did not finish); dies when it exists but holds no whole summary line. */
+static bool read_summary(const char *path, Summary *s)
+{
+    size_t size, pos, next;
+    char *text = read_text(path, &size, true);
+    if (!text) return false;
+    const char *line = NULL;
+    size_t line_len = 0;
+    bool line_ended = false;
+    for (pos = 0; pos < size; pos = next) {
+        size_t len = text_line(text, size, pos, &next);
+        if (len >= 8 && !strncmp(text + pos, "summary:", 8)) {
+            line = text + pos;
+            line_len = len;
+            line_ended = next > pos + len;
+        }
+    }
+    if (!line) die("%s: no summary line: not the output of a finished ./train run", path);
+    if (!line_ended) die("%s: the summary line has no line end: the file is cut short", path);
+    memset(s, 0, sizeof *s);
+    char *copy = xstrndup(line + 8, line_len - 8);
+    s->rest = xmalloc(line_len + 1);
+    s->rest[0] = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok) die("%s: summary field \"%s\" is not key=value", path, tok);
+        *eq = 0;
+        const char *key = tok, *value = eq + 1;
+        if (strcmp(key, "time_s")) {
+            if (s->rest[0]) strcat(s->rest, " ");
+            strcat(s->rest, key);
+            strcat(s->rest, "=");
+            strcat(s->rest, value);
+        }
+        for (int m = 0; m < N_SUMMARY_METRICS; m++) {
+            if (strcmp(key, g_metric_cols[m])) continue;
+            double v;
+            if (!parse_number(value, &v, true)) die("%s: summary field %s=%s is not a number", path, key, value);
+            if (s->text[m]) die("%s: summary field %s given twice", path, key);
+            s->text[m] = xstrdup(isnan(v) ? "nan" : value);
+            if (m == M_STEPS) s->steps = v;
+        }
+    }
+    free(copy);
+    free(text);
+    for (int m = 0; m < N_SUMMARY_METRICS; m++)
+        if (!s->text[m]) die("%s: the summary line has no %s= field: cut short, or made by an older ./train", path, g_metric_cols[m]);
+    return true;
+}
+
+/* ------------------------------------------------------------------ CSV logs */
+
+/* The mean over layers of column l<N>_<what> in one row; NAN when the log has no such column
+ * (*present false) or a value is empty or not finite. */
+static double layer_mean(char **names, int cols, const double *row, const char *what, bool *present)
+{
+    double s = 0;
+    int layers = 0;
+    char name[64];
+    for (;; layers++) {
+        snprintf(name, sizeof name, "l%d_%s", layers, what);
+        int c = -1;
+        for (int k = 0; k < cols && c < 0; k++)
+            if (!strcmp(names[k], name)) c = k;
+        if (c < 0) break;
+        s += row[c];
+    }
+    *present = layers > 0;
+    return layers ? s / layers : NAN;
+}
+
+/* Reads a run's CSV log. Every row must be whole: as many fields as the header, each a number
+ * or empty, and a line end; the last row must be the run's last step (steps, from its summary
+ * line). A log cut short (a full disk, a copy interrupted) is an error naming the file and
+ * line, never a partial summary. Sets the log metrics of r and fills the curve. */
+static void read_log(const char *path, double steps, Row *r, Curve *curve)
+{
+    size_t size, pos, next;
+    char *text = read_text(path, &size, false);
+    pos = text_bom(text, size);
+    size_t len = text_line(text, size, pos, &next);
+    if (len == 0) die("%s: empty", path);
+    char *header = xstrndup(text + pos, len);
+    char **names = NULL;
+    int cols = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(header, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        names = xrealloc(names, sizeof(char *) * (size_t)(cols + 1));
+        names[cols++] = tok;
+    }
+    if (cols == 0 || strcmp(names[0], "step")) die("%s:1: not a log of ./train (no step column first)", path);
+    double *table = NULL;
+    int rows = 0, cap = 0, lineno = 1;
+    for (pos = next; pos < size; pos = next) {
+        len = text_line(text, size, pos, &next);
+        lineno++;
+        if (next == pos + len) die("%s:%d: the last row is cut short (no line end): the log is incomplete", path, lineno);
+        if (rows == cap) table = xrealloc(table, sizeof(double) * (size_t)(cap = cap ? 2 * cap : 64) * (size_t)cols);
+        double *row = table + (size_t)rows * (size_t)cols;
+        const char *p = text + pos, *end_of_line = text + pos + len;
+        for (int c = 0; c < cols; c++) {
+            const char *comma = memchr(p, ',', (size_t)(end_of_line - p));
+            const char *end = comma && c + 1 < cols ? comma : end_of_line;
+            if (c + 1 < cols && !comma) die("%s:%d: the row has fewer fields than the header's %d", path, lineno, cols);
+            if (c + 1 == cols && comma) die("%s:%d: the row has more fields than the header's %d", path, lineno, cols);
+            char cell[64];
+            size_t n = (size_t)(end - p);
+            if (n >= sizeof cell) die("%s:%d: field %d (%s) is not a number", path, lineno, c + 1, names[c]);
+            memcpy(cell, p, n);
+            cell[n] = 0;
+            if (n == 0) row[c] = NAN;
+            else if (!parse_number(cell, &row[c], true)) die("%s:%d: field %d (%s) is not a number: \"%s\"", path, lineno, c + 1, names[c], cell);
+            p = end + 1;
+        }
+        rows++;
+    }
+    if (rows == 0) die("%s: no rows", path);
+    double last = table[(size_t)(rows - 1) * (size_t)cols];
+    if (last != steps) die("%s: its last row is step %.0f but the run did %.0f steps: the log is incomplete", path, last, steps);
+
+    const double *first_row = table, *last_row = table + (size_t)(rows - 1) * (size_t)cols;
+    struct {
+        int metric;
+        const double *row;
+        const char *what;
+    } wanted[5] = {{M_STD_INIT, first_row, "score_std"},
+                   {M_STD_END, last_row, "score_std"},
+                   {M_QGRAD_INIT, first_row, "qgrad_median"},
+                   {M_QGRAD_END, last_row, "qgrad_median"},
+                   {M_JAC_END, last_row, "jac_median"}};
+    for (int k = 0; k < 5; k++) {
+        bool present;
+        double v = layer_mean(names, cols, wanted[k].row, wanted[k].what, &present);
+        char buf[64] = "";
+        if (present) format_number(buf, sizeof buf, v);
+        free(r->metric[wanted[k].metric]);
+        r->metric[wanted[k].metric] = xstrdup(buf);
+    }
+    curve->id = xstrdup(r->job[JOB_ID]);
+    curve->n = rows;
+    curve->step = xmalloc(sizeof(double) * (size_t)rows);
+    curve->score_std = xmalloc(sizeof(double) * (size_t)rows);
+    curve->qgrad_median = xmalloc(sizeof(double) * (size_t)rows);
+    for (int i = 0; i < rows; i++) {
+        const double *row = table + (size_t)i * (size_t)cols;
+        bool present;
+        curve->step[i] = row[0];
+        curve->score_std[i] = layer_mean(names, cols, row, "score_std", &present);
+        curve->qgrad_median[i] = layer_mean(names, cols, row, "qgrad_median", &present);
+    }
+    free(table);
+    free(names);
+    free(header);
+    free(text);
+}
+
+/* ------------------------------------------------------------------ merging folders */
+
+void load_folders(const char *const *folders, int n_folders, Row **rows_out, int *n_rows_out, Curve **curves_out,
+                  int *n_curves_out)
+{
+    for (int i = 0; i < n_folders; i++) read_jobs(folders[i], i);
+    qsort(g_jobs, (size_t)g_n_jobs, sizeof(Job), cmp_job);
+    Row *rows = xmalloc(sizeof(Row) * (size_t)g_n_jobs);
+    Curve *curves = xmalloc(sizeof(Curve) * (size_t)g_n_jobs);
+    int n_rows = 0, n_curves = 0;
+    for (int a = 0; a < g_n_jobs;) {
+        int b = a + 1; /* jobs a .. b-1 share an id */
+        while (b < g_n_jobs && !strcmp(g_jobs[b].f[JOB_ID], g_jobs[a].f[JOB_ID])) b++;
+        const Job *first = &g_jobs[a];
+        const char *id = first->f[JOB_ID];
+        for (int k = a + 1; k < b; k++) {
+            const Job *j = &g_jobs[k];
+            if (j->folder == first->folder)
+                die("%s/jobs.tsv lines %d and %d both plan the run %s", folders[j->folder], first->line, j->line, id);
+            for (int c = 0; c < N_JOB_COLS; c++)
+                if (strcmp(j->f[c], first->f[c]))
+                    die("run %s is planned differently in %s/jobs.tsv:%d and %s/jobs.tsv:%d (its %s: \"%s\" vs \"%s\")", id,
+                        folders[first->folder], first->line, folders[j->folder], j->line, g_job_cols[c], first->f[c], j->f[c]);
+        }
+        Row *r = &rows[n_rows++];
+        memset(r, 0, sizeof *r);
+        for (int c = 0; c < N_JOB_COLS; c++) r->job[c] = xstrdup(first->f[c]);
+        for (int m = 0; m < N_METRICS; m++) r->metric[m] = xstrdup("");
+        Summary used = {0};
+        char used_path[4200] = "";
+        bool have_log = false;
+        for (int k = a; k < b; k++) {
+            const char *folder = folders[g_jobs[k].folder];
+            char out[4200], log[4200];
+            snprintf(out, sizeof out, "%s/runs/%s.out", folder, id);
+            snprintf(log, sizeof log, "%s/runs/%s.csv", folder, id);
+            Summary s;
+            if (!read_summary(out, &s)) continue;
+            if (!r->done) {
+                used = s;
+                snprintf(used_path, sizeof used_path, "%s", out);
+                r->done = true;
+                for (int m = 0; m < N_SUMMARY_METRICS; m++) {
+                    free(r->metric[m]);
+                    r->metric[m] = xstrdup(s.text[m]);
+                }
+            } else {
+                if (strcmp(s.rest, used.rest))
+                    die("run %s finished with different results in %s and %s (summary lines differ beyond time_s)", id, used_path, out);
+                free_summary(&s);
+            }
+            /* every log there is, is checked whole; the first one is used */
+            struct stat st;
+            if (stat(log, &st) != 0 && errno == ENOENT) continue;
+            Row scratch = *r;
+            Curve curve;
+            if (have_log) { /* checked, then dropped */
+                for (int m = 0; m < N_METRICS; m++) scratch.metric[m] = xstrdup("");
+                read_log(log, used.steps, &scratch, &curve);
+                for (int m = 0; m < N_METRICS; m++) free(scratch.metric[m]);
+                free(curve.id);
+                free(curve.step);
+                free(curve.score_std);
+                free(curve.qgrad_median);
+                continue;
+            }
+            read_log(log, used.steps, r, &curves[n_curves++]);
+            have_log = true;
+        }
+        if (r->done) free_summary(&used);
+        char where[4200];
+        snprintf(where, sizeof where, "run %s", id);
+        parse_row(r, where);
+        a = b;
+    }
+    for (int i = 0; i < g_n_jobs; i++)
+        for (int c = 0; c < N_JOB_COLS; c++) free(g_jobs[i].f[c]);
+    free(g_jobs);
+    g_jobs = NULL;
+    g_n_jobs = g_cap_jobs = 0;
+    *rows_out = rows;
+    *n_rows_out = n_rows;
+    *curves_out = curves;
+    *n_curves_out = n_curves;
+}
+
+/* ------------------------------------------------------------------ runs.csv */
+
+/* A CSV field, quoted (with "" for a quote) when it holds a comma or a quote, or always. */
+static void put_field(FILE *f, const char *s, bool quote)
+{
+    quote |= strpbrk(s, ",\"") != NULL;
+    if (!quote) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* The header of runs.csv. */
+static void put_header(char *buf, size_t n)
+{
+    buf[0] = 0;
+    for (int c = 0; c < JOB_COMMAND; c++) {
+        strncat(buf, g_job_cols[c], n - strlen(buf) - 1);
+        strncat(buf, ",", n - strlen(buf) - 1);
+    }
+    strncat(buf, "status,", n - strlen(buf) - 1);
+    for (int m = 0; m < N_METRICS; m++) {
+        strncat(buf, g_metric_cols[m], n - strlen(buf) - 1);
+        strncat(buf, ",", n - strlen(buf) - 1);
+    }
+    strncat(buf, "command", n - strlen(buf) - 1);
+}
+
+void write_runs_csv(const char *path, const Row *rows, int n_rows)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    OutFile o;
+    FILE *f = out_open(&o, dir, slash ? slash + 1 : path);
+    char header[1024];
+    put_header(header, sizeof header);
+    fprintf(f, "%s\n", header);
+    for (int i = 0; i < n_rows; i++) {
+        const Row *r = &rows[i];
+        for (int c = 0; c < JOB_COMMAND; c++) {
+            put_field(f, r->job[c], false);
+            fputc(',', f);
+        }
+        fputs(r->done ? "done," : "missing,", f);
+        for (int m = 0; m < N_METRICS; m++) {
+            put_field(f, r->metric[m], false);
+            fputc(',', f);
+        }
+        put_field(f, r->job[JOB_COMMAND], true);
+        fputc('\n', f);
+    }
+    out_close(&o);
+}
+
+/* Splits a CSV line into at most max fields (quotes as put_field writes them); returns the
+ * count. Fields are new strings. */
+static int split_csv(const char *line, char **out, int max, const char *where)
+{
+    int n = 0;
+    const char *p = line;
+    for (;;) {
+        size_t cap = strlen(p) + 1, len = 0;
+        char *field = xmalloc(cap);
+        if (*p == '"') {
+            for (p++;; p++) {
+                if (!*p) die("%s: a quoted field is not closed", where);
+                if (*p == '"' && p[1] == '"') {
+                    field[len++] = '"';
+                    p++;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    field[len++] = *p;
+                }
+            }
+            if (*p && *p != ',') die("%s: text after a quoted field", where);
+        } else {
+            while (*p && *p != ',') {
+                if (*p == '"') die("%s: a quote inside an unquoted field", where);
+                field[len++] = *p++;
+            }
+        }
+        field[len] = 0;
+        if (n == max) die("%s: more than %d fields", where, max);
+        out[n++] = field;
+        if (!*p) return n;
+        p++; /* the comma */
+    }
+}
+
+static int cmp_string(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
+
+void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
+{
+    enum { N_FIELDS = JOB_COMMAND + 1 + N_METRICS + 1 };
+    size_t size, pos, next;
+    char *text = read_text(path, &size, false);
+    if (size > 0 && text[size - 1] != '\n' && text[size - 1] != '\r')
+        die("%s: the last line has no line end: the file is cut short", path);
+    pos = text_bom(text, size);
+    char header[1024];
+    put_header(header, sizeof header);
+    size_t len = text_line(text, size, pos, &next);
+    if (len != strlen(header) || memcmp(text + pos, header, len))
+        die("%s:1: not a runs.csv of ./report (expected the header %s)", path, header);
+    Row *rows = NULL;
+    int n_rows = 0, cap = 0, lineno = 1;
+    for (pos = next; pos < size; pos = next) {
+        len = text_line(text, size, pos, &next);
+        lineno++;
+        char where[4200];
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        if (len == 0) continue;
+        char *line = xstrndup(text + pos, len);
+        char *f[N_FIELDS];
+        int n = split_csv(line, f, N_FIELDS, where);
+        free(line);
+        if (n != N_FIELDS) die("%s: %d fields, expected %d", where, n, N_FIELDS);
+        if (n_rows == cap) rows = xrealloc(rows, sizeof(Row) * (size_t)(cap = cap ? 2 * cap : 256));
+        Row *r = &rows[n_rows++];
+        memset(r, 0, sizeof *r);
+        for (int c = 0; c < JOB_COMMAND; c++) r->job[c] = f[c];
+        const char *status = f[JOB_COMMAND];
+        if (strcmp(status, "done") && strcmp(status, "missing")) die("%s: status \"%s\": expected done or missing", where, status);
+        r->done = !strcmp(status, "done");
+        free(f[JOB_COMMAND]);
+        for (int m = 0; m < N_METRICS; m++) r->metric[m] = f[JOB_COMMAND + 1 + m];
+        r->job[JOB_COMMAND] = f[N_FIELDS - 1];
+        parse_row(r, where);
+        for (int m = 0; m < N_METRICS; m++) {
+            if (r->done && m < N_SUMMARY_METRICS && !r->metric[m][0]) die("%s: a done run without %s", where, g_metric_cols[m]);
+            if (!r->done && r->metric[m][0]) die("%s: a missing run with a %s", where, g_metric_cols[m]);
+        }
+    }
+    free(text);
+    if (n_rows == 0) die("%s: lists no run", path);
+    /* each id once: sorted, equal ids are neighbours */
+    const char **ids = xmalloc(sizeof(char *) * (size_t)n_rows);
+    for (int i = 0; i < n_rows; i++) ids[i] = rows[i].job[JOB_ID];
+    qsort(ids, (size_t)n_rows, sizeof(char *), cmp_string);
+    for (int i = 1; i < n_rows; i++)
+        if (!strcmp(ids[i - 1], ids[i])) die("%s: the run %s is listed twice", path, ids[i]);
+    free(ids);
+    *rows_out = rows;
+    *n_rows_out = n_rows;
+}

@@ -1,0 +1,624 @@
+/* report_plots.c - the SVG plots of ./report (drawn with tools/svg.c).
+ *
+ *   lr_TASK_OPTIM.svg      validation accuracy vs learning rate (log), one line per scale, one
+ *                          panel per dk (and variant) of stage lr; the chosen rate ringed
+ *   lr_STAGE_TASK_OPTIM.svg  the same for another stage that sweeps rates (the width sweep)
+ *   dk_TASK.svg            test accuracy vs dk, each scale at its best learning rate, one panel
+ *                          per optimizer; bars = 95 % CI over seeds, clipped to [0, 1]
+ *   curves_TASK_OPTIM.svg  score std and per-query gradient median vs step (log y), median over
+ *                          seeds, one panel per dk: only where the runs' logs were read
+ *
+ * Every scale has one style (colour, dash, marker) in every plot and a legend entry; points of
+ * different scales are moved apart a little along x so that equal values stay visible; each
+ * panel states its n; accuracy axes are [0, 1] in every panel.
+ */
+#include "report.h"
+#include "stats.h"
+#include "svg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_LIST = 64 };
+
+/* ------------------------------------------------------------------ selecting runs */
+
+/* Which runs: NULL (or NAN) = any. */
+typedef struct Pick {
+    const char *stage, *task, *optim, *variant, *scale;
+    double dk, lr;
+} Pick;
+
+static bool matches(const Row *r, const Pick *p)
+{
+    return (!p->stage || !strcmp(r->job[JOB_STAGE], p->stage)) && (!p->task || !strcmp(r->job[JOB_TASK], p->task)) &&
+           (!p->optim || !strcmp(r->job[JOB_OPTIM], p->optim)) &&
+           (!p->variant || !strcmp(r->job[JOB_VARIANT], p->variant)) &&
+           (!p->scale || !strcmp(r->job[JOB_SCALE], p->scale)) && (isnan(p->dk) || r->dk == p->dk) &&
+           (isnan(p->lr) || r->lr == p->lr);
+}
+
+static Pick any_run(void) { return (Pick){NULL, NULL, NULL, NULL, NULL, NAN, NAN}; }
+
+/* The values of one metric over the done runs picked (finite ones only); which[i] its run. */
+static int gather(const Row *rows, int n_rows, const Pick *p, int metric, double *out, const Row **which)
+{
+    int n = 0;
+    for (int i = 0; i < n_rows; i++) {
+        const Row *r = &rows[i];
+        if (!r->done || !matches(r, p) || !isfinite(r->value[metric])) continue;
+        if (which) which[n] = r;
+        out[n++] = r->value[metric];
+    }
+    return n;
+}
+
+/* Distinct values of a job column over the picked rows, in table order (at most MAX_LIST). */
+static int distinct_text(const Row *rows, int n_rows, const Pick *p, int col, const char **out)
+{
+    int n = 0;
+    for (int i = 0; i < n_rows; i++) {
+        if (!matches(&rows[i], p)) continue;
+        const char *v = rows[i].job[col];
+        int j = 0;
+        while (j < n && strcmp(out[j], v)) j++;
+        if (j == n && n < MAX_LIST) out[n++] = v;
+    }
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            int c = col == JOB_SCALE     ? scale_compare(out[j], out[j - 1])
+                    : col == JOB_STAGE   ? stage_compare(out[j], out[j - 1])
+                    : col == JOB_VARIANT ? variant_compare(out[j], out[j - 1])
+                                         : strcmp(out[j], out[j - 1]);
+            if (c >= 0) break;
+            const char *t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+/* Distinct dk (or lr) values of the picked rows, ascending. */
+static int distinct_number(const Row *rows, int n_rows, const Pick *p, bool lr, double *out)
+{
+    int n = 0;
+    for (int i = 0; i < n_rows; i++) {
+        if (!matches(&rows[i], p)) continue;
+        double v = lr ? rows[i].lr : rows[i].dk;
+        int j = 0;
+        while (j < n && out[j] != v) j++;
+        if (j == n && n < MAX_LIST) out[n++] = v;
+    }
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && out[j] < out[j - 1]; j--) {
+            double t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+/* ------------------------------------------------------------------ styles */
+
+static const char *g_scales[MAX_LIST]; /* every scale of the study, in order: index = style */
+static int g_n_scales;
+
+static SvgStyle scale_style(const char *scale)
+{
+    static const char *const constant_colors[4] = {"#ff7f0e", "#8c564b", "#e377c2", "#bcbd22"};
+    int constants = 0;
+    for (int i = 0; i < g_n_scales && strcmp(g_scales[i], scale); i++) {
+        double c;
+        constants += scale_valid(g_scales[i], &c) && isfinite(c) && strcmp(g_scales[i], "1");
+    }
+    SvgStyle st = {"#1f77b4", NULL, SVG_SQUARE, 1.8, false};
+    if (!strcmp(scale, "1")) st = (SvgStyle){"#d62728", NULL, SVG_CIRCLE, 1.8, false};
+    else if (!strcmp(scale, "sqrt")) st = (SvgStyle){"#1f77b4", NULL, SVG_SQUARE, 1.8, false};
+    else if (!strcmp(scale, "dk")) st = (SvgStyle){"#2ca02c", "7,3", SVG_TRIANGLE, 1.8, false};
+    else if (!strcmp(scale, "learned-sqrt")) st = (SvgStyle){"#9467bd", "8,3,2,3", SVG_CROSS, 1.8, false};
+    else if (!strcmp(scale, "learned-1")) st = (SvgStyle){"#7f7f7f", "3,3", SVG_PLUS, 1.8, false};
+    else if (!strcmp(scale, "none")) st = (SvgStyle){"#17becf", "1,3", SVG_CIRCLE, 1.8, true};
+    else st = (SvgStyle){constant_colors[constants % 4], "2,2", SVG_DIAMOND, 1.8, false};
+    return st;
+}
+
+/* The x position of a scale's point: x moved by a small factor per scale (log axes), so that
+ * points with equal values do not hide each other. */
+static double nudge(double x, const char *scale)
+{
+    int k = 0;
+    while (k < g_n_scales && strcmp(g_scales[k], scale)) k++;
+    return x * pow(10, 0.025 * (k - (g_n_scales - 1) / 2.0));
+}
+
+static const char *scale_name(const char *scale)
+{
+    static char b[8][80];
+    static int next;
+    char *out = b[next++ % 8];
+    snprintf(out, 80, "s = %s", scale_label(scale, true));
+    return out;
+}
+
+/* "n = 5 per point" or "n = 3–5 per point" (per: "point", "line") */
+static void n_text(char *buf, size_t len, int lo, int hi, const char *per)
+{
+    if (hi == 0) snprintf(buf, len, "no done run");
+    else if (lo == hi) snprintf(buf, len, "n = %d per %s", lo, per);
+    else snprintf(buf, len, "n = %d–%d per %s", lo, hi, per);
+}
+
+static double clip01(double v) { return fmin(fmax(v, 0), 1); }
+
+static const double g_acc_ticks[6] = {0, 0.2, 0.4, 0.6, 0.8, 1};
+
+/* An accuracy axis: [0, 1] (a little room so markers at 0 and 1 show whole), ticks 0..1. */
+static SvgAxis accuracy_axis(const char *label)
+{
+    SvgAxis a = {-0.03, 1.03, false, label, g_acc_ticks, 6};
+    return a;
+}
+
+/* A legend of the scales drawn, then notes. */
+static void scale_legend(Svg *s, double x, double y, const char **scales, int ns, const SvgStyle *extra,
+                         const char *extra_label, const char *const *notes, int n_notes)
+{
+    const char *labels[MAX_LIST + 8];
+    SvgStyle styles[MAX_LIST + 8];
+    const SvgStyle *ptr[MAX_LIST + 8];
+    int n = 0;
+    for (int i = 0; i < ns; i++) {
+        styles[n] = scale_style(scales[i]);
+        labels[n++] = scale_name(scales[i]);
+    }
+    if (extra) {
+        styles[n] = *extra;
+        labels[n++] = extra_label;
+    }
+    for (int i = 0; i < n; i++) ptr[i] = &styles[i];
+    for (int i = 0; i < n_notes && n < MAX_LIST + 8; i++) {
+        ptr[n] = NULL;
+        labels[n++] = notes[i];
+    }
+    svg_legend(s, x, y, 250, labels, ptr, n);
+}
+
+static void finish(Svg *s, const char *tmp, const char *path)
+{
+    if (!svg_close(s)) die("cannot write %s (disk full?)", tmp);
+    if (rename(tmp, path) != 0) die("cannot rename %s to %s", tmp, path);
+}
+
+static bool open_plot(Svg *s, const char *dir, const char *name, int w, int h, char *path, char *tmp)
+{
+    out_path(path, 4096, dir, name);
+    char t[512];
+    snprintf(t, sizeof t, ".%s.tmp", name);
+    out_path(tmp, 4096, dir, t);
+    if (!svg_open(s, tmp, w > 960 ? w : 960, h)) die("cannot write %s", tmp); /* room for the titles */
+    return true;
+}
+
+enum { PANEL_W = 300, PANEL_H = 240, MARGIN = 75, TOP = 70, LEGEND_W = 270 };
+
+/* ------------------------------------------------------------------ lr_TASK_OPTIM.svg */
+
+static void plot_lr(const char *dir, const Row *rows, int n_rows, const char *stage, const char *task, const char *optim)
+{
+    Pick p = any_run();
+    p.stage = stage;
+    p.task = task;
+    p.optim = optim;
+    const char *variants[MAX_LIST], *scales[MAX_LIST];
+    double dks[MAX_LIST], lrs[MAX_LIST];
+    int nv = distinct_text(rows, n_rows, &p, JOB_VARIANT, variants), ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales);
+    int nl = distinct_number(rows, n_rows, &p, true, lrs);
+    /* the panels: (variant, dk) pairs that have runs */
+    const char *pv[MAX_LIST];
+    double pdk[MAX_LIST];
+    int np = 0;
+    for (int v = 0; v < nv; v++) {
+        Pick q = p;
+        q.variant = variants[v];
+        int nd = distinct_number(rows, n_rows, &q, false, dks);
+        for (int d = 0; d < nd && np < MAX_LIST; d++) {
+            pv[np] = variants[v];
+            pdk[np++] = dks[d];
+        }
+    }
+    int cols = np < 4 ? np : 4, panel_rows = (np + cols - 1) / cols;
+    char path[4096], tmp[4096], name[256], title[512];
+    if (!strcmp(stage, LR_STAGE)) snprintf(name, sizeof name, "lr_%s_%s.svg", task, optim);
+    else snprintf(name, sizeof name, "lr_%s_%s_%s.svg", stage, task, optim);
+    Svg s;
+    open_plot(&s, dir, name, MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W, TOP + panel_rows * (PANEL_H + 80) + 20, path, tmp);
+    int lo_n = 1 << 30, hi_n = 0;
+    double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
+    for (int k = 0; k < np; k++) {
+        Pick q = p;
+        q.variant = pv[k];
+        q.dk = pdk[k];
+        int plo = 1 << 30, phi = 0;
+        for (int i = 0; i < ns; i++)
+            for (int l = 0; l < nl; l++) {
+                q.scale = scales[i];
+                q.lr = lrs[l];
+                bool planned = false;
+                for (int r = 0; r < n_rows && !planned; r++) planned = matches(&rows[r], &q);
+                if (!planned) continue;
+                int n = gather(rows, n_rows, &q, M_VAL_ACC, vals, NULL);
+                plo = n < plo ? n : plo;
+                phi = n > phi ? n : phi;
+            }
+        q.scale = NULL;
+        q.lr = NAN;
+        lo_n = plo < lo_n ? plo : lo_n;
+        hi_n = phi > hi_n ? phi : hi_n;
+        char ptitle[256], nt[64];
+        n_text(nt, sizeof nt, plo, phi, "point");
+        if (strcmp(pv[k], "-")) snprintf(ptitle, sizeof ptitle, "dk = %.0f, %s (%s)", pdk[k], pv[k], nt);
+        else snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", pdk[k], nt);
+        SvgPanel panel = {MARGIN + (k % cols) * (PANEL_W + MARGIN), TOP + (k / cols) * (PANEL_H + 80), PANEL_W, PANEL_H,
+                          svg_axis_for(lrs[0] / 2, lrs[nl - 1] * 2, true, "learning rate (log)"),
+                          accuracy_axis("validation accuracy"), ptitle};
+        panel.x.lo = lrs[0] / 2;
+        panel.x.hi = lrs[nl - 1] * 2;
+        panel.x.ticks = lrs;
+        panel.x.n_ticks = nl;
+        svg_panel(&s, &panel);
+        for (int i = 0; i < ns; i++) {
+            SvgStyle st = scale_style(scales[i]);
+            double x[MAX_LIST], y[MAX_LIST];
+            q.scale = scales[i];
+            double chosen = best_lr(rows, n_rows, stage, task, optim, pv[k], scales[i], pdk[k]);
+            for (int l = 0; l < nl; l++) {
+                q.lr = lrs[l];
+                int n = gather(rows, n_rows, &q, M_VAL_ACC, vals, NULL);
+                StatsCi ci = stats_ci95(vals, n);
+                x[l] = nudge(lrs[l], scales[i]);
+                y[l] = ci.mean;
+                if (ci.defined) svg_error_bar(&s, &panel, x[l], clip01(ci.lo), clip01(ci.hi), st.color);
+                if (lrs[l] == chosen && n) svg_shape(&s, &panel, x[l], y[l], SVG_CIRCLE, 8, st.color, false);
+            }
+            svg_series(&s, &panel, x, y, nl, &st);
+        }
+    }
+    free(vals);
+    char nt[64];
+    n_text(nt, sizeof nt, lo_n, hi_n, "point");
+    snprintf(title, sizeof title, "%s, %s: validation accuracy vs learning rate (stage %s)", task, optim, stage);
+    svg_text(&s, MARGIN, 24, 15, "start", title);
+    snprintf(title, sizeof title, "%s; ringed: the chosen rate of each line (highest mean validation accuracy; ties: the smaller)",
+             hi_n > 1 ? "Mean over seeds, n in each panel" : "One seed per point");
+    svg_text(&s, MARGIN, 44, 12, "start", title);
+    SvgStyle ring = {"#000000", NULL, SVG_CIRCLE, 0, true};
+    const char *notes[2] = {hi_n > 1 ? "bars: 95 % CI over seeds (Student t)" : "one seed: no interval", nt};
+    scale_legend(&s, MARGIN + cols * (PANEL_W + MARGIN) - 30, TOP, scales, ns, &ring, "chosen learning rate", notes, 2);
+    finish(&s, tmp, path);
+}
+
+/* ------------------------------------------------------------------ dk_TASK.svg */
+
+/* Where a (task, optim, scale, dk) point of the dk plot comes from: the stage (not lr, variant
+ * "-") with the most done runs at its best learning rate; else stage lr at the chosen rate. */
+static const char *dk_source(const Row *rows, int n_rows, const char *task, const char *optim, const char *scale, double dk,
+                             double *lr_out)
+{
+    Pick p = any_run();
+    p.task = task;
+    p.optim = optim;
+    p.variant = "-";
+    p.scale = scale;
+    p.dk = dk;
+    const char *stages[MAX_LIST];
+    int n_st = distinct_text(rows, n_rows, &p, JOB_STAGE, stages), best_n = -1;
+    const char *best = NULL;
+    double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
+    for (int i = 0; i < n_st; i++) {
+        if (!strcmp(stages[i], LR_STAGE)) continue;
+        double lr = best_lr(rows, n_rows, stages[i], task, optim, "-", scale, dk);
+        if (isnan(lr)) continue;
+        Pick q = p;
+        q.stage = stages[i];
+        q.lr = lr;
+        int n = gather(rows, n_rows, &q, M_TEST_ACC, vals, NULL);
+        if (n > best_n) { /* stages come in table order: the first of equals wins */
+            best_n = n;
+            best = stages[i];
+            *lr_out = lr;
+        }
+    }
+    free(vals);
+    if (best) return best;
+    *lr_out = best_lr(rows, n_rows, LR_STAGE, task, optim, "-", scale, dk);
+    return isnan(*lr_out) ? NULL : LR_STAGE;
+}
+
+static void plot_dk(const char *dir, const Row *rows, int n_rows, const char *task)
+{
+    Pick p = any_run();
+    p.task = task;
+    p.variant = "-";
+    const char *optims[MAX_LIST], *scales[MAX_LIST], *used[MAX_LIST];
+    double dks[MAX_LIST];
+    int no = distinct_text(rows, n_rows, &p, JOB_OPTIM, optims), ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales);
+    int nd = distinct_number(rows, n_rows, &p, false, dks), n_used = 0;
+    if (no == 0 || nd == 0) return;
+    char path[4096], tmp[4096], name[256], title[512];
+    snprintf(name, sizeof name, "dk_%s.svg", task);
+    Svg s;
+    open_plot(&s, dir, name, MARGIN + no * (PANEL_W + MARGIN) + LEGEND_W, TOP + PANEL_H + 100, path, tmp);
+    double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
+    int all_hi = 0;
+    for (int o = 0; o < no; o++) {
+        /* n first, for the panel title */
+        int lo_n = 1 << 30, hi_n = 0;
+        double lr_of[MAX_LIST][MAX_LIST];
+        const char *src[MAX_LIST][MAX_LIST];
+        for (int i = 0; i < ns; i++)
+            for (int d = 0; d < nd; d++) {
+                src[i][d] = dk_source(rows, n_rows, task, optims[o], scales[i], dks[d], &lr_of[i][d]);
+                if (!src[i][d]) continue;
+                Pick q = p;
+                q.optim = optims[o];
+                q.stage = src[i][d];
+                q.scale = scales[i];
+                q.dk = dks[d];
+                q.lr = lr_of[i][d];
+                int n = gather(rows, n_rows, &q, M_TEST_ACC, vals, NULL);
+                lo_n = n < lo_n ? n : lo_n;
+                hi_n = n > hi_n ? n : hi_n;
+                int u = 0;
+                while (u < n_used && strcmp(used[u], src[i][d])) u++;
+                if (u == n_used && n_used < MAX_LIST) used[n_used++] = src[i][d];
+            }
+        all_hi = hi_n > all_hi ? hi_n : all_hi;
+        char ptitle[256], nt[64];
+        n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "point");
+        snprintf(ptitle, sizeof ptitle, "%s (%s)", optims[o], nt);
+        SvgPanel panel = {MARGIN + o * (PANEL_W + MARGIN), TOP, PANEL_W, PANEL_H,
+                          svg_axis_for(dks[0] / 1.6, dks[nd - 1] * 1.6, true, "dk (log)"), accuracy_axis("test accuracy"),
+                          ptitle};
+        panel.x.lo = dks[0] / 1.6;
+        panel.x.hi = dks[nd - 1] * 1.6;
+        panel.x.ticks = dks;
+        panel.x.n_ticks = nd;
+        svg_panel(&s, &panel);
+        for (int i = 0; i < ns; i++) {
+            SvgStyle st = scale_style(scales[i]);
+            double x[MAX_LIST], y[MAX_LIST];
+            for (int d = 0; d < nd; d++) {
+                x[d] = nudge(dks[d], scales[i]);
+                y[d] = NAN;
+                if (!src[i][d]) continue;
+                Pick q = p;
+                q.optim = optims[o];
+                q.stage = src[i][d];
+                q.scale = scales[i];
+                q.dk = dks[d];
+                q.lr = lr_of[i][d];
+                int n = gather(rows, n_rows, &q, M_TEST_ACC, vals, NULL);
+                StatsCi ci = stats_ci95(vals, n);
+                y[d] = ci.mean;
+                if (ci.defined) svg_error_bar(&s, &panel, x[d], clip01(ci.lo), clip01(ci.hi), st.color);
+            }
+            svg_series(&s, &panel, x, y, nd, &st);
+        }
+    }
+    free(vals);
+    snprintf(title, sizeof title, "%s: test accuracy vs dk, each scale at its best learning rate", task);
+    svg_text(&s, MARGIN, 24, 15, "start", title);
+    char from[512];
+    snprintf(from, sizeof from, "%s; the rate of the highest mean validation accuracy in the stage; from stage",
+             all_hi > 1 ? "Mean over seeds, bars = 95 % CI" : "One seed per point");
+    if (n_used > 1) strcat(from, "s");
+    for (int u = 0; u < n_used; u++) {
+        strncat(from, u ? ", " : " ", sizeof from - strlen(from) - 1);
+        strncat(from, used[u], sizeof from - strlen(from) - 1);
+    }
+    strncat(from, " (variant -)", sizeof from - strlen(from) - 1);
+    svg_text(&s, MARGIN, 44, 12, "start", from);
+    const char *notes[2] = {all_hi > 1 ? "bars: 95 % CI, clipped to [0, 1]" : "one seed: no interval", "n: runs per point"};
+    scale_legend(&s, MARGIN + no * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 2);
+    finish(&s, tmp, path);
+}
+
+/* ------------------------------------------------------------------ curves_TASK_OPTIM.svg */
+
+static const Curve *curve_of(const Curve *curves, int n, const char *id)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(curves[i].id, id)) return &curves[i];
+    return NULL;
+}
+
+/* The logged runs of a (stage, task, optim, "-", scale, dk) at its best lr; returns how many. */
+static int logged_runs(const Row *rows, int n_rows, const Curve *curves, int n_curves, const char *stage, const char *task,
+                       const char *optim, const char *scale, double dk, const Curve **out)
+{
+    double lr = best_lr(rows, n_rows, stage, task, optim, "-", scale, dk);
+    if (isnan(lr)) return 0;
+    Pick p = {stage, task, optim, "-", scale, dk, lr};
+    int n = 0;
+    for (int i = 0; i < n_rows; i++) {
+        if (!rows[i].done || !matches(&rows[i], &p)) continue;
+        const Curve *c = curve_of(curves, n_curves, rows[i].job[JOB_ID]);
+        if (c && out) out[n] = c;
+        n += c != NULL;
+    }
+    return n;
+}
+
+/* Per logged row of the first curve: the median over the curves that logged the same step. */
+static int median_curve(const Curve *const *cs, int n, bool qgrad, double *x, double *y, int max)
+{
+    int rows = cs[0]->n < max ? cs[0]->n : max;
+    double v[256];
+    for (int i = 0; i < rows; i++) {
+        int m = 0;
+        for (int k = 0; k < n && m < 256; k++) {
+            if (cs[k]->n <= i || cs[k]->step[i] != cs[0]->step[i]) continue;
+            double value = qgrad ? cs[k]->qgrad_median[i] : cs[k]->score_std[i];
+            if (isfinite(value) && value > 0) v[m++] = value;
+        }
+        x[i] = cs[0]->step[i];
+        y[i] = stats_quantile(v, m, 0.5);
+    }
+    return rows;
+}
+
+static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curve *curves, int n_curves, const char *task,
+                        const char *optim)
+{
+    Pick p = any_run();
+    p.task = task;
+    p.optim = optim;
+    p.variant = "-";
+    const char *stages[MAX_LIST], *scales[MAX_LIST];
+    double dks[MAX_LIST];
+    int n_st = distinct_text(rows, n_rows, &p, JOB_STAGE, stages);
+    /* the stage: headline when it has logs, else the other one with the most, else lr */
+    const char *stage = NULL;
+    int best = 0;
+    for (int i = 0; i < n_st; i++) {
+        Pick q = p;
+        q.stage = stages[i];
+        const char *sc[MAX_LIST];
+        double dd[MAX_LIST];
+        int nsc = distinct_text(rows, n_rows, &q, JOB_SCALE, sc), ndd = distinct_number(rows, n_rows, &q, false, dd), logged = 0;
+        for (int a = 0; a < nsc; a++)
+            for (int d = 0; d < ndd; d++)
+                logged += logged_runs(rows, n_rows, curves, n_curves, stages[i], task, optim, sc[a], dd[d], NULL);
+        int rank = logged == 0 ? 0 : !strcmp(stages[i], "headline") ? 3 * n_rows + logged
+                                 : strcmp(stages[i], LR_STAGE)      ? n_rows + logged
+                                                                    : logged;
+        if (rank > best) {
+            best = rank;
+            stage = stages[i];
+        }
+    }
+    if (!stage) return false;
+    p.stage = stage;
+    int ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales), nd = distinct_number(rows, n_rows, &p, false, dks);
+    const Curve **cs = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
+    enum { MAX_POINTS = 4096 };
+    double *x = xmalloc(sizeof(double) * MAX_POINTS), *y = xmalloc(sizeof(double) * MAX_POINTS);
+    /* the y ranges, one per metric, the same in every panel of its row */
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0}, max_step = 1;
+    for (int m = 0; m < 2; m++)
+        for (int i = 0; i < ns; i++)
+            for (int d = 0; d < nd; d++) {
+                int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], cs);
+                if (!n) continue;
+                int k = median_curve(cs, n, m == 1, x, y, MAX_POINTS);
+                for (int j = 0; j < k; j++) {
+                    max_step = fmax(max_step, x[j]);
+                    if (!(y[j] > 0) || !isfinite(y[j])) continue;
+                    lo[m] = fmin(lo[m], y[j]);
+                    hi[m] = fmax(hi[m], y[j]);
+                }
+            }
+    char path[4096], tmp[4096], name[256], title[512];
+    snprintf(name, sizeof name, "curves_%s_%s.svg", task, optim);
+    Svg s;
+    open_plot(&s, dir, name, MARGIN + nd * (PANEL_W + MARGIN) + LEGEND_W, TOP + 2 * (PANEL_H + 80) + 20, path, tmp);
+    static const char *const ylabels[2] = {"std of the scores s·q·k (log)", "median over queries of ‖∂L/∂S_row‖ (log)"};
+    for (int m = 0; m < 2; m++)
+        for (int d = 0; d < nd; d++) {
+            int lo_n = 1 << 30, hi_n = 0;
+            for (int i = 0; i < ns; i++) {
+                int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], NULL);
+                if (!n) continue;
+                lo_n = n < lo_n ? n : lo_n;
+                hi_n = n > hi_n ? n : hi_n;
+            }
+            char ptitle[256], nt[64];
+            n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "line");
+            snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", dks[d], nt);
+            SvgPanel panel = {MARGIN + d * (PANEL_W + MARGIN), TOP + m * (PANEL_H + 80), PANEL_W, PANEL_H,
+                              svg_axis_for(0, max_step, false, "step"), svg_axis_for(lo[m], hi[m], true, ylabels[m]), ptitle};
+            svg_panel(&s, &panel); /* x: 5 % room either side, for the moved curves */
+            for (int i = 0; i < ns; i++) {
+                int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], cs);
+                if (!n) continue;
+                int k = median_curve(cs, n, m == 1, x, y, MAX_POINTS);
+                /* each scale moved a little along x (1.2 % of the axis per scale), so that equal
+                 * curves lie side by side instead of hiding each other */
+                int g = 0;
+                while (g < g_n_scales && strcmp(g_scales[g], scales[i])) g++;
+                for (int j = 0; j < k; j++) x[j] += 0.012 * max_step * (g - (g_n_scales - 1) / 2.0);
+                SvgStyle st = scale_style(scales[i]);
+                st.marker = SVG_NO_MARKER;
+                svg_series(&s, &panel, x, y, k, &st);
+                /* markers at about 8 points, each scale at its own phase */
+                int every = k / 8 > 1 ? k / 8 : 1, phase = g % every;
+                SvgStyle mk = scale_style(scales[i]);
+                for (int j = phase; j < k; j += every) svg_shape(&s, &panel, x[j], y[j], mk.marker, 3.5, mk.color, true);
+            }
+        }
+    free(cs);
+    free(x);
+    free(y);
+    snprintf(title, sizeof title, "%s, %s: attention statistics during training (stage %s)", task, optim, stage);
+    svg_text(&s, MARGIN, 24, 15, "start", title);
+    svg_text(&s, MARGIN, 44, 12, "start",
+             "Variant -, each scale at its best learning rate; a line is the median over seeds of the mean over layers");
+    const char *notes[1] = {"n: logged runs per line"};
+    scale_legend(&s, MARGIN + nd * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 1);
+    finish(&s, tmp, path);
+    return true;
+}
+
+/* ------------------------------------------------------------------ all plots */
+
+/* True when some (variant, scale, dk) of the picked rows was run at several learning rates. */
+static bool sweeps(const Row *rows, int n_rows, const Pick *p)
+{
+    for (int i = 0; i < n_rows; i++) {
+        if (!matches(&rows[i], p)) continue;
+        Pick same = *p;
+        same.variant = rows[i].job[JOB_VARIANT];
+        same.scale = rows[i].job[JOB_SCALE];
+        same.dk = rows[i].dk;
+        double lrs[2];
+        if (distinct_number(rows, n_rows, &same, true, lrs) > 1) return true;
+    }
+    return false;
+}
+
+int write_plots(const char *dir, const Row *rows, int n_rows, const Curve *curves, int n_curves)
+{
+    Pick all = any_run();
+    g_n_scales = distinct_text(rows, n_rows, &all, JOB_SCALE, g_scales);
+    const char *tasks[MAX_LIST], *optims[MAX_LIST];
+    int nt = distinct_text(rows, n_rows, &all, JOB_TASK, tasks), plots = 0;
+    for (int t = 0; t < nt; t++) {
+        Pick p = all;
+        p.task = tasks[t];
+        int no = distinct_text(rows, n_rows, &p, JOB_OPTIM, optims);
+        for (int o = 0; o < no; o++) {
+            /* a sensitivity plot for stage lr, and for every other stage that sweeps rates */
+            Pick q = p;
+            q.optim = optims[o];
+            const char *stages[MAX_LIST];
+            int n_st = distinct_text(rows, n_rows, &q, JOB_STAGE, stages);
+            for (int st = 0; st < n_st; st++) {
+                q.stage = stages[st];
+                if (strcmp(stages[st], LR_STAGE) && !sweeps(rows, n_rows, &q)) continue;
+                plot_lr(dir, rows, n_rows, stages[st], tasks[t], optims[o]);
+                plots++;
+            }
+            if (n_curves && plot_curves(dir, rows, n_rows, curves, n_curves, tasks[t], optims[o])) plots++;
+        }
+        Pick q = p;
+        q.variant = "-";
+        bool has_base = false;
+        for (int i = 0; i < n_rows && !has_base; i++) has_base = matches(&rows[i], &q);
+        if (has_base) {
+            plot_dk(dir, rows, n_rows, tasks[t]);
+            plots++;
+        }
+    }
+    return plots;
+}

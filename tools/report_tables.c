@@ -1,0 +1,752 @@
+/* report_tables.c - best_lr.tsv and summary.md, computed from the rows of runs.csv only.
+ *
+ * A cell is the set of planned runs that differ only in their seed: one (stage, task, optim,
+ * variant, scale, dk, lr). Per cell: the mean validation accuracy (which chooses learning
+ * rates) and the mean test accuracy with its 95 % interval over seeds (which is reported).
+ * Wherever one (stage, task, optim, variant, scale, dk) was run at several learning rates, the
+ * one compared is the one with the highest mean validation accuracy (ties: the smaller rate);
+ * in stage "lr" that is the chosen rate of best_lr.tsv.
+ * Everything is printed with fixed formats, in a fixed order, so the same runs.csv always
+ * gives the same bytes.
+ */
+#include "report.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CEILING 0.99 /* "within 1 % of 100 %" */
+
+typedef struct Cell {
+    const Row **runs; /* the planned runs of the cell, by seed */
+    int n;            /* planned */
+    int done;
+    double val_mean;  /* mean validation accuracy of the done runs (NAN: none) */
+    int n_val;
+    StatsCi test;     /* mean test accuracy and its 95 % interval */
+} Cell;
+
+static const Row **g_sorted;
+static Cell *g_cells;
+static int g_n_cells;
+
+static const Row *key(const Cell *c) { return c->runs[0]; }
+
+int stage_compare(const char *a, const char *b)
+{
+    int ra = !strcmp(a, LR_STAGE) ? 0 : !strcmp(a, "headline") ? 1 : 2;
+    int rb = !strcmp(b, LR_STAGE) ? 0 : !strcmp(b, "headline") ? 1 : 2;
+    return ra != rb ? ra - rb : strcmp(a, b);
+}
+
+/* strcmp, except that runs of digits compare as numbers: dmodel=64 < dmodel=128. */
+static int natural_compare(const char *a, const char *b)
+{
+    while (*a && *b) {
+        bool da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
+        if (da && db) {
+            while (*a == '0') a++;
+            while (*b == '0') b++;
+            size_t na = strspn(a, "0123456789"), nb = strspn(b, "0123456789");
+            if (na != nb) return na < nb ? -1 : 1; /* more digits: larger */
+            int c = strncmp(a, b, na);
+            if (c) return c;
+            a += na;
+            b += nb;
+            continue;
+        }
+        if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+int variant_compare(const char *a, const char *b)
+{
+    int ra = strcmp(a, "-") != 0, rb = strcmp(b, "-") != 0;
+    if (ra != rb) return ra - rb;
+    int c = natural_compare(a, b);
+    return c ? c : strcmp(a, b); /* "01" and "1": still one order */
+}
+
+/* The order of rows, coarse to fine: stage, task, optim, variant, scale, dk, lr, seed. `depth`
+ * says how many of these keys take part (7: a whole cell, 4: a block = one table). */
+static int compare_rows(const Row *a, const Row *b, int depth)
+{
+    int c = 0;
+    if (depth > 0 && (c = stage_compare(a->job[JOB_STAGE], b->job[JOB_STAGE]))) return c;
+    if (depth > 1 && (c = strcmp(a->job[JOB_TASK], b->job[JOB_TASK]))) return c;
+    if (depth > 2 && (c = strcmp(a->job[JOB_OPTIM], b->job[JOB_OPTIM]))) return c;
+    if (depth > 3 && (c = variant_compare(a->job[JOB_VARIANT], b->job[JOB_VARIANT]))) return c;
+    if (depth > 4 && (c = scale_compare(a->job[JOB_SCALE], b->job[JOB_SCALE]))) return c;
+    if (depth > 5 && a->dk != b->dk) return a->dk < b->dk ? -1 : 1;
+    if (depth > 6 && a->lr != b->lr) return a->lr < b->lr ? -1 : 1;
+    if (depth > 7 && a->seed != b->seed) return a->seed < b->seed ? -1 : 1;
+    if (depth > 8) return strcmp(a->job[JOB_ID], b->job[JOB_ID]);
+    return 0;
+}
+
+enum { CELL_KEYS = 7, BLOCK_KEYS = 4 };
+
+static int cmp_row_ptr(const void *x, const void *y) { return compare_rows(*(const Row *const *)x, *(const Row *const *)y, 9); }
+
+/* Groups the rows into cells (in table order) and computes each cell's statistics. */
+static void build_cells(const Row *rows, int n_rows)
+{
+    free(g_sorted);
+    free(g_cells);
+    g_sorted = xmalloc(sizeof(Row *) * (size_t)n_rows);
+    g_cells = xmalloc(sizeof(Cell) * (size_t)n_rows);
+    g_n_cells = 0;
+    for (int i = 0; i < n_rows; i++) g_sorted[i] = &rows[i];
+    qsort(g_sorted, (size_t)n_rows, sizeof(Row *), cmp_row_ptr);
+    double *val = xmalloc(sizeof(double) * (size_t)n_rows), *test = xmalloc(sizeof(double) * (size_t)n_rows);
+    for (int a = 0; a < n_rows;) {
+        int b = a + 1;
+        while (b < n_rows && !compare_rows(g_sorted[a], g_sorted[b], CELL_KEYS)) b++;
+        Cell *c = &g_cells[g_n_cells++];
+        memset(c, 0, sizeof *c);
+        c->runs = &g_sorted[a];
+        c->n = b - a;
+        int nv = 0, nt = 0;
+        for (int i = 0; i < c->n; i++) {
+            const Row *r = c->runs[i];
+            if (!r->done) continue;
+            c->done++;
+            if (isfinite(r->value[M_VAL_ACC])) val[nv++] = r->value[M_VAL_ACC];
+            if (isfinite(r->value[M_TEST_ACC])) test[nt++] = r->value[M_TEST_ACC];
+        }
+        c->val_mean = stats_mean(val, nv);
+        c->n_val = nv;
+        c->test = stats_ci95(test, nt);
+        a = b;
+    }
+    free(val);
+    free(test);
+}
+
+/* The cells [from, to) sharing the first `depth` keys with cell `from`. */
+static int group_end(int from, int depth)
+{
+    int to = from + 1;
+    while (to < g_n_cells && !compare_rows(key(&g_cells[from]), key(&g_cells[to]), depth)) to++;
+    return to;
+}
+
+/* Among the cells [from, to) of one (.., scale, dk) (they differ in lr only), the one with the
+ * highest mean validation accuracy; ties: the smaller lr. NULL when none has a done run. */
+static const Cell *best_of(int from, int to)
+{
+    int n = to - from;
+    double *lr = xmalloc(sizeof(double) * (size_t)n), *score = xmalloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        lr[i] = key(&g_cells[from + i])->lr;
+        score[i] = g_cells[from + i].val_mean;
+    }
+    int best = stats_best(lr, score, n);
+    free(lr);
+    free(score);
+    return best < 0 ? NULL : &g_cells[from + best];
+}
+
+/* The best cell (over lr) of a (stage, task, optim, variant, scale, dk), or NULL. */
+static const Cell *best_cell(const char *stage, const char *task, const char *optim, const char *variant, const char *scale,
+                             double dk)
+{
+    for (int i = 0; i < g_n_cells; i++) {
+        const Row *k = key(&g_cells[i]);
+        if (!strcmp(k->job[JOB_STAGE], stage) && !strcmp(k->job[JOB_TASK], task) && !strcmp(k->job[JOB_OPTIM], optim) &&
+            !strcmp(k->job[JOB_VARIANT], variant) && !strcmp(k->job[JOB_SCALE], scale) && k->dk == dk)
+            return best_of(i, group_end(i, CELL_KEYS - 1));
+    }
+    return NULL;
+}
+
+double best_lr(const Row *rows, int n_rows, const char *stage, const char *task, const char *optim, const char *variant,
+               const char *scale, double dk)
+{
+    build_cells(rows, n_rows);
+    const Cell *c = best_cell(stage, task, optim, variant, scale, dk);
+    return c ? key(c)->lr : NAN;
+}
+
+/* ------------------------------------------------------------------ best_lr.tsv */
+
+/* One line per (task, optim, scale, dk, variant, lr) of stage lr: its mean validation accuracy
+ * over n seeds, chosen = 1 on the chosen rate's line, and chosen_lr (the same on every line of
+ * the cell; empty when no run of it is done), so a script can read the rate of a cell from
+ * any of its lines. */
+
+void write_best_lr(const char *dir, const Row *rows, int n_rows)
+{
+    build_cells(rows, n_rows);
+    OutFile o;
+    FILE *f = out_open(&o, dir, "best_lr.tsv");
+    fprintf(f, "task\toptim\tscale\tdk\tvariant\tlr\tn\tmean_val_acc\tchosen\tchosen_lr\n");
+    for (int a = 0; a < g_n_cells;) {
+        int b = group_end(a, CELL_KEYS - 1);
+        const Row *k = key(&g_cells[a]);
+        if (!strcmp(k->job[JOB_STAGE], LR_STAGE)) {
+            const Cell *best = best_of(a, b);
+            for (int i = a; i < b; i++) {
+                const Cell *c = &g_cells[i];
+                const Row *r = key(c);
+                char mean[32];
+                if (c->n_val) snprintf(mean, sizeof mean, "%.4f", c->val_mean);
+                else snprintf(mean, sizeof mean, "nan");
+                fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", r->job[JOB_TASK], r->job[JOB_OPTIM],
+                        r->job[JOB_SCALE], r->job[JOB_DK], r->job[JOB_VARIANT], r->job[JOB_LR], c->n_val, mean, c == best,
+                        best ? key(best)->job[JOB_LR] : "");
+            }
+        }
+        a = b;
+    }
+    out_close(&o);
+}
+
+/* ------------------------------------------------------------------ text of numbers */
+
+static bool at_ceiling(double mean) { return mean >= CEILING - 1e-9; }
+
+/* "0.712 ± 0.031 (n=5)", "0.712 (n=1, no CI)", "– (0 of 5 done)"; "(n=4, 1 missing)"; a
+ * dagger at the ceiling. */
+static void cell_text(char *buf, size_t len, const Cell *c)
+{
+    char missing[32] = "";
+    if (c->done < c->n) snprintf(missing, sizeof missing, ", %d missing", c->n - c->done);
+    const StatsCi *t = &c->test;
+    if (t->n == 0) snprintf(buf, len, "– (0 of %d done)", c->n);
+    else if (!t->defined) snprintf(buf, len, "%.3f (n=%d, no CI%s)", t->mean, t->n, missing);
+    else snprintf(buf, len, "%.3f ± %.3f (n=%d%s)", t->mean, t->half, t->n, missing);
+    if (t->n && at_ceiling(t->mean)) strncat(buf, " †", len - strlen(buf) - 1);
+}
+
+/* The verdict on a difference a - b (with the two means, for the ceiling). */
+static void verdict_text(char *buf, size_t len, StatsCi d, double mean_a, double mean_b)
+{
+    switch (stats_verdict(d)) {
+    case VERDICT_HIGHER: snprintf(buf, len, "higher"); break;
+    case VERDICT_LOWER: snprintf(buf, len, "lower"); break;
+    case VERDICT_NOT_DISTINCT: snprintf(buf, len, "not distinguishable at n = %d", d.n); break;
+    case VERDICT_UNDEFINED:
+        if (d.n == 0) snprintf(buf, len, "no seed in common");
+        else snprintf(buf, len, "n = %d: no interval", d.n);
+        break;
+    }
+    if (d.n && at_ceiling(mean_a) && at_ceiling(mean_b)) strncat(buf, " (both at the ceiling)", len - strlen(buf) - 1);
+}
+
+/* The paired difference in test accuracy, a - b, over the seeds both cells have done. */
+static StatsCi paired(const Cell *a, const Cell *b)
+{
+    long *sa = xmalloc(sizeof(long) * (size_t)a->n), *sb = xmalloc(sizeof(long) * (size_t)b->n);
+    double *va = xmalloc(sizeof(double) * (size_t)a->n), *vb = xmalloc(sizeof(double) * (size_t)b->n);
+    double *diff = xmalloc(sizeof(double) * (size_t)a->n);
+    int na = 0, nb = 0;
+    for (int i = 0; i < a->n; i++)
+        if (a->runs[i]->done && isfinite(a->runs[i]->value[M_TEST_ACC])) {
+            sa[na] = a->runs[i]->seed;
+            va[na++] = a->runs[i]->value[M_TEST_ACC];
+        }
+    for (int i = 0; i < b->n; i++)
+        if (b->runs[i]->done && isfinite(b->runs[i]->value[M_TEST_ACC])) {
+            sb[nb] = b->runs[i]->seed;
+            vb[nb++] = b->runs[i]->value[M_TEST_ACC];
+        }
+    int n = stats_paired(sa, va, na, sb, vb, nb, diff, a->n);
+    StatsCi d = stats_ci95(diff, n);
+    free(sa);
+    free(sb);
+    free(va);
+    free(vb);
+    free(diff);
+    return d;
+}
+
+static void diff_text(char *buf, size_t len, StatsCi d)
+{
+    if (d.n == 0) snprintf(buf, len, "–");
+    else if (!d.defined) snprintf(buf, len, "%+.3f", d.mean);
+    else snprintf(buf, len, "%+.3f ± %.3f", d.mean, d.half);
+}
+
+static void block_title(FILE *f, const Row *k, const char *what)
+{
+    fprintf(f, "\n### %s%s · %s", what, k->job[JOB_TASK], k->job[JOB_OPTIM]);
+    if (strcmp(k->job[JOB_VARIANT], "-")) fprintf(f, " · `%s`", k->job[JOB_VARIANT]);
+    fprintf(f, "\n\n");
+}
+
+/* The distinct dks of cells [from, to), ascending (at most max); returns how many. */
+static int block_dks(int from, int to, double *out, int max)
+{
+    int n = 0;
+    for (int i = from; i < to; i++) {
+        double dk = key(&g_cells[i])->dk;
+        int j = 0;
+        while (j < n && out[j] != dk) j++;
+        if (j == n && n < max) out[n++] = dk;
+    }
+    for (int i = 1; i < n; i++) /* insertion sort */
+        for (int j = i; j > 0 && out[j] < out[j - 1]; j--) {
+            double t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+/* ------------------------------------------------------------------ (a) LR sweeps */
+
+/* True when some (scale, dk) of the stage was run at several learning rates. */
+static bool stage_sweeps(const char *stage)
+{
+    for (int a = 0; a < g_n_cells;) {
+        int b = group_end(a, CELL_KEYS - 1);
+        if (!strcmp(key(&g_cells[a])->job[JOB_STAGE], stage) && b - a > 1) return true;
+        a = b;
+    }
+    return false;
+}
+
+/* Per (task, optim, variant) of the stage: rows scale x dk, columns lr, the mean validation
+ * accuracy, the chosen rate in bold. */
+static void lr_sweep_tables(FILE *f, const char *stage)
+{
+    if (!stage_sweeps(stage)) return;
+    fprintf(f, "\n## Learning-rate sweep (stage `%s`): mean validation accuracy over seeds\n\n"
+               "Bold: the chosen rate of each row, the highest mean validation accuracy (ties: the smaller rate)%s. "
+               "Test accuracy plays no part in the choice.\n",
+            stage, !strcmp(stage, LR_STAGE) ? "; it is the rate of best_lr.tsv" : "");
+    for (int a = 0; a < g_n_cells;) {
+        int b = group_end(a, BLOCK_KEYS);
+        const Row *k = key(&g_cells[a]);
+        if (strcmp(k->job[JOB_STAGE], stage)) {
+            a = b;
+            continue;
+        }
+        block_title(f, k, "");
+        /* the columns: the distinct lrs of the block, ascending, named by their first text */
+        int n_lr = 0;
+        const Row **lrs = xmalloc(sizeof(Row *) * (size_t)(b - a));
+        for (int i = a; i < b; i++) {
+            const Row *r = key(&g_cells[i]);
+            int j = 0;
+            while (j < n_lr && lrs[j]->lr != r->lr) j++;
+            if (j == n_lr) lrs[n_lr++] = r;
+        }
+        for (int i = 1; i < n_lr; i++)
+            for (int j = i; j > 0 && lrs[j]->lr < lrs[j - 1]->lr; j--) {
+                const Row *t = lrs[j];
+                lrs[j] = lrs[j - 1];
+                lrs[j - 1] = t;
+            }
+        fprintf(f, "| s | dₖ |");
+        for (int j = 0; j < n_lr; j++) fprintf(f, " lr %s |", lrs[j]->job[JOB_LR]);
+        fprintf(f, " chosen lr | seeds |\n|---|---:|");
+        for (int j = 0; j < n_lr; j++) fprintf(f, "---:|");
+        fprintf(f, "---:|---:|\n");
+        for (int r0 = a; r0 < b;) {
+            int r1 = group_end(r0, CELL_KEYS - 1); /* one (scale, dk): its lrs */
+            const Cell *best = best_of(r0, r1);
+            const Row *rk = key(&g_cells[r0]);
+            fprintf(f, "| %s | %s |", scale_label(rk->job[JOB_SCALE], false), rk->job[JOB_DK]);
+            int lo = 1 << 30, hi = 0, missing = 0;
+            for (int j = 0; j < n_lr; j++) {
+                const Cell *c = NULL;
+                for (int i = r0; i < r1 && !c; i++)
+                    if (key(&g_cells[i])->lr == lrs[j]->lr) c = &g_cells[i];
+                if (!c) {
+                    fprintf(f, " |");
+                    continue;
+                }
+                lo = c->n_val < lo ? c->n_val : lo;
+                hi = c->n_val > hi ? c->n_val : hi;
+                missing += c->n - c->done;
+                if (!c->n_val) fprintf(f, " – |");
+                else if (c == best) fprintf(f, " **%.3f** |", c->val_mean);
+                else fprintf(f, " %.3f |", c->val_mean);
+            }
+            fprintf(f, " %s |", best ? key(best)->job[JOB_LR] : "none");
+            if (lo == hi) fprintf(f, " %d", lo);
+            else fprintf(f, " %d–%d", lo, hi);
+            if (missing) fprintf(f, " (%d missing)", missing);
+            fprintf(f, " |\n");
+            r0 = r1;
+        }
+        free(lrs);
+        a = b;
+    }
+}
+
+/* For a sweep stage of several variants (the width sweep): the chosen rate of each (task,
+ * optim, scale) under each variant, side by side: does the best rate move? */
+static void chosen_rates_table(FILE *f, const char *stage)
+{
+    if (!strcmp(stage, LR_STAGE) || !stage_sweeps(stage)) return;
+    const char *variants[64];
+    int nv = 0;
+    for (int i = 0; i < g_n_cells; i++) {
+        const Row *k = key(&g_cells[i]);
+        if (strcmp(k->job[JOB_STAGE], stage)) continue;
+        int j = 0;
+        while (j < nv && strcmp(variants[j], k->job[JOB_VARIANT])) j++;
+        if (j == nv && nv < 64) variants[nv++] = k->job[JOB_VARIANT];
+    }
+    if (nv < 2) return;
+    for (int i = 1; i < nv; i++) /* in table order */
+        for (int j = i; j > 0 && variant_compare(variants[j], variants[j - 1]) < 0; j--) {
+            const char *t = variants[j];
+            variants[j] = variants[j - 1];
+            variants[j - 1] = t;
+        }
+    fprintf(f, "\n### Chosen rate by variant (stage `%s`)\n\n| task · optim | s |", stage);
+    for (int v = 0; v < nv; v++) fprintf(f, " `%s` |", variants[v]);
+    fprintf(f, "\n|---|---|");
+    for (int v = 0; v < nv; v++) fprintf(f, "---:|");
+    fprintf(f, "\n");
+    /* the rows: distinct (task, optim, scale) of the stage, in table order */
+    const Row *seen_rows[256];
+    int n_seen = 0;
+    for (int i = 0; i < g_n_cells; i++) {
+        const Row *k = key(&g_cells[i]);
+        if (strcmp(k->job[JOB_STAGE], stage)) continue;
+        bool seen = false;
+        for (int j = 0; j < n_seen && !seen; j++)
+            seen = !strcmp(seen_rows[j]->job[JOB_TASK], k->job[JOB_TASK]) && !strcmp(seen_rows[j]->job[JOB_OPTIM], k->job[JOB_OPTIM]) &&
+                   !strcmp(seen_rows[j]->job[JOB_SCALE], k->job[JOB_SCALE]);
+        if (seen || n_seen == 256) continue;
+        seen_rows[n_seen++] = k;
+        fprintf(f, "| %s · %s | %s |", k->job[JOB_TASK], k->job[JOB_OPTIM], scale_label(k->job[JOB_SCALE], false));
+        for (int v = 0; v < nv; v++) {
+            fprintf(f, " ");
+            bool first = true;
+            for (int c = 0; c < g_n_cells; c = group_end(c, CELL_KEYS - 1)) {
+                const Row *r = key(&g_cells[c]);
+                if (strcmp(r->job[JOB_STAGE], stage) || strcmp(r->job[JOB_TASK], k->job[JOB_TASK]) ||
+                    strcmp(r->job[JOB_OPTIM], k->job[JOB_OPTIM]) || strcmp(r->job[JOB_SCALE], k->job[JOB_SCALE]) ||
+                    strcmp(r->job[JOB_VARIANT], variants[v]))
+                    continue;
+                const Cell *best = best_of(c, group_end(c, CELL_KEYS - 1));
+                fprintf(f, "%s%s (dₖ %s)", first ? "" : "<br>", best ? key(best)->job[JOB_LR] : "none", r->job[JOB_DK]);
+                first = false;
+            }
+            fprintf(f, " |");
+        }
+        fprintf(f, "\n");
+    }
+}
+
+/* The runs of a stage that met non-finite values: NaN steps (nan_count), and in reduced
+ * precision the values rounded to ±Inf (fp_overflows) and the NaNs made (fp_nans). Printed
+ * only when some run has any. */
+static void nonfinite_table(FILE *f, const char *stage)
+{
+    bool any = false;
+    for (int i = 0; i < g_n_cells; i++) {
+        const Cell *c = &g_cells[i];
+        if (strcmp(key(c)->job[JOB_STAGE], stage)) continue;
+        int n = 0, with_nan = 0, with_over = 0;
+        double over = 0, fp_nans = 0;
+        for (int r = 0; r < c->n; r++) {
+            const Row *run = c->runs[r];
+            if (!run->done) continue;
+            n++;
+            with_nan += run->value[M_NAN_COUNT] > 0;
+            with_over += run->value[M_FP_OVERFLOWS] > 0;
+            over += isfinite(run->value[M_FP_OVERFLOWS]) ? run->value[M_FP_OVERFLOWS] : 0;
+            fp_nans += isfinite(run->value[M_FP_NANS]) ? run->value[M_FP_NANS] : 0;
+        }
+        if (!with_nan && !with_over && !(fp_nans > 0)) continue;
+        if (!any)
+            fprintf(f, "\n### Non-finite values (stage `%s`)\n\n"
+                       "| task · optim · variant | s | dₖ | lr | runs with NaN steps | runs with fp overflows | "
+                       "mean fp_overflows | mean fp_nans |\n|---|---|---:|---:|---:|---:|---:|---:|\n", stage);
+        any = true;
+        const Row *k = key(c);
+        fprintf(f, "| %s · %s · `%s` | %s | %s | %s | %d of %d | %d of %d | %.3g | %.3g |\n", k->job[JOB_TASK],
+                k->job[JOB_OPTIM], k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], false), k->job[JOB_DK],
+                k->job[JOB_LR], with_nan, n, with_over, n, n ? over / n : 0, n ? fp_nans / n : 0);
+    }
+}
+
+/* ------------------------------------------------------------------ (b) test accuracy */
+
+/* Per (task, optim, variant) of the stage: rows scale, columns dk, the test accuracy of each
+ * (scale, dk) at its rate (the one of the best mean validation accuracy when there are several). */
+static void accuracy_tables(FILE *f, const char *stage)
+{
+    bool sweeps = stage_sweeps(stage);
+    fprintf(f, "\n## Stage `%s`: test accuracy, mean ± 95 %% CI over seeds\n", stage);
+    if (sweeps) fprintf(f, "\nEach cell at its rate of the highest mean validation accuracy (the sweep above).\n");
+    for (int a = 0; a < g_n_cells;) {
+        int b = group_end(a, BLOCK_KEYS);
+        const Row *k = key(&g_cells[a]);
+        if (strcmp(k->job[JOB_STAGE], stage)) {
+            a = b;
+            continue;
+        }
+        block_title(f, k, "");
+        /* the cell shown for each (scale, dk), and whether they share one lr */
+        bool one_lr = true;
+        for (int i = a; i < b; i = group_end(i, CELL_KEYS - 1)) {
+            const Cell *c = best_of(i, group_end(i, CELL_KEYS - 1));
+            one_lr &= !c || key(c)->lr == k->lr;
+        }
+        if (one_lr && !sweeps) fprintf(f, "All at lr %s.\n\n", k->job[JOB_LR]);
+        double dks[256];
+        int nd = block_dks(a, b, dks, 256), ceiling = 0, shown = 0;
+        fprintf(f, "| s |");
+        for (int d = 0; d < nd; d++) fprintf(f, " dₖ = %.0f |", dks[d]);
+        fprintf(f, "\n|---|");
+        for (int d = 0; d < nd; d++) fprintf(f, "---:|");
+        fprintf(f, "\n");
+        for (int s0 = a; s0 < b;) {
+            int s1 = group_end(s0, CELL_KEYS - 2); /* one scale */
+            fprintf(f, "| %s |", scale_label(key(&g_cells[s0])->job[JOB_SCALE], false));
+            for (int d = 0; d < nd; d++) {
+                fprintf(f, " ");
+                for (int i = s0; i < s1; i = group_end(i, CELL_KEYS - 1)) {
+                    if (key(&g_cells[i])->dk != dks[d]) continue;
+                    const Cell *c = best_of(i, group_end(i, CELL_KEYS - 1));
+                    if (!c) c = &g_cells[i]; /* nothing done at any rate: say so */
+                    char text[160];
+                    cell_text(text, sizeof text, c);
+                    fprintf(f, "%s", text);
+                    if (!one_lr || sweeps) fprintf(f, " @ lr %s", key(c)->job[JOB_LR]);
+                    shown++;
+                    ceiling += c->test.n && at_ceiling(c->test.mean);
+                }
+                fprintf(f, " |");
+            }
+            fprintf(f, "\n");
+            s0 = s1;
+        }
+        fprintf(f, "\nAt the ceiling: %d of %d cells.\n", ceiling, shown);
+        a = b;
+    }
+}
+
+/* ------------------------------------------------------------------ (c) paired comparisons */
+
+/* The cell to compare c with, of the same task and optim and the given (variant, scale, dk):
+ * in c's own stage when it has one; else in the stage whose cell shares the most seeds with c
+ * (ties: the same lr as c, then the stage order), none when no stage shares a seed. Each
+ * stage's candidate at its rate of the best mean validation accuracy. */
+static const Cell *reference_cell(const Cell *c, const char *variant, const char *scale, double dk)
+{
+    const Row *k = key(c);
+    const Cell *own = best_cell(k->job[JOB_STAGE], k->job[JOB_TASK], k->job[JOB_OPTIM], variant, scale, dk);
+    if (own) return own;
+    const Cell *best = NULL;
+    int best_n = 0;
+    bool best_same_lr = false;
+    for (int a = 0; a < g_n_cells; a = group_end(a, 1)) {
+        const Cell *cand = best_cell(key(&g_cells[a])->job[JOB_STAGE], k->job[JOB_TASK], k->job[JOB_OPTIM], variant, scale, dk);
+        if (!cand) continue;
+        int n = paired(c, cand).n;
+        bool same_lr = key(cand)->lr == k->lr;
+        if (n > best_n || (n == best_n && n > 0 && same_lr && !best_same_lr)) {
+            best = cand;
+            best_n = n;
+            best_same_lr = same_lr;
+        }
+    }
+    return best;
+}
+
+/* One comparison row's last cells: "| difference | n | lr a; b | verdict |". */
+static void put_comparison(FILE *f, const Cell *ca, const Cell *cb)
+{
+    StatsCi diff = paired(ca, cb);
+    char dt[64], vt[96];
+    diff_text(dt, sizeof dt, diff);
+    verdict_text(vt, sizeof vt, diff, ca->test.mean, cb->test.mean);
+    fprintf(f, " %s | %d | %s; %s | %s |\n", dt, diff.n, key(ca)->job[JOB_LR], key(cb)->job[JOB_LR], vt);
+}
+
+/* The name of b's stage when it is not the stage of the table. */
+static const char *from_stage(const Cell *b, const char *stage)
+{
+    static char buf[2][128];
+    static int next;
+    char *out = buf[next++ % 2];
+    if (!strcmp(key(b)->job[JOB_STAGE], stage)) snprintf(out, 128, "%s", "");
+    else snprintf(out, 128, " (%s)", key(b)->job[JOB_STAGE]);
+    return out;
+}
+
+/* Scales against 1/√dₖ per dk (from another stage when the table's has none at that dk; else
+ * against the first scale). */
+static void scale_comparisons(FILE *f, const char *stage)
+{
+    bool any = false;
+    for (int a = 0; a < g_n_cells;) {
+        int b = group_end(a, BLOCK_KEYS);
+        const Row *k = key(&g_cells[a]);
+        if (strcmp(k->job[JOB_STAGE], stage)) {
+            a = b;
+            continue;
+        }
+        double dks[256];
+        int nd = block_dks(a, b, dks, 256);
+        bool title = false;
+        for (int d = 0; d < nd; d++) {
+            /* the best cell of each scale at this dk, in scale order */
+            const Cell *cells[64];
+            int ns = 0, ref = -1;
+            for (int i = a; i < b && ns < 64; i = group_end(i, CELL_KEYS - 1)) {
+                if (key(&g_cells[i])->dk != dks[d]) continue;
+                const Cell *c = best_of(i, group_end(i, CELL_KEYS - 1));
+                if (!c) continue;
+                if (!strcmp(key(c)->job[JOB_SCALE], "sqrt")) ref = ns;
+                cells[ns++] = c;
+            }
+            if (ns == 0) continue;
+            for (int s = 0; s < ns; s++) {
+                const Cell *cr = ref >= 0 ? cells[ref] : NULL;
+                if (s == ref) continue;
+                if (!cr) cr = reference_cell(cells[s], k->job[JOB_VARIANT], "sqrt", dks[d]);
+                if (!cr && s == 0) continue; /* no 1/√dₖ anywhere: against the first scale */
+                if (!cr) cr = cells[0];
+                if (!title) {
+                    if (!any) fprintf(f, "\n## Stage `%s`: paired comparisons of scales, against 1/√dₖ\n", stage);
+                    any = title = true;
+                    block_title(f, k, "");
+                    fprintf(f, "| dₖ | a − b | difference ± 95 %% CI | n | lr a; b | verdict |\n|---:|---|---:|---:|---|---|\n");
+                }
+                fprintf(f, "| %.0f | %s%s − %s |", dks[d], scale_label(key(cr)->job[JOB_SCALE], false), from_stage(cr, stage),
+                        scale_label(key(cells[s])->job[JOB_SCALE], false));
+                put_comparison(f, cr, cells[s]);
+            }
+        }
+        a = b;
+    }
+}
+
+/* Each variant against the plain model (variant "-") of the same task, optim, dk and scale
+ * (1/√dₖ for scale "none": the variants that take no scale), from the stage with the most seeds
+ * in common when this one has none. */
+static void variant_comparisons(FILE *f, const char *stage)
+{
+    bool any = false;
+    const char *task = NULL, *optim = NULL;
+    for (int i = 0; i < g_n_cells; i = group_end(i, CELL_KEYS - 1)) {
+        const Row *k = key(&g_cells[i]);
+        if (strcmp(k->job[JOB_STAGE], stage) || !strcmp(k->job[JOB_VARIANT], "-")) continue;
+        const Cell *cv = best_of(i, group_end(i, CELL_KEYS - 1));
+        if (!cv) continue;
+        const char *scale = strcmp(k->job[JOB_SCALE], "none") ? k->job[JOB_SCALE] : "sqrt";
+        const Cell *cr = reference_cell(cv, "-", scale, k->dk);
+        if (!cr) continue;
+        if (!any)
+            fprintf(f, "\n## Stage `%s`: paired comparisons with the plain model\n\n"
+                       "b: the same cell without the variant (`-`), at 1/√dₖ for a variant without a scale (s = none).\n",
+                    stage);
+        any = true;
+        if (!task || strcmp(task, k->job[JOB_TASK]) || strcmp(optim, k->job[JOB_OPTIM])) {
+            task = k->job[JOB_TASK];
+            optim = k->job[JOB_OPTIM];
+            fprintf(f, "\n### %s · %s\n\n| dₖ | a − b | difference ± 95 %% CI | n | lr a; b | verdict |\n"
+                       "|---:|---|---:|---:|---|---|\n", task, optim);
+        }
+        fprintf(f, "| %.0f | `%s` %s − `-` %s%s |", k->dk, k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], false),
+                scale_label(key(cr)->job[JOB_SCALE], false), from_stage(cr, stage));
+        put_comparison(f, cv, cr);
+    }
+}
+
+/* ------------------------------------------------------------------ summary.md */
+
+/* (d): the runs per stage, the binomial error of one accuracy, and the missing runs' count. */
+static void runs_section(FILE *f, const Row *rows, int n_rows)
+{
+    fprintf(f, "\n## Runs\n\n| stage | planned | done | missing |\n|---|---:|---:|---:|\n");
+    int planned = 0, done = 0;
+    for (int a = 0; a < g_n_cells;) {
+        int b = group_end(a, 1), p = 0, d = 0;
+        for (int i = a; i < b; i++) {
+            p += g_cells[i].n;
+            d += g_cells[i].done;
+        }
+        fprintf(f, "| %s | %d | %d | %d |\n", key(&g_cells[a])->job[JOB_STAGE], p, d, p - d);
+        planned += p;
+        done += d;
+        a = b;
+    }
+    fprintf(f, "| all | %d | %d | %d |\n\n", planned, done, planned - done);
+    double n_min = INFINITY, n_max = 0, p_sum = 0;
+    int n_p = 0;
+    for (int i = 0; i < n_rows; i++) {
+        const Row *r = &rows[i];
+        if (!r->done) continue;
+        double n = r->value[M_TEST_EXAMPLES];
+        if (isfinite(n) && n >= 1) {
+            n_min = fmin(n_min, n);
+            n_max = fmax(n_max, n);
+        }
+        if (isfinite(r->value[M_TEST_ACC])) {
+            p_sum += r->value[M_TEST_ACC];
+            n_p++;
+        }
+    }
+    if (isfinite(n_min)) {
+        double p = n_p ? p_sum / n_p : NAN;
+        int n = (int)n_min;
+        fprintf(f, "Binomial standard error of one run's test accuracy, sqrt(p(1 − p)/N), ");
+        if (n_min == n_max) fprintf(f, "N = %d test examples", n);
+        else fprintf(f, "N = %.0f to %.0f test examples (the worst case, N = %d, below)", n_min, n_max, n);
+        fprintf(f, ": at most %.4f (p = 0.5)", stats_binomial_se(0.5, n));
+        if (n_p) fprintf(f, "; %.4f at the mean test accuracy of the done runs (p = %.3f)", stats_binomial_se(p, n), p);
+        fprintf(f, ".\n");
+    } else {
+        fprintf(f, "Binomial standard error of one run's test accuracy: no done run gives its test_examples.\n");
+    }
+    fprintf(f, "Missing runs: %d of %d planned%s.\n", planned - done, planned, planned > done ? " (listed at the end)" : "");
+}
+
+static void missing_section(FILE *f, const Row *rows, int n_rows)
+{
+    int missing = 0;
+    for (int i = 0; i < n_rows; i++) missing += !rows[i].done;
+    if (!missing) return;
+    fprintf(f, "\n## Missing runs\n\nPlanned but not done (%d), by id:\n\n", missing);
+    for (int i = 0; i < n_rows; i++) /* rows are in id order */
+        if (!rows[i].done) fprintf(f, "- `%s` (stage %s)\n", rows[i].job[JOB_ID], rows[i].job[JOB_STAGE]);
+}
+
+void write_summary(const char *dir, const Row *rows, int n_rows)
+{
+    build_cells(rows, n_rows);
+    OutFile o;
+    FILE *f = out_open(&o, dir, "summary.md");
+    fprintf(f, "# Scale ablation: summary\n\n"
+               "Generated by `./report` from runs.csv alone (`./report --runs runs.csv` makes this file again, byte for "
+               "byte): no number here is typed in. Accuracy is the exact-match accuracy of greedy decoding. Learning "
+               "rates are chosen on the validation split; every other table reports the separate test split.\n\n"
+               "- `0.712 ± 0.031 (n=5)`: the mean test accuracy over n seeds ± its 95 %% confidence interval, "
+               "t₀.₉₇₅,ₙ₋₁ · sd / √n (Student t, n − 1 degrees of freedom); n = 1 has no interval; \"k missing\": "
+               "planned runs of the cell that are not done.\n"
+               "- †: at the ceiling, a mean ≥ %.2f (within 1 %% of 100 %%), where no difference can show.\n"
+               "- a − b: the paired difference, seed by seed (a_seed − b_seed over the seeds both have): its mean ± its "
+               "95 %% CI. \"higher\" or \"lower\" when the interval excludes 0, else \"not distinguishable at n = k\". "
+               "Each side at its learning rate of the highest mean validation accuracy (in stage `%s`: the chosen "
+               "rate). A stage in brackets: b comes from that stage (the one sharing the most seeds with a), this one "
+               "having no such cell.\n", CEILING, LR_STAGE);
+    runs_section(f, rows, n_rows);
+    /* the stages in order (lr, headline, then by name): the sweep if the stage has one, its
+     * test accuracies (not for lr, whose runs chose the rates), its comparisons */
+    for (int a = 0; a < g_n_cells; a = group_end(a, 1)) {
+        const char *stage = key(&g_cells[a])->job[JOB_STAGE];
+        lr_sweep_tables(f, stage);
+        chosen_rates_table(f, stage);
+        if (strcmp(stage, LR_STAGE)) accuracy_tables(f, stage);
+        nonfinite_table(f, stage);
+        scale_comparisons(f, stage);
+        variant_comparisons(f, stage);
+    }
+    missing_section(f, rows, n_rows);
+    out_close(&o);
+}
