@@ -1,6 +1,7 @@
 # Makefile - builds everything from C sources; no other tool is needed.
 #
-#   make          the programs, optimised (-O3 -march=native)
+#   make          the programs train, probe and report, optimised (-O3 -march=native), on
+#                 every core (make -j1 for one job at a time); the test programs build with make test
 #   make test     build and run the whole test suite
 #   make asan     the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench    the speed benchmark (bench/bench.c): kernels and training steps against the FMA peak
@@ -11,6 +12,12 @@
 # Each variant builds into its own folder: build/f32 (what users run), build/f64 (the same
 # code with `real` = double, for the gradient checks), and build/asan32, build/asan64.
 # WERROR=1 turns warnings into errors (CI sets it). ARCH= overrides -march=native.
+
+# Parallel by default: every dependency is explicit (-MMD), so any order is safe. An explicit
+# -jN (or -j1) on the command line wins.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 
 CC      ?= cc
 ARCH    ?= -march=native
@@ -52,7 +59,7 @@ TESTS32 := test_engine test_model test_step test_stats test_data test_eval test_
 objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 
 .PHONY: all test asan bench fuzz valgrind clean
-all: $(PROGRAMS) $(addprefix build/f32/tests/,$(TESTS32)) $(addprefix build/f64/tests/,$(TESTS64))
+all: $(PROGRAMS)
 
 # ---------------------------------------------------------------- programs
 train_SRC  := train.c $(APP)

@@ -4,6 +4,7 @@
 
 #include "forensics.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -95,7 +96,7 @@ static const OptSpec g_specs[] = {
     {"seed", KIND_SEED, GROUP_DATA, OFF(seed), "1", 0, 0, NULL, "seeds init, data (and the validation split) and dropout"},
     {"loss-threshold", KIND_REAL, GROUP_TRAIN, OFF(loss_threshold), "0.1", 0, 1e9, NULL, "summary: first step whose mean loss is below"},
     /* the run */
-    {"threads", KIND_INT, GROUP_RUN, OFF(threads), "0", 0, 1024, NULL, "OpenMP threads (0: all cores)"},
+    {"threads", KIND_INT, GROUP_RUN, OFF(threads), "0", 0, 1024, NULL, "OpenMP threads (0: $OMP_NUM_THREADS if set, else one per core); results do not depend on it"},
     {"log", KIND_TEXT, GROUP_RUN, OFF(log), "", 0, 0, NULL, "CSV file for the metrics"},
     {"log-every", KIND_INT, GROUP_TRAIN, OFF(log_every), "50", 1, 100000000, NULL, "steps between log lines"},
     {"eval-every", KIND_INT, GROUP_TRAIN, OFF(eval_every), "200", 0, 100000000, NULL, "steps between evaluations (0: at the end only)"},
@@ -471,25 +472,58 @@ bool options_check_given(const Options *o, const bool *set, char *err, size_t er
     return true;
 }
 
+/* --help shows the options by what they are about, in this order; the table above is ordered
+ * by what a checkpoint does with them (options_group). Every option is in exactly one
+ * section (tests/test_io.c checks it). */
+static const char *const g_help_sections[][24] = {
+    {"task and data", "task", "data", "symbols", "min-len", "max-len", "recall-pairs", "recall-keys",
+     "recall-values", "recall-queries", "val-size", "test-size", "seed", NULL},
+    {"model", "layers", "dmodel", "heads", "dk", "context", "init-gain", "dropout", NULL},
+    {"attention", "scale", "attn", "scale-init", "scale-param", "tau-init", "qk-init", "precision", "softmax",
+     "attn-dropout", NULL},
+    {"training", "optim", "lr", "min-lr", "warmup", "steps", "batch", "weight-decay", "clip", "beta1", "beta2",
+     "eps", "momentum", "nan", "threads", NULL},
+    {"evaluation and output", "eval-every", "eval-examples", "examples", "log", "log-every", "loss-threshold",
+     "quiet", NULL},
+    {"checkpoints", "save", "save-every", "load", "stop-at", NULL},
+    {"debugging", "dump-state", "inject", NULL},
+};
+enum { N_HELP_SECTIONS = (int)(sizeof g_help_sections / sizeof g_help_sections[0]) };
+
+int options_help_section(int i)
+{
+    for (int k = 0; k < N_HELP_SECTIONS; k++)
+        for (int j = 1; g_help_sections[k][j]; j++)
+            if (!strcmp(g_help_sections[k][j], g_specs[i].name)) return k;
+    return -1;
+}
+
+static void print_option_help(const OptSpec *s)
+{
+    /* the mark says what resuming from a checkpoint does with the option */
+    const char *mark = s->group == GROUP_DATA || s->group == GROUP_MODEL ? " *" : s->group == GROUP_TRAIN ? " +" : "";
+    char left[64];
+    snprintf(left, sizeof left, "  --%s=%s%s", s->name, *s->def ? s->def : "\"\"", mark);
+    printf("%-30s %s\n", left, s->help);
+    if (s->kind != KIND_ENUM) return;
+    const char *name, *help;
+    for (int v = 0; (name = s->values->names(v, &help)) != NULL; v++) printf("%34s%-10s %s\n", "", name, help);
+    if (s->values->takes_number) printf("%34s%-10s a number from %s\n", "", "c", s->values->number_range);
+}
+
 void options_print_help(const char *program)
 {
     printf("usage: %s [--config=FILE] [--name=value ...]\n\n"
            "Trains a small GPT-style transformer on a toy task and logs what attention does.\n"
-           "A config file holds \"name = value\" lines with the same names; flags override it.\n\n", program);
-    const char *titles[] = {"task and data (fixed when resuming)", "model (fixed when resuming)",
-                            "training (stored in checkpoints; may be changed when resuming)", "this run only"};
-    for (int g = 0; g < 4; g++) {
-        printf("%s:\n", titles[g]);
-        for (int i = 0; i < N_SPECS; i++) {
-            if ((int)g_specs[i].group != g) continue;
-            const OptSpec *s = &g_specs[i];
-            char left[64];
-            snprintf(left, sizeof left, "  --%s=%s", s->name, *s->def ? s->def : "\"\"");
-            printf("%-30s %s\n", left, s->help);
-            if (s->kind != KIND_ENUM) continue;
-            const char *name, *help;
-            for (int v = 0; (name = s->values->names(v, &help)) != NULL; v++) printf("%34s%-10s %s\n", "", name, help);
-            if (s->values->takes_number) printf("%34s%-10s a number from %s\n", "", "c", s->values->number_range);
+           "A config file holds \"name = value\" lines with the same names; flags override it.\n"
+           "Resuming (--load): options marked * are fixed by the checkpoint, those marked + are stored\n"
+           "in it and may be changed, the others apply to this run only.\n\n", program);
+    for (int k = 0; k < N_HELP_SECTIONS; k++) {
+        printf("%s:\n", g_help_sections[k][0]);
+        for (int j = 1; g_help_sections[k][j]; j++) {
+            int i = options_index(g_help_sections[k][j]);
+            assert(i >= 0); /* a section names an option that does not exist */
+            print_option_help(&g_specs[i]);
         }
         printf("\n");
     }

@@ -81,6 +81,8 @@ bool options_validate(const Options *o, char *err, size_t err_len);
  * file used for a cosine run, an option is let through.) */
 bool options_check_given(const Options *o, const bool *set, char *err, size_t err_len);
 void options_print_help(const char *program);
+/* The --help section of option i (an index of options_name), or -1 if it has none. */
+int options_help_section(int i);
 
 /* Iteration over the table, for checkpoints and logs. */
 int options_count(void);

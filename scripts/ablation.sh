@@ -244,6 +244,23 @@ quick_common=(--config="$config" --threads=1 --val-size=128 --eval-examples=128 
 runs=$out/runs
 q() { printf '%q' "$1"; }
 
+# run_with_progress PROGRESS TOTAL START "ID<TAB>COMMAND": runs one command, then appends its
+# outcome to PROGRESS (one short line: appends of that size do not interleave) and prints
+# "[done/total] id ok|FAILED (seconds); failures so far; time left", the time left from the
+# mean wall time per finished run so far (runs in parallel included)
+run_with_progress='
+    progress=$1 total=$2 start=$3 line=$4
+    id=${line%%$'"'"'\t'"'"'*} cmd=${line#*$'"'"'\t'"'"'}
+    t0=$(date +%s)
+    if bash -c "$cmd"; then outcome=ok; else outcome=FAILED; fi
+    now=$(date +%s)
+    echo "$outcome" >>"$progress"
+    finished=$(wc -l <"$progress") failed=$(grep -c FAILED "$progress")
+    left=$(( (now - start) * (total - finished) / finished ))
+    printf "[%d/%d] %s %s (%d s); %d failed so far; about %d min %02d s left\n" \
+        "$finished" "$total" "$id" "$outcome" $((now - t0)) "$failed" $((left / 60)) $((left % 60))
+'
+
 # run_planned: writes the planned runs (this shard's) to jobs.tsv, then runs those not done
 run_planned() {
     local k=0 mine=0 line id flags cmd
@@ -266,18 +283,24 @@ run_planned() {
         elif [ "$known" != "$cmd" ]; then
             die "$out/jobs.tsv already plans $id with another command (another study in this folder? use --out)"
         fi
-        [ -f "$runs/$id.out" ] || todo+=("$cmd")
+        [ -f "$runs/$id.out" ] || todo+=("$id"$'\t'"$cmd")
     done
     if [ "$print_jobs" = 1 ]; then
-        [ ${#todo[@]} -eq 0 ] || printf '%s\n' "${todo[@]}"
+        local t
+        for t in ${todo[@]+"${todo[@]}"}; do printf '%s\n' "${t#*$'\t'}"; done
         return
     fi
     echo "ablation $tier: $k runs planned ($mine in this shard), ${#todo[@]} to do, $jobs at a time -> $out"
     local start
     start=$(date +%s)
     if [ ${#todo[@]} -gt 0 ]; then
-        # xargs runs them in parallel, one line = one bash -c; a failed run leaves no .out and is reported at the end
-        printf '%s\n' "${todo[@]}" | xargs -d '\n' -n 1 -P "$jobs" bash -c || true
+        # xargs runs them in parallel, one line ("id<TAB>command") = one run_with_progress; a failed
+        # run leaves no .out and is reported at the end
+        local progress
+        progress=$(mktemp "$out/.progress.XXXXXX")
+        printf '%s\n' "${todo[@]}" |
+            xargs -d '\n' -n 1 -P "$jobs" bash -c "$run_with_progress" _ "$progress" "${#todo[@]}" "$start" || true
+        rm -f "$progress"
     fi
     local failed
     failed=$(find "$runs" -name '*.out.tmp' | wc -l)

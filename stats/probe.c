@@ -1,12 +1,12 @@
 /* probe.c - ./probe: the statistics behind "divide q.k by sqrt(dk)", measured by Monte Carlo
  * with the project's engine and RNG, no training. Prints Markdown tables:
  *   1. mean and variance of q.k for iid N(0,1) q, k (the variance should be dk);
- *   2. the first seed's experiment: dk = 512, 128 keys, score ranges and softmax extremes;
+ *   2. S1's experiment: dk = 512, 128 keys, score ranges and softmax extremes;
  *   3, 5. the mean softmax entropy of one query against 3 (64) keys, several divisors and dk;
  *   4, 6. the mean Frobenius norm of the softmax Jacobian diag(p) - p p^T, same settings;
  *   7. per query row, the gradient a random upstream gradient sends to the scores, |J g|;
- *   8. the first seed's "10 tokens at dk = 512: scores within +-60";
- *   9. the seeds' small softmax examples, their numbers next to ours;
+ *   8. S1's "10 tokens at dk = 512: scores within +-60";
+ *   9. the sources' small softmax examples, their numbers next to ours;
  *  10. how often exp(s q.k) exceeds the fp16 maximum when the row max is not subtracted.
  * Sections 5, 6, 7 and 10 share one set of draws (64 keys per query).
  *
@@ -35,7 +35,7 @@ enum { N_DK = 5 };
 typedef struct ProbeOptions {
     long pairs;    /* q.k pairs per dk (part 1) */
     long samples;  /* queries per (dk, n) cell (parts 3-7, 10); sequences in part 8 */
-    int draws;     /* repetitions of the first seed's experiment (part 2) */
+    int draws;     /* repetitions of S1's experiment (part 2) */
     uint64_t seed;
 } ProbeOptions;
 
@@ -120,9 +120,9 @@ static int cmp_double(const void *a, const void *b)
 static void part_row_experiment(const ProbeOptions *o)
 {
     enum { DK = 512, KEYS = 128 };
-    printf("## 2. The first seed's experiment: dk = %d, %d queries and keys\n\n", DK, KEYS);
+    printf("## 2. S1's experiment: dk = %d, %d queries and keys\n\n", DK, KEYS);
     printf("S = Q K^T with Q, K of iid N(0, 1) entries; softmax of S's first row. %d independent draws\n"
-           "(seed %llu); the seed reports one draw of its own (numpy seed 42).\n\n", o->draws, (unsigned long long)o->seed);
+           "(seed %llu); S1 reports one draw of its own (numpy, random seed 42), the column \"S1's draw\".\n\n", o->draws, (unsigned long long)o->seed);
     double *v[8];
     for (int k = 0; k < 8; k++) {
         v[k] = calloc((size_t)o->draws, sizeof(double));
@@ -131,7 +131,7 @@ static void part_row_experiment(const ProbeOptions *o)
             exit(2);
         }
     }
-    progress("part 2: %d draws", o->draws);
+    progress("part 2: %d draws of %d x %d scores at dk = %d", o->draws, KEYS, KEYS, DK);
 #pragma omp parallel for schedule(dynamic)
     for (int d = 0; d < o->draws; d++) {
         RowExperiment e = row_experiment(DK, KEYS, rng_key(o->seed, 1000 + (uint64_t)d));
@@ -142,7 +142,7 @@ static void part_row_experiment(const ProbeOptions *o)
                             "raw: largest weight of row 0", "raw: smallest weight of row 0",
                             "scaled: largest weight of row 0", "scaled: smallest weight of row 0"};
     const char *claims[8] = {"-51.3", "49.8", "-2.3", "2.2", "0.999999", "0.0000000000", "0.1564", "0.0042"};
-    printf("| quantity | the seed's draw | our median | our 5%% .. 95%% range |\n|---|---:|---:|---:|\n");
+    printf("| quantity | S1's draw | our median | our 5%% .. 95%% range |\n|---|---:|---:|---:|\n");
     for (int k = 0; k < 8; k++) {
         qsort(v[k], (size_t)o->draws, sizeof(double), cmp_double);
         int lo = (int)(0.05 * (o->draws - 1)), hi = (int)(0.95 * (o->draws - 1));
@@ -187,7 +187,7 @@ static void part_softmax(const ProbeOptions *o, int n_keys, int first, double *c
             printf("## %d. Frobenius norm of the softmax Jacobian diag(p) - p p^T, %d keys (uniform: sqrt(1/n - 1/n^2) = %.4f)\n\n",
                    first + 1, n_keys, sqrt(1.0 / n_keys - 1.0 / ((double)n_keys * n_keys)));
         printf("Scores q.k / divisor, q and keys iid N(0, 1); mean over %ld queries per cell, seed %llu.\n"
-               "Columns 4, 8, 16, 32 are sqrt(16), sqrt(64), sqrt(256), sqrt(1024): the third seed's fixed divisors.\n\n",
+               "Columns 4, 8, 16, 32 are sqrt(16), sqrt(64), sqrt(256), sqrt(1024): S3's fixed divisors.\n\n",
                o->samples, (unsigned long long)o->seed);
         printf("| dk |");
         for (int d = 0; d < N_DIV; d++) printf(" / %s |", headers[d]);
@@ -260,7 +260,7 @@ static void part_range(const ProbeOptions *o)
     progress("part 8: %ld sequences of %d tokens at dk = %d", o->samples, TOKENS, DK);
     RangeStats r = range_stats(DK, TOKENS, o->samples, limit, rng_key(o->seed, 300000 + DK));
     double sd = sqrt((double)DK), inside = erf(limit / (sd * sqrt(2.0))); /* P(|N(0, dk)| <= 60) */
-    printf("## 8. The first seed's \"10 tokens at dk = %d: scores within +-%g\"\n\n", DK, limit);
+    printf("## 8. S1's \"10 tokens at dk = %d: scores within +-%g\"\n\n", DK, limit);
     printf("S1 (seeds/000) writes that for a sequence of length %d at dk = %d the dot products \"may fluctuate\n"
            "between -60 and 60 (about 3 standard deviations)\". Raw scores q.k, q and k iid N(0, 1); %ld\n"
            "sequences of %d queries and %d keys (seed %llu). The normal approximation treats the scores as\n"
@@ -307,7 +307,7 @@ static void part_examples(void)
         const char *kind;         /* "softmax", "linear" (z / sum z) or "exp" */
         int n;
         double z[MAX_N];
-        const char *claimed[MAX_N]; /* as the seed writes them */
+        const char *claimed[MAX_N]; /* as the source writes them */
     } Example;
     static const Example ex[] = {
         {"S1 (000)", "softmax", 3, {1, 2, 3}, {"0.090", "0.245", "0.665"}},
@@ -320,12 +320,12 @@ static void part_examples(void)
         {"S3 (004)", "softmax", 3, {10, 20, 30}, {"0.00", "0.00", "1.00"}},
         {"S3 (004)", "exp", 1, {22.6}, {"7.5e9"}},
     };
-    printf("## 9. The seeds' worked examples\n\n");
+    printf("## 9. The sources' worked examples\n\n");
     printf("The small examples the articles compute by hand, next to the engine's softmax (float32; exp in\n"
-           "double). \"yes\" when ours, rounded to the decimals the seed writes, gives the seed's numbers;\n"
-           "otherwise ours so rounded. S1, S2, S3 are seeds/000, 001, 004; S2's z / sum(z) row is its\n"
+           "double). \"yes\" when ours, rounded to the decimals the source writes, gives its numbers;\n"
+           "otherwise ours so rounded (S1, S2, S3: the sources listed at the top). S2's z / sum(z) row is its\n"
            "contrast to softmax([1, 2]), S3's exp(22.6) its overflow example (22.6 = sqrt(512)).\n\n");
-    printf("| seed | computes | the seed writes | ours | same at the seed's precision |\n|---|---|---|---|---|\n");
+    printf("| source | computes | it writes | ours | same at its precision |\n|---|---|---|---|---|\n");
     for (size_t k = 0; k < sizeof ex / sizeof ex[0]; k++) {
         const Example *e = &ex[k];
         int is_exp = !strcmp(e->kind, "exp"), is_linear = !strcmp(e->kind, "linear");
@@ -414,6 +414,14 @@ int main(int argc, char **argv)
     enum { KEYS = 64 };
     ProbeOptions o = parse_args(argc, argv);
     printf("# ./probe: statistics of attention scores (no training)\n\n");
+    printf("The claims checked here come from the three articles that started this project (in Chinese;\n"
+           "docs/ABLATION.md has what training says about the same claims):\n"
+           "- S1: \"Why does Transformer attention divide by sqrt(dk)? The mathematics, from variance to\n"
+           "  vanishing gradients\"; it runs its own numpy experiments.\n"
+           "- S2: a mathematical companion to a Transformer tutorial: the softmax gradient, softmax with\n"
+           "  cross-entropy, and the scale in scaled dot-product attention.\n"
+           "- S3: \"Why does self-attention divide by sqrt(d_k)?\": the question as a design decision, by\n"
+           "  an NLP course teacher, with worked softmax examples and an fp16 overflow argument.\n\n");
     part_moments(&o);
     part_row_experiment(&o);
     part_softmax(&o, 3, 3, NULL);

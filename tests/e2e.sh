@@ -145,7 +145,8 @@ ckpt_step() {
 }
 # a kill in the middle of writing a checkpoint leaves the previous one whole
 rm -f "$dir"/crash.st*
-"$train" "${small[@]}" --steps=20 --save-every=10 --save="$dir/crash.st" --inject=crash-in-save:2 >/dev/null 2>&1
+# (in braces with stderr redirected, so that the shell's own "Killed" notice stays quiet too)
+{ "$train" "${small[@]}" --steps=20 --save-every=10 --save="$dir/crash.st" --inject=crash-in-save:2 >/dev/null; } 2>/dev/null
 rc=$?
 step=$(ckpt_step "$dir/crash.st")
 "$train" --load="$dir/crash.st" --quiet >"$dir/crash-resume.out" 2>&1
@@ -157,8 +158,8 @@ else
 fi
 # a kill after step 50 (last save at 40): resuming gives what an uninterrupted run gives
 "$train" "${small[@]}" --steps=60 --dropout=0.1 --log-every=10 --save="$dir/whole.st" >"$dir/whole.out" 2>&1
-"$train" "${small[@]}" --steps=60 --dropout=0.1 --log-every=10 --save="$dir/broken.st" --save-every=20 \
-    --inject=crash-after-step:50 >/dev/null 2>&1
+{ "$train" "${small[@]}" --steps=60 --dropout=0.1 --log-every=10 --save="$dir/broken.st" --save-every=20 \
+    --inject=crash-after-step:50 >/dev/null; } 2>/dev/null
 rc=$?
 step=$(ckpt_step "$dir/broken.st")
 "$train" --load="$dir/broken.st" --save="$dir/mended.st" --quiet >"$dir/mended.out" 2>&1

@@ -71,6 +71,7 @@ run_program "lost.sh ($bin)" tests/lost.sh "$bin"
 [ "$golden" = golden ] && run_program "golden.sh ($bin)" tests/golden.sh "$bin"
 
 echo "== source checks"
+passed_before_checks=$passed failed_before_checks=$failed
 # Every heap allocation goes through mem_alloc (base/base.c), so the allocation counter
 # that the no-malloc-in-a-step test reads sees all of them.
 no_raw_malloc() {
@@ -82,5 +83,7 @@ check "no malloc/free outside base/base.c" no_raw_malloc
 no_fast_math() { ! sed 's/#.*//' Makefile | grep -nE -- '-f(fast-math|finite-math-only)'; }
 check "no -ffast-math in the Makefile" no_fast_math
 
+echo "   $((passed - passed_before_checks)) passed, $((failed - failed_before_checks)) failed"
+echo "== total over every test program, script and check above"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

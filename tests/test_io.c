@@ -508,6 +508,19 @@ static void test_help_flag(void)
           err);
 }
 
+/* --help lists every option once, in one of its sections: an option added to the table and
+ * forgotten in the sections would be missing from --help (and trip an assert there). */
+static void test_help_sections_cover_every_option(void)
+{
+    int missing = 0;
+    for (int i = 0; i < options_count(); i++)
+        if (options_help_section(i) < 0) {
+            CHECK(false, "--%s is in no --help section (run/options.c: g_help_sections)", options_name(i));
+            missing++;
+        }
+    CHECK(options_count() > 40 && missing == 0, "%d options, %d without a section", options_count(), missing);
+}
+
 static void test_config_files(void)
 {
     const char *text = "# a comment\n\nlayers = 3   # trailing comment\n  lr=0.01\nscale = dk\n";
@@ -564,6 +577,7 @@ int main(int argc, char **argv)
         {"options: flags are parsed and checked", test_flags_are_checked},
         {"options: config files, and flags override them", test_config_files},
         {"options: --help, --help=1, --help=0", test_help_flag},
+        {"options: --help shows every option in a section", test_help_sections_cover_every_option},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -256,7 +256,7 @@ int main(int argc, char **argv)
     static const TestCase tests[] = {
         {"probe: Var(q.k) = dk within its standard error", test_qk_variance_is_dk},
         {"probe: uniform softmax entropy log n; Jacobian norm closed forms", test_softmax_entropy_and_jacobian_closed_forms},
-        {"probe: the first seed's experiment is self-consistent", test_row_experiment_is_consistent},
+        {"probe: S1's experiment is self-consistent", test_row_experiment_is_consistent},
         {"probe: |J g| and ||J||_F match the explicit Jacobian (and the closed form)", test_row_gradient_matches_the_explicit_matrix},
         {"probe: |J g| and ||J||_F keep their digits when the softmax saturates", test_row_gradient_of_a_saturated_softmax},
         {"probe: quantiles interpolate as numpy's", test_quantile},
