@@ -212,9 +212,16 @@ phase2() {
     for task in sort translate; do for scale in $main_scales; do for seed in 2 3; do
         plan dk1024 "$task" adamw "$scale" 1024 "$(chosen_lr "$task" adamw "$scale" 64 -)" "$seed" -
     done; done; done
-    # the other scales, each at its own chosen rate
+    # the other scales, each at its own chosen rate; the constant 1/8 at dk = 256, since at 64 it
+    # is 1/sqrt(dk) itself (phase 1's 1/8 runs at 64 repeat 1/sqrt(dk)'s bit for bit), with
+    # recall's 2000-step runs only with AdamW there, as in stage dk256
     for task in $tasks; do for optim in $optims; do for scale in $other_scales; do for seed in 2 3 4; do
-        plan scales "$task" "$optim" "$scale" 64 "$(chosen_lr "$task" "$optim" "$scale" 64 -)" "$seed" -
+        if [ "$scale" = 8 ]; then
+            [ "$task" = recall ] && [ "$optim" = sgd ] && continue
+            plan scales "$task" "$optim" 8 256 "$(chosen_lr "$task" "$optim" 8 64 -)" "$seed" -
+        else
+            plan scales "$task" "$optim" "$scale" 64 "$(chosen_lr "$task" "$optim" "$scale" 64 -)" "$seed" -
+        fi
     done; done; done; done
     # the articles' premise (unit-variance q, k) against a real layer's Xavier init
     for task in $tasks; do for scale in $main_scales; do for dk in 64 256; do for seed in 2 3 4; do
