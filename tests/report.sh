@@ -263,5 +263,26 @@ refuse "--runs: a row with a field too many" "more than 29 fields" --runs shifte
 refuse "--runs and folders together" "one or the other" --runs all/runs.csv all
 refuse "an unknown option" "unknown option --bogus" --bogus all
 
+# ---------------------------------------------------------------- the probe figure
+# a probe output with two small tables (sections 5 and 6) makes one whole SVG,
+# and a malformed table or a missing section is refused
+{
+    echo "## 5. Softmax entropy"; echo; echo "| dk | / 1 | / sqrt(dk) | / dk | / 8 | / 10 |"; echo "|---:|---:|---:|---:|---:|---:|"
+    echo "| 16 | 1.400 | 3.700 | 4.130 | 4.050 | 4.100 |"; echo "| 64 | 0.580 | 3.690 | 4.150 | 3.690 | 3.850 |"; echo
+    echo "## 6. Jacobian"; echo; echo "| dk | / 1 | / sqrt(dk) | / dk | / 8 | / 10 |"; echo "|---:|---:|---:|---:|---:|---:|"
+    echo "| 16 | 0.295 | 0.182 | 0.128 | 0.140 | 0.133 |"; echo "| 64 | 0.210 | 0.183 | 0.125 | 0.183 | 0.163 |"; echo
+} >probe.md
+if "$report" --probe probe.md --out probe_out >out.txt 2>err.txt && [ -f probe_out/probe_softmax.svg ] &&
+    [ "$(grep -c '<svg' probe_out/probe_softmax.svg)" -eq 1 ] && grep -q '</svg>' probe_out/probe_softmax.svg; then
+    ok "--probe: probe_softmax.svg from the probe's tables"
+else
+    bad "--probe: probe_softmax.svg from the probe's tables" "$(cat err.txt)"
+fi
+sed 's/| 64 | 0.580 |/| 64 | x.580 |/' probe.md >probe_bad.md
+refuse "--probe: a cell that is not a number is refused" 'is not a number' --probe probe_bad.md --out probe_out
+grep -v '^## 6' probe.md >probe_no6.md
+refuse "--probe: a missing section is refused" 'no table under' --probe probe_no6.md --out probe_out
+refuse "--probe with a folder is refused" 'alone' --probe probe.md somefolder
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

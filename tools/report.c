@@ -202,7 +202,8 @@ static void make_dirs(const char *dir)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: report [--out DIR] FOLDER [FOLDER ...]   (result folders of scripts/ablation.sh; shards are merged)\n"
-                    "       report --runs RUNS.csv [--out DIR]        (the tables again from a runs.csv)\n");
+                    "       report --runs RUNS.csv [--out DIR]        (the tables again from a runs.csv)\n"
+                    "       report --probe PROBE.md [--out DIR]       (probe_softmax.svg from ./probe's output)\n");
 }
 
 /* --name VALUE or --name=VALUE: the value, advancing *i; NULL when argv[*i] is not --name. */
@@ -218,7 +219,7 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
 
 int main(int argc, char **argv)
 {
-    const char *out = NULL, *runs = NULL;
+    const char *out = NULL, *runs = NULL, *probe = NULL;
     const char **folders = xmalloc(sizeof(char *) * (size_t)(argc + 1));
     int n_folders = 0;
     for (int i = 1; i < argc; i++) {
@@ -233,12 +234,24 @@ int main(int argc, char **argv)
         } else if ((v = option_value(argc, argv, &i, "--runs"))) {
             if (runs) die("--runs given twice");
             runs = v;
+        } else if ((v = option_value(argc, argv, &i, "--probe"))) {
+            if (probe) die("--probe given twice");
+            probe = v;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             die("unknown option %s (see --help)", argv[i]);
         } else {
             folders[n_folders++] = argv[i];
         }
         if (v && !*v) die("%s needs a value", argv[i]);
+    }
+    if (probe) {
+        if (runs || n_folders) die("--probe draws the probe figure alone: give no folder and no --runs");
+        const char *d = out ? out : ".";
+        make_dirs(d);
+        report_probe_plot(probe, d);
+        printf("report: %s -> %s/probe_softmax.svg\n", probe, d);
+        free(folders);
+        return 0;
     }
     if (runs && n_folders) die("--runs reads a runs.csv instead of folders: give one or the other");
     if (!runs && !n_folders) {

@@ -4,6 +4,7 @@
  *                    merge, and runs.csv (written, and read back)
  *   report_tables.c  best_lr.tsv and summary.md, from runs.csv's rows only
  *   report_plots.c   the SVG plots
+ *   report_probe.c   the probe figure, from ./probe's Markdown output
  *   report.c         main: the command line, the output files, small shared helpers
  */
 #ifndef TOOLS_REPORT_H
@@ -114,5 +115,11 @@ int variant_compare(const char *a, const char *b);
 
 /* Writes the plots into dir; returns how many files it wrote. */
 int write_plots(const char *dir, const Row *rows, int n_rows, const Curve *curves, int n_curves);
+
+/* ------------------------------------------------------------------ report_probe.c */
+
+/* probe_softmax.svg in dir: entropy and Jacobian norm vs dk per divisor, from the tables of
+ * ./probe's output (sections 5 and 6). Returns the number of plots written (1). */
+int report_probe_plot(const char *probe_md, const char *dir);
 
 #endif

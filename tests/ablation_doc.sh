@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# ablation_doc.sh - the committed study's figures are made by the tools, not typed in:
+#   - ./report --runs docs/ablation/runs.csv makes docs/ablation/summary.md and best_lr.tsv again,
+#     byte for byte, and ./report --probe docs/ablation/probe.md the probe figure;
+#   - every table docs/ABLATION.md quotes from summary.md equals it (scripts/embed_tables.sh);
+#   - and the check can fail: a quoted number changed by one digit is caught.
+# Prints "N passed, N failed".
+#
+#   tests/ablation_doc.sh BIN_DIR      the folder holding report (e.g. . or build/asan32)
+set -u
+bin=${1:?usage: tests/ablation_doc.sh BIN_DIR}
+report=$(cd "$bin" && pwd)/report
+cd "$(dirname "$0")/.." || exit 2
+dir=${TEST_TMPDIR:-$(mktemp -d)}/ablation_doc
+rm -rf "$dir"
+mkdir -p "$dir"
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok    $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $1"; shift; for line in "$@"; do echo "    $line"; done; }
+
+committed=docs/ablation
+if "$report" --runs "$committed/runs.csv" --out "$dir" >"$dir/report.out" 2>&1; then
+    for f in summary.md best_lr.tsv; do
+        if cmp -s "$dir/$f" "$committed/$f"; then ok "docs/ablation/$f is what ./report makes from runs.csv"; else
+            bad "docs/ablation/$f is what ./report makes from runs.csv" "$(diff "$committed/$f" "$dir/$f" | head -5)"; fi
+    done
+else
+    bad "./report --runs docs/ablation/runs.csv" "$(head -5 "$dir/report.out")"
+fi
+
+if "$report" --probe docs/ablation/probe.md --out "$dir/probe" >/dev/null 2>&1 &&
+    cmp -s "$dir/probe/probe_softmax.svg" docs/ablation/probe_softmax.svg; then
+    ok "docs/ablation/probe_softmax.svg is what ./report --probe makes from probe.md"
+else
+    bad "docs/ablation/probe_softmax.svg is what ./report --probe makes from probe.md"
+fi
+
+if [ -f "$dir/summary.md" ]; then
+    n=$(grep -c '^<!-- from summary\.md: ' docs/ABLATION.md)
+    if [ "$n" -gt 0 ] && scripts/embed_tables.sh --check docs/ABLATION.md "$dir/summary.md" 2>"$dir/check.err"; then
+        ok "docs/ABLATION.md: its $n quoted tables equal the regenerated summary.md"
+    else
+        bad "docs/ABLATION.md quotes summary.md exactly ($n blocks)" "$(head -8 "$dir/check.err")"
+    fi
+    # the check can fail: change the first digit of the first quoted table row
+    awk 'q && /^\| / && !done && match($0, /[0-9]/) {
+             d = substr($0, RSTART, 1); $0 = substr($0, 1, RSTART - 1) ((d + 1) % 10) substr($0, RSTART + 1); done = 1 }
+         /^<!-- from summary\.md: / { q = 1 } /^<!-- end -->/ { q = 0 } { print }' docs/ABLATION.md >"$dir/altered.md"
+    if ! cmp -s "$dir/altered.md" docs/ABLATION.md && ! scripts/embed_tables.sh --check "$dir/altered.md" "$dir/summary.md" 2>/dev/null; then
+        ok "a quoted table with one digit changed is caught"
+    else
+        bad "a quoted table with one digit changed is caught"
+    fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
