@@ -54,7 +54,7 @@ PROGRAMS := train probe report
 
 # Test programs: those built in double precision and those in float.
 TESTS64 := test_grad_ops test_grad_model
-TESTS32 := test_engine test_model test_step test_stats test_data test_eval test_io test_fuzz test_report
+TESTS32 := test_engine test_model test_step test_stats test_data test_eval test_io test_fuzz test_report test_tape
 
 objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 

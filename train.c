@@ -8,7 +8,9 @@
  *     every --save-every steps: a checkpoint                               run/checkpoint.c
  * Everything else rides on the step as hooks (below main): NaN checks and forensics
  * (run/forensics.c), the metrics of logged steps, --dump-state, and the faults of --inject
- * (run/inject.c). Setting up from the options is run/run.c.
+ * (run/inject.c). Setting up from the options is run/run.c. --print-tape and --tape-dot show the
+ * first step's tape (run/tape_print.c, run/tape_dot.c) and exit 0 after that step, untrained
+ * (nothing saved, logged or evaluated).
  *
  * Exit status: 0 done, 2 bad input or a failed write, 3 a non-finite value with --nan=stop,
  * 130 / 143 stopped by SIGINT / SIGTERM (saved first when --save is given).
@@ -16,6 +18,8 @@
 #include "run/exit.h"
 #include "run/interrupt.h"
 #include "run/run.h"
+#include "run/tape_dot.h"
+#include "run/tape_print.h"
 
 #include <math.h>
 #include <omp.h>
@@ -25,6 +29,7 @@
 typedef struct StepContext {
     Run *run;
     bool log_now;      /* this step is logged: measure its attention and gradients */
+    bool described;    /* --print-tape, --tape-dot: the step's tape was shown; stop */
 } StepContext;
 
 static StepHooks instrumentation(StepContext *ctx);
@@ -40,7 +45,7 @@ int main(int argc, char **argv)
     const Options *o = &r->o;
     print_banner(r);
 
-    StepContext ctx = {r, false};
+    StepContext ctx = {r, false, false};
     StepHooks hooks = instrumentation(&ctx);
     EvalResult last_eval = {.loss = NAN, .accuracy = NAN};
     bool evaluated_at_stop = false;
@@ -60,6 +65,11 @@ int main(int argc, char **argv)
         StepBatch b = {r->batch.tokens, r->batch.targets, r->batch.loss_mask, r->batch.B, r->batch.T};
         r->trainer.measure = ctx.log_now;
         StepResult res = train_step(&r->trainer, &b, step, &hooks);
+        if (ctx.described) { /* --print-tape, --tape-dot: that was the step to look at */
+            if (!logbook_stdout_ok(&r->log)) die(EXIT_USER, "%s", r->log.failed);
+            run_free(r);
+            return 0;
+        }
         train_seconds += omp_get_wtime() - t;
         if (isfinite(res.loss)) {
             r->state.interval_loss += res.loss;
@@ -135,6 +145,16 @@ static void before_update(void *c, int step, const StepResult *res, Tensor *logi
     if (step == r->start && r->o.dump_state[0] &&
         !dump_state_write(r->o.dump_state, &r->model, &r->batch, logits, loss, r->scale, &r->o, err, sizeof err))
         die(EXIT_USER, "%s", err);
+    if (step == r->start && (r->o.print_tape || r->o.tape_dot[0])) {
+        /* the tape as the step recorded it; the backward has replayed it already */
+        if (r->o.print_tape) {
+            (void)tape_print(stdout, &r->tape, &r->model, step, r->batch.B, r->batch.T); /* checked here: */
+            if (!logbook_stdout_ok(&r->log)) die(EXIT_USER, "%s", r->log.failed);
+        }
+        if (r->o.tape_dot[0] && !tape_dot_write(r->o.tape_dot, &r->tape, &r->model, err, sizeof err)) die(EXIT_USER, "%s", err);
+        if (r->o.tape_dot[0] && !r->o.quiet) printf("wrote the graph of step %d to %s\n", step + 1, r->o.tape_dot);
+        ctx->described = true;
+    }
     rounding_add(r->state.rounding, r->trainer.trace, r->model.cfg.layers);
     if (ctx->log_now)
         logbook_measure(&r->log, &r->model, r->trainer.trace, r->state.rounding, r->tape.arena, r->batch.valid,

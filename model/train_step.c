@@ -24,7 +24,9 @@ StepResult train_step(Trainer *t, const StepBatch *b, int step, const StepHooks 
     tp->dropout_key = train_dropout_key(t->seed, step);
     for (int l = 0; l < m->cfg.layers; l++) t->trace[l].want_row_grads = t->measure;
     Tensor *logits = gpt_forward(m, tp, b->tokens, b->B, b->T, t->trace);
+    tp->scope = "loss"; /* the label of what is recorded next (tensor.h) */
     Tensor *loss = op_cross_entropy(tp, logits, b->targets, b->mask);
+    tp->scope = NULL;
     res.loss = loss->data[0];
     bool ok = !h->after_forward || h->after_forward(h->ctx, step, loss);
 

@@ -110,6 +110,8 @@ static const OptSpec g_specs[] = {
     {"nan", KIND_ENUM, GROUP_TRAIN, OFF(nan), "stop", 0, 0, &g_nan_modes, "on a NaN/Inf: stop (exit 3) or count and skip the update"},
     {"inject", KIND_TEXT, GROUP_RUN, OFF(inject), "", 0, 0, NULL, "testing faults: nan:STEP:PARAM, nan:STEP:grad.PARAM, crash-in-save:N, crash-after-step:N"},
     {"quiet", KIND_BOOL, GROUP_RUN, OFF(quiet), "0", 0, 1, NULL, "only the summary line"},
+    {"print-tape", KIND_BOOL, GROUP_RUN, OFF(print_tape), "0", 0, 1, NULL, "print the ops the first step records (shapes, FLOPs, memory), then exit without training"},
+    {"tape-dot", KIND_TEXT, GROUP_RUN, OFF(tape_dot), "", 0, 0, NULL, "write the first step's graph here (Graphviz DOT), then exit without training"},
 };
 
 enum { N_SPECS = (int)(sizeof g_specs / sizeof g_specs[0]) };
@@ -422,6 +424,11 @@ bool options_validate(const Options *o, char *err, size_t err_len)
         return errorf(err, err_len, "--heads=%d x --dk=%d is larger than 65536", o->heads, dk);
     if (o->min_lr > o->lr) return errorf(err, err_len, "--min-lr=%g is larger than --lr=%g", o->min_lr, o->lr);
     if (o->stop_at > o->steps) return errorf(err, err_len, "--stop-at=%d is past --steps=%d", o->stop_at, o->steps);
+    /* --print-tape and --tape-dot look at one step and stop: an output of training would stay unwritten */
+    const char *describe = o->print_tape ? "--print-tape" : o->tape_dot[0] ? "--tape-dot" : NULL;
+    if (describe && (o->save[0] || o->log[0]))
+        return errorf(err, err_len, "%s describes one step and exits without training: it writes no %s (drop --%s)", describe,
+                      o->save[0] ? "checkpoint" : "log", o->save[0] ? "save" : "log");
     return true; /* memory is checked by ./train once the vocabulary and lengths are known */
 }
 

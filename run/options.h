@@ -51,6 +51,8 @@ typedef struct Options {
     int nan;                   /* NanMode */
     char inject[OPT_TEXT_LEN];
     bool quiet;
+    bool print_tape;           /* describe the first step's tape and exit (run/tape_print.c) */
+    char tape_dot[OPT_TEXT_LEN]; /* the same as a Graphviz graph, here (run/tape_dot.c) */
 } Options;
 
 typedef enum OptGroup {

@@ -26,6 +26,7 @@ static void check_paths(Options *o, int argc, char **argv)
     PathUse uses[] = {
         {"config", config, PATH_INPUT},   {"data", o->data, PATH_INPUT},  {"load", o->load, PATH_INPUT},
         {"log", o->log, PATH_OUTPUT},     {"save", o->save, PATH_OUTPUT}, {"dump-state", o->dump_state, PATH_OUTPUT},
+        {"tape-dot", o->tape_dot, PATH_OUTPUT},
     };
     /* a checkpoint may be replaced by its own continuation: the write is atomic */
     static const char *const may_replace[][2] = {{"save", "load"}};
@@ -33,8 +34,10 @@ static void check_paths(Options *o, int argc, char **argv)
     if (!paths_check(uses, (int)(sizeof uses / sizeof uses[0]), may_replace, 1, err, sizeof err)) die(EXIT_USER, "%s", err);
     paths_follow_link(o->save, sizeof o->save);
     paths_follow_link(o->dump_state, sizeof o->dump_state);
+    paths_follow_link(o->tape_dot, sizeof o->tape_dot);
     paths_remove_stale_temporaries("save", o->save);
     paths_remove_stale_temporaries("dump-state", o->dump_state);
+    paths_remove_stale_temporaries("tape-dot", o->tape_dot);
 }
 
 /* Additive attention's pair tensors in one layer: q_i + k_j and its tanh for each of B H T^2
@@ -153,6 +156,9 @@ void run_setup(Run *r, int argc, char **argv)
     r->start = r->state.next_step;
     r->stop = o->stop_at ? o->stop_at : o->steps;
     if (r->start > r->stop) die(EXIT_USER, "--load=%s is at step %d, past the end of this run (%d)", o->load, r->start, r->stop);
+    if ((o->print_tape || o->tape_dot[0]) && r->start == r->stop)
+        die(EXIT_USER, "%s: no step to describe: the run is at step %d of %d", o->print_tape ? "--print-tape" : "--tape-dot",
+            r->start, r->stop);
     if (o->inject[0] &&
         !inject_parse(&r->inject, o->inject, &r->model, r->start, r->stop, saves_planned(o, r->start, r->stop), err, sizeof err))
         die(EXIT_USER, "%s", err);

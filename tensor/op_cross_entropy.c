@@ -67,6 +67,9 @@ Tensor *op_cross_entropy(Tape *tp, Tensor *logits, const int *targets, const uns
     Tensor *out = tensor_new(tp->arena, 1, &one, "cross_entropy");
     out->data[0] = count ? (real)(sum / count) : 0;
     TapeEntry *e = tape_push(tp, cross_entropy_backward, "cross_entropy", out, logits, NULL, NULL);
+    /* 4 per logit (max, subtraction, exp, sum) and 3 per row (log, + m, - z_t); the backward
+     * reads the logits and keeps lse and the targets per row */
+    tape_cost(e, 4 * (uint64_t)logits->size + 3 * (uint64_t)rows, TAPE_READS_IN0, rows * (sizeof(real) + sizeof(int)));
     if (e) {
         CrossEntropySaved *s = tape_save(tp, e, sizeof *s);
         s->lse = lse;

@@ -40,6 +40,7 @@ Tensor *op_dropout(Tape *tp, Tensor *x, real p)
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
     for (size_t i = 0; i < x->size; i++) out->data[i] = keep(key, i, p) ? x->data[i] * inv : 0;
     TapeEntry *e = tape_push(tp, dropout_backward, "dropout", out, x, NULL, NULL);
+    tape_cost(e, out->size, 0, 0); /* 1 per element; the mask is recomputed from its key, not kept */
     if (e) {
         DropoutSaved *s = tape_save(tp, e, sizeof *s);
         s->p = p;

@@ -38,7 +38,7 @@ Tensor *op_add(Tape *tp, Tensor *a, Tensor *b)
 #pragma omp parallel for schedule(static) if (a->size >= PARALLEL_MIN)
     for (size_t r = 0; r < rows; r++)
         for (size_t j = 0; j < n; j++) out->data[r * n + j] = a->data[r * n + j] + b->data[j];
-    tape_push(tp, add_backward, "add", out, a, b, NULL);
+    tape_cost(tape_push(tp, add_backward, "add", out, a, b, NULL), out->size, 0, 0); /* 1 per element; reads nothing */
     return out;
 }
 
@@ -64,6 +64,7 @@ Tensor *op_scale(Tape *tp, Tensor *x, real s)
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
     for (size_t i = 0; i < x->size; i++) out->data[i] = s * x->data[i];
     TapeEntry *e = tape_push(tp, scale_backward, "scale", out, x, NULL, NULL);
+    tape_cost(e, out->size, 0, 0); /* 1 per element; the backward needs only s */
     if (e) {
         ScaleSaved *saved = tape_save(tp, e, sizeof *saved);
         saved->s = s;
@@ -111,7 +112,9 @@ Tensor *op_scale_heads(Tape *tp, Tensor *x, Tensor *s)
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
     for (int bh = 0; bh < B * H; bh++)
         for (size_t i = 0; i < n; i++) out->data[bh * n + i] = s->data[bh % H] * x->data[bh * n + i];
-    tape_push(tp, scale_heads_backward, "scale_heads", out, x, s, NULL);
+    TapeEntry *e = tape_push(tp, scale_heads_backward, "scale_heads", out, x, s, NULL);
+    /* 1 per element; dx = s g reads s, ds = sum g x reads x */
+    tape_cost(e, out->size, (s->requires_grad ? TAPE_READS_IN0 : 0) | (x->requires_grad ? TAPE_READS_IN1 : 0), 0);
     return out;
 }
 
@@ -144,7 +147,8 @@ Tensor *op_gelu(Tape *tp, Tensor *x)
         real v = x->data[i];
         out->data[i] = (real)0.5 * v * (1 + real_tanh((real)GELU_C * (v + (real)0.044715 * v * v * v)));
     }
-    tape_push(tp, gelu_backward, "gelu", out, x, NULL, NULL);
+    /* 9 per element (x^3: 2, the polynomial: 3, tanh, 1 +, two multiplies); the backward reads x */
+    tape_cost(tape_push(tp, gelu_backward, "gelu", out, x, NULL, NULL), 9 * (uint64_t)out->size, TAPE_READS_IN0, 0);
     return out;
 }
 
@@ -184,6 +188,7 @@ static Tensor *pointwise(Tape *tp, Tensor *x, Pointwise fn, const char *name)
         for (size_t i = 0; i < x->size; i++) y[i] = real_exp_full(x->data[i]);
     }
     TapeEntry *e = tape_push(tp, pointwise_backward, name, out, x, NULL, NULL);
+    tape_cost(e, out->size, TAPE_READS_OUT, 0); /* 1 per element; the derivative is a function of y */
     if (e) {
         PointwiseSaved *saved = tape_save(tp, e, sizeof *saved);
         saved->fn = fn;
@@ -238,6 +243,6 @@ Tensor *op_add_pairs(Tape *tp, Tensor *a, Tensor *b)
             for (int d = 0; d < D; d++) o[d] = ar[d] + br[d];
         }
     }
-    tape_push(tp, add_pairs_backward, "add_pairs", out, a, b, NULL);
+    tape_cost(tape_push(tp, add_pairs_backward, "add_pairs", out, a, b, NULL), out->size, 0, 0); /* 1 per output */
     return out;
 }

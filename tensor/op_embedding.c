@@ -51,6 +51,7 @@ Tensor *op_embedding(Tape *tp, Tensor *table, const int *ids, int d0, int d1)
         memcpy(out->data + i * C, table->data + (size_t)ids[i] * C, (size_t)C * sizeof(real));
     }
     TapeEntry *e = tape_push(tp, embedding_backward, "embedding", out, table, NULL, NULL);
+    tape_cost(e, 0, 0, n * sizeof(int)); /* a copy; the backward needs only the ids */
     if (e) {
         EmbeddingSaved *saved = tape_save(tp, e, sizeof *saved);
         int *copy = arena_alloc(tp->arena, n * sizeof(int));

@@ -48,6 +48,9 @@ Tensor *op_l2_normalize(Tape *tp, Tensor *x, real eps)
         inv_r[row] = inv;
     }
     TapeEntry *e = tape_push(tp, l2_normalize_backward, "l2_normalize", out, x, NULL, NULL);
+    /* 3 per element (square, sum, multiply) and 3 per row (+ eps, sqrt, 1 /); the backward
+     * reads y and keeps 1/r per row */
+    tape_cost(e, 3 * (uint64_t)x->size + 3 * (uint64_t)rows, TAPE_READS_OUT, rows * sizeof(real));
     if (e) {
         L2NormalizeSaved *saved = tape_save(tp, e, sizeof *saved);
         saved->inv_r = inv_r;

@@ -101,6 +101,11 @@ Tensor *op_layernorm(Tape *tp, Tensor *x, Tensor *gain, Tensor *bias, real eps)
         stats[2 * row + 1] = r;
     }
     TapeEntry *e = tape_push(tp, layernorm_backward, "layernorm", out, x, gain, bias);
+    /* 8 per element (mean: 1, variance: 3, (x - mu) r gain + bias: 4) and 5 per row (two
+     * divisions by C, + eps, sqrt, 1 /); dx reads x and the gain, dgain reads x; both the stats */
+    tape_cost(e, 8 * (uint64_t)x->size + 5 * (uint64_t)rows,
+              (x->requires_grad || gain->requires_grad ? TAPE_READS_IN0 : 0) | (x->requires_grad ? TAPE_READS_IN1 : 0),
+              2 * rows * sizeof(real));
     if (e) {
         LayernormSaved *saved = tape_save(tp, e, sizeof *saved);
         saved->stats = stats;

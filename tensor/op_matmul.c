@@ -103,6 +103,9 @@ Tensor *op_matmul(Tape *tp, Tensor *a, Tensor *b, Transpose transpose)
                                           .stride_a = d.stride_a, .stride_b = d.stride_b, .stride_c = d.stride_c});
     gemm(&s, a->data, b->data, out->data);
     TapeEntry *e = tape_push(tp, matmul_backward, "matmul", out, a, b, NULL);
+    /* 2 M N K per batch item; dA = G op(B)^T reads b, dB = op(A)^T G reads a */
+    tape_cost(e, 2 * (uint64_t)d.batch * d.M * d.N * d.K,
+              (b->requires_grad ? TAPE_READS_IN0 : 0) | (a->requires_grad ? TAPE_READS_IN1 : 0), 0);
     if (e) {
         MatmulSaved *saved = tape_save(tp, e, sizeof *saved);
         saved->transpose = transpose;
@@ -138,6 +141,9 @@ Tensor *op_linear(Tape *tp, Tensor *x, Tensor *W, Tensor *b)
             for (int j = 0; j < d.N; j++) y[j] += b->data[j];
         }
     }
-    tape_push(tp, linear_backward, "linear", out, x, W, b);
+    TapeEntry *e = tape_push(tp, linear_backward, "linear", out, x, W, b);
+    /* 2 M N K, and M N for the bias; dx = g W^T reads W, dW = x^T g reads x, db reads only g */
+    tape_cost(e, 2 * (uint64_t)d.M * d.N * d.K + (b ? (uint64_t)d.M * d.N : 0),
+              (W->requires_grad ? TAPE_READS_IN0 : 0) | (x->requires_grad ? TAPE_READS_IN1 : 0), 0);
     return out;
 }

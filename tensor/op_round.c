@@ -61,6 +61,9 @@ Tensor *op_round(Tape *tp, Tensor *x, NumFormat format, Mask mask, FormatCounts 
     }
     TapeEntry *e = tape_push(tp, round_backward, "round", out, x, NULL, NULL);
     if (e) {
+        uint64_t visible = 0; /* 1 per rounded (visible) entry; the backward reads nothing */
+        for (int r = 0; r < R; r++) visible += (uint64_t)mask_visible(r, R, N, mask);
+        tape_cost(e, visible * (rows / (size_t)R), 0, 0);
         RoundSaved *saved = tape_save(tp, e, sizeof *saved);
         saved->mask = mask;
     }

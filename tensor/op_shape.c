@@ -92,6 +92,7 @@ Tensor *op_permute(Tape *tp, Tensor *x, int ndim, const int *perm)
                         x->data[a * g.in_stride[0] + b * g.in_stride[1] + c * g.in_stride[2] + d * g.in_stride[3]];
         }
     TapeEntry *e = tape_push(tp, permute_backward, "permute", out, x, NULL, NULL);
+    tape_cost(e, 0, 0, 0); /* a copy; the backward needs only the permutation */
     if (e) {
         PermuteSaved *saved = tape_save(tp, e, sizeof *saved);
         for (int d = 0; d < ndim; d++) saved->perm[d] = perm[d];

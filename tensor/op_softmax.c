@@ -183,6 +183,12 @@ Tensor *op_softmax_spec(Tape *tp, Tensor *x, const SoftmaxSpec *spec)
     const char *name = spec->naive ? "naive softmax" : s == 1 ? "softmax" : "scaled softmax";
     TapeEntry *e = tape_push(tp, softmax_backward, name, out, x, NULL, NULL);
     if (e) {
+        /* per visible entry: the max, the subtraction, exp, the sum, the normalisation (5), and
+         * the multiply by s when there is one; the backward reads p */
+        uint64_t visible = 0;
+        for (int r = 0; r < R; r++) visible += (uint64_t)mask_visible(r, R, N, spec->mask);
+        visible *= tensor_rows(x) / (size_t)R;
+        tape_cost(e, (s == 1 ? 5 : 6) * visible, TAPE_READS_OUT, 0);
         SoftmaxSaved *saved = tape_save(tp, e, sizeof *saved);
         saved->scale = s;
         saved->mask = spec->mask;

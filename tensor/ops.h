@@ -7,7 +7,9 @@
  *   1. Forward: allocate the output in the step's arena (tensor_new(tp->arena, ...)), compute
  *      it, then `TapeEntry *e = tape_push(tp, name_backward, "name", out, in0, in1, in2);`.
  *      tape_push records nothing (returns NULL) when no input needs a gradient or the tape is
- *      not recording (evaluation); so fill the entry only `if (e)`.
+ *      not recording (evaluation); so fill the entry only `if (e)`. Then note what it costs,
+ *      for ./train --print-tape: `tape_cost(e, flops, reads, kept_bytes)` (tensor.h: the FLOP
+ *      convention, which tensors' values the backward reads, the bytes of its own arrays).
  *   2. Saved state: anything the backward needs besides the input and output tensors goes in
  *      a small struct of the op's own, e.g.
  *          typedef struct SoftmaxSaved { real scale; Mask mask; } SoftmaxSaved;

@@ -47,6 +47,7 @@ TapeEntry *tape_push(Tape *tp, BackwardFn fn, const char *op, Tensor *out,
     e->in[0] = in0;
     e->in[1] = in1;
     e->in[2] = in2;
+    e->scope = tp->scope;
     if (tp->scope) out->name = tp->scope;
     return e;
 }

@@ -94,6 +94,9 @@ typedef struct Tape Tape;
 typedef struct TapeEntry TapeEntry;
 typedef void (*BackwardFn)(Tape *tp, TapeEntry *e);
 
+/* Which of an entry's tensors its backward reads the values of (TapeEntry.reads). */
+enum { TAPE_READS_IN0 = 1, TAPE_READS_IN1 = 2, TAPE_READS_IN2 = 4, TAPE_READS_OUT = 8 };
+
 /* One recorded op: the backward function, the tensors it connects and what it saved. */
 struct TapeEntry {
     BackwardFn backward;
@@ -102,6 +105,12 @@ struct TapeEntry {
     Tensor *in[3];
     void *saved;              /* what the backward needs beyond the tensors: the op's own typed
                                  struct (e.g. SoftmaxSaved), from tape_save; NULL if nothing */
+    /* For looking at the tape (./train --print-tape), never read by the backward: */
+    const char *scope;        /* tp->scope when recorded: the caller's label of this part */
+    uint64_t flops;           /* the forward's floating-point operations (convention: tape_cost) */
+    size_t kept_bytes;        /* arrays made for the backward beyond the tensors (row statistics,
+                                 a copy of the ids): bytes */
+    unsigned reads;           /* TAPE_READS_* of the tensors whose values the backward reads */
 };
 
 /* Gradient buffers of one size, free for reuse (see tape_grad). */
@@ -123,7 +132,9 @@ struct Tape {
     bool training;            /* false: dropout is the identity */
     uint64_t dropout_key;     /* set per step; each dropout call derives its own key from it */
     uint32_t dropout_calls;
-    const char *scope;        /* when set, recorded outputs are named after it ("layer 0 queries") */
+    const char *scope;        /* when set, recorded outputs are named after it ("layer 0 queries"),
+                                 and entries remember it (TapeEntry.scope): the caller's label,
+                                 a string that lives as long as the tape's entries */
 };
 
 void tape_init(Tape *tp, Arena *arena);
@@ -132,6 +143,19 @@ void tape_free(Tape *tp);
  * Returns the entry to fill with saved values, or NULL when nothing is recorded. */
 TapeEntry *tape_push(Tape *tp, BackwardFn fn, const char *op, Tensor *out,
                      Tensor *in0, Tensor *in1, Tensor *in2);
+/* What an op costs, noted on its entry (e may be NULL: nothing was recorded). The FLOP
+ * convention: one multiply-add of a product is 2 (a matmul is 2 M N K), every other add,
+ * multiply, compare, division, exp, tanh, sqrt or rounding is 1; copies (embedding, permute)
+ * are 0. Each op states its count where it calls this; the backward costs about twice the
+ * forward (two products per product). `reads` and `kept_bytes` say what the backward keeps
+ * alive: the values of which tensors (TAPE_READS_*), and the bytes of the op's own arrays. */
+static inline void tape_cost(TapeEntry *e, uint64_t flops, unsigned reads, size_t kept_bytes)
+{
+    if (!e) return;
+    e->flops = flops;
+    e->reads = reads;
+    e->kept_bytes = kept_bytes;
+}
 /* Room for what an op keeps for its backward pass (zeroed, in the step's arena), hung on the
  * entry: `SoftmaxSaved *s = tape_save(tp, e, sizeof *s);`. The backward reads it as e->saved. */
 void *tape_save(Tape *tp, TapeEntry *e, size_t bytes);

@@ -288,7 +288,8 @@ fi
 rc=$?
 missing=""
 for f in task data layers dmodel heads dk context batch steps lr warmup min-lr weight-decay clip optim \
-    attn-dropout dropout init-gain scale seed threads log log-every eval-every save load dump-state nan; do
+    attn-dropout dropout init-gain scale seed threads log log-every eval-every save load dump-state nan \
+    print-tape tape-dot; do
     grep -q -- "--$f=" "$dir/help.out" || missing="$missing $f"
 done
 if [ $rc -eq 0 ] && [ -z "$missing" ]; then
