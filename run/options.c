@@ -493,7 +493,7 @@ static const char *const g_help_sections[][24] = {
     {"evaluation and output", "eval-every", "eval-examples", "examples", "log", "log-every", "loss-threshold",
      "quiet", NULL},
     {"checkpoints", "save", "save-every", "load", "stop-at", NULL},
-    {"debugging", "dump-state", "inject", NULL},
+    {"debugging", "print-tape", "tape-dot", "dump-state", "inject", NULL},
 };
 enum { N_HELP_SECTIONS = (int)(sizeof g_help_sections / sizeof g_help_sections[0]) };
 
