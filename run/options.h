@@ -51,6 +51,8 @@ typedef struct Options {
     int nan;                   /* NanMode */
     char inject[OPT_TEXT_LEN];
     bool quiet;
+    /* --decode: no training; sources from standard input through a --load'ed model */
+    bool decode, show_attention;
 } Options;
 
 typedef enum OptGroup {
