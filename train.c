@@ -12,9 +12,13 @@
  * first step's tape (run/tape_print.c, run/tape_dot.c) and exit 0 after that step, untrained
  * (nothing saved, logged or evaluated).
  *
+ * `./train --load=model.st --decode` trains nothing: it reads sources from standard input and
+ * prints their greedy decodings (run/decode.c). main only dispatches.
+ *
  * Exit status: 0 done, 2 bad input or a failed write, 3 a non-finite value with --nan=stop,
  * 130 / 143 stopped by SIGINT / SIGTERM (saved first when --save is given).
  */
+#include "run/decode.h"
 #include "run/exit.h"
 #include "run/interrupt.h"
 #include "run/run.h"
@@ -36,12 +40,22 @@ static StepHooks instrumentation(StepContext *ctx);
 static void print_banner(const Run *r);
 static bool log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval,
                     const EvalResult *last_eval);
+static int train(const Options *given, const bool *set, int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+    static Options o;
+    bool set[OPTIONS_MAX] = {false};
+    run_options(&o, set, argc, argv); /* --help exits here */
+    return o.decode ? decode_main(&o, set, argc, argv) : train(&o, set, argc, argv);
+}
+
+/* The training run: see the top of the file. */
+static int train(const Options *given, const bool *set, int argc, char **argv)
+{
     static Run run;
     Run *r = &run;
-    run_setup(r, argc, argv); /* options, data, model, optimizer, checkpoint */
+    run_setup(r, given, set, argc, argv); /* data, model, optimizer, checkpoint */
     const Options *o = &r->o;
     print_banner(r);
 

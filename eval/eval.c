@@ -1,9 +1,10 @@
 /* eval.c - held-out loss and exact-match accuracy (teacher-forced, see eval.h), and greedy
- * decoding for the printed examples and as the tests' reference. */
+ * decoding for the printed examples, for --decode (decode_sources) and as the tests' reference. */
 #include "eval.h"
 
 #include "../base/base.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -14,6 +15,9 @@ void evaluator_init(Evaluator *e, int B, int T)
     e->length = mem_alloc((size_t)B * sizeof(int));
     e->done = mem_alloc((size_t)B);
     e->right = mem_alloc((size_t)B);
+    e->want_attention = false;
+    e->attended = mem_alloc((size_t)B * (T + 1) * sizeof(int));
+    e->attended_weight = mem_alloc((size_t)B * (T + 1) * sizeof(real));
 }
 
 void evaluator_free(Evaluator *e)
@@ -23,6 +27,28 @@ void evaluator_free(Evaluator *e)
     mem_free(e->length);
     mem_free(e->done);
     mem_free(e->right);
+    mem_free(e->attended);
+    mem_free(e->attended_weight);
+}
+
+/* The source position (0-based) that row r's query at position q weighs most in P, the last
+ * layer's weights [B, H, L, L], by the mean over heads (1/H) sum_h P[r, h, q, j] over the
+ * source's positions j = 1 .. src_len of the row (0 is BOS); that mean in *weight. */
+static int most_attended(const Tensor *P, int r, int q, int src_len, real *weight)
+{
+    int H = P->shape[1], L = P->shape[2], best = 0;
+    double best_w = -1;
+    for (int j = 1; j <= src_len; j++) {
+        double w = 0;
+        for (int h = 0; h < H; h++) w += P->data[(((size_t)r * H + h) * L + q) * L + j];
+        w /= H;
+        if (w > best_w) {
+            best_w = w;
+            best = j - 1;
+        }
+    }
+    *weight = (real)best_w;
+    return best;
 }
 
 /* Greedy decoding of the examples in e->batch: rows [0, rows). Afterwards row r of e->decode
@@ -50,13 +76,20 @@ static void greedy_decode(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int 
         int *tokens = arena_alloc(tp->arena, (size_t)B * L * sizeof(int));
         for (int r = 0; r < B; r++)
             for (int t = 0; t < L; t++) tokens[r * L + t] = t < e->length[r] ? e->decode[(size_t)r * stride + t] : TOK_PAD;
-        Tensor *logits = gpt_forward(m, tp, tokens, B, L, NULL);
+        /* the traces are filled whether asked for or not: asking changes no number */
+        AttentionTrace trace[GPT_MAX_LAYERS] = {{0}};
+        Tensor *logits = gpt_forward(m, tp, tokens, B, L, e->want_attention ? trace : NULL);
         for (int r = 0; r < B; r++) {
             if (e->done[r]) continue;
-            const real *z = logits->data + ((size_t)r * L + e->length[r] - 1) * V;
+            int q = e->length[r] - 1; /* the position whose logits give the next token */
+            const real *z = logits->data + ((size_t)r * L + q) * V;
             int best = 0;
             for (int v = 1; v < V; v++)
                 if (z[v] > z[best]) best = v;
+            size_t at = (size_t)r * stride + e->length[r];
+            if (e->want_attention)
+                e->attended[at] = most_attended(trace[m->cfg.layers - 1].weights, r, q, b->examples[r].src_len,
+                                                &e->attended_weight[at]);
             e->decode[(size_t)r * stride + e->length[r]++] = best;
             if (best == TOK_EOS || e->length[r] > T) e->done[r] = 1;
         }
@@ -171,13 +204,40 @@ void print_examples(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int n, FIL
         const Example *ex = &e->batch.examples[r];
         vocab_format(&d->vocab, ex->src, ex->src_len, src, sizeof src);
         vocab_format(&d->vocab, ex->tgt, ex->tgt_len, want, sizeof want);
-        int start = ex->src_len + 2, len = e->length[r] - start;
-        const int *gen = e->decode + (size_t)r * (e->batch.T + 1) + start;
-        if (len > 0 && gen[len - 1] == TOK_EOS) len--; /* EOS is implied */
-        vocab_format(&d->vocab, gen, len, got, sizeof got);
+        Decoding g = decoded_row(e, r);
+        vocab_format(&d->vocab, g.tokens, g.n - g.ended, got, sizeof got); /* EOS is implied */
         fprintf(out, "  %-7s source: %s\n          expected: %s\n          decoded:  %s\n",
                 exact_match(e, r) ? "[ok]" : "[wrong]", src, want, got);
     }
     tp->grad_enabled = grad;
     tp->training = training;
+}
+
+void decode_sources(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, const Example *sources, int n)
+{
+    Batch *b = &e->batch;
+    assert(n >= 1 && n <= b->B);
+    for (int r = 0; r < b->B; r++) {
+        b->examples[r] = sources[r < n ? r : n - 1]; /* rows past n are decoded as finished */
+        assert(b->examples[r].src_len >= 0 && b->examples[r].src_len + 2 <= b->T);
+    }
+    bool grad = tp->grad_enabled, training = tp->training;
+    tp->grad_enabled = false;
+    tp->training = false;
+    tape_reset(tp);
+    greedy_decode(e, m, tp, d, n);
+    tp->grad_enabled = grad;
+    tp->training = training;
+}
+
+Decoding decoded_row(const Evaluator *e, int r)
+{
+    size_t start = (size_t)r * (e->batch.T + 1) + e->batch.examples[r].src_len + 2;
+    int n = e->length[r] - (e->batch.examples[r].src_len + 2);
+    const int *tokens = e->decode + start;
+    return (Decoding){.tokens = tokens,
+                      .n = n,
+                      .ended = n > 0 && tokens[n - 1] == TOK_EOS,
+                      .attended = e->want_attention ? e->attended + start : NULL,
+                      .attended_weight = e->want_attention ? e->attended_weight + start : NULL};
 }

@@ -23,11 +23,28 @@ typedef struct EvalResult {
 
 typedef struct Evaluator {
     Batch batch;
-    int *decode;        /* [B, T] prompts and generated tokens */
+    int *decode;        /* [B, T + 1] prompts and generated tokens */
     int *length;        /* [B] current length of each row */
     unsigned char *done;
     unsigned char *right;  /* [B] each row of the batch is right */
+    /* Greedy decoding with want_attention also finds, for each generated token (at its index
+     * in the row), the source position its query weighs most in the last layer, by the mean
+     * over heads of the attention weights: argmax_j (1/H) sum_h P[h, query, j] over the source's
+     * positions j, and that mean weight. */
+    bool want_attention;
+    int *attended;          /* [B, T + 1]: 0-based position in the source */
+    real *attended_weight;  /* [B, T + 1] */
 } Evaluator;
+
+/* What greedy decoding generated for one row, after decode_sources (or print_examples). */
+typedef struct Decoding {
+    const int *tokens;           /* the generated tokens, EOS included when the model ended with it */
+    int n;
+    bool ended;                  /* the last token is EOS (false: the context or the longest
+                                    target of the data ran out first) */
+    const int *attended;         /* with want_attention, per token: see Evaluator */
+    const real *attended_weight;
+} Decoding;
 
 void evaluator_init(Evaluator *e, int B, int T);
 void evaluator_free(Evaluator *e);
@@ -41,5 +58,12 @@ EvalResult evaluate_by_decoding(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d
                                 unsigned char *correct);
 /* Decodes the first n validation examples and prints source, expected and predicted target. */
 void print_examples(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int n, FILE *out);
+/* Greedy decoding, the same as print_examples and evaluate_by_decoding do, of any n sources
+ * (1 <= n <= B; word tokens, each source at most T - 2 long so that BOS and SEP fit around it),
+ * in evaluation mode; decoded_row(e, r) then gives what source r generated. d bounds the
+ * answer's length as for its own examples (its longest target + EOS). */
+void decode_sources(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, const Example *sources, int n);
+/* Row r of the last greedy decoding (valid until the next). */
+Decoding decoded_row(const Evaluator *e, int r);
 
 #endif

@@ -104,7 +104,7 @@ static const OptSpec g_specs[] = {
     {"examples", KIND_INT, GROUP_RUN, OFF(examples), "3", 0, 1000, NULL, "decoded examples printed at the end"},
     {"save", KIND_TEXT, GROUP_RUN, OFF(save), "", 0, 0, NULL, "write a checkpoint here (safetensors)"},
     {"save-every", KIND_INT, GROUP_RUN, OFF(save_every), "0", 0, 100000000, NULL, "also save every N steps (0: only at the end)"},
-    {"load", KIND_TEXT, GROUP_RUN, OFF(load), "", 0, 0, NULL, "resume from this checkpoint"},
+    {"load", KIND_TEXT, GROUP_RUN, OFF(load), "", 0, 0, NULL, "resume from this checkpoint (with --decode: the model to decode with)"},
     {"stop-at", KIND_INT, GROUP_RUN, OFF(stop_at), "0", 0, 100000000, NULL, "stop after this step (0: --steps); the schedule still spans --steps"},
     {"dump-state", KIND_TEXT, GROUP_RUN, OFF(dump_state), "", 0, 0, NULL, "write everything about the first step here"},
     {"nan", KIND_ENUM, GROUP_TRAIN, OFF(nan), "stop", 0, 0, &g_nan_modes, "on a NaN/Inf: stop (exit 3) or count and skip the update"},
@@ -112,6 +112,8 @@ static const OptSpec g_specs[] = {
     {"quiet", KIND_BOOL, GROUP_RUN, OFF(quiet), "0", 0, 1, NULL, "only the summary line"},
     {"print-tape", KIND_BOOL, GROUP_RUN, OFF(print_tape), "0", 0, 1, NULL, "print the ops the first step records (shapes, FLOPs, memory), then exit without training"},
     {"tape-dot", KIND_TEXT, GROUP_RUN, OFF(tape_dot), "", 0, 0, NULL, "write the first step's graph here (Graphviz DOT), then exit without training"},
+    {"decode", KIND_BOOL, GROUP_RUN, OFF(decode), "0", 0, 1, NULL, "no training: print the greedy decoding of each source read from stdin, one per line (needs --load)"},
+    {"show-attention", KIND_BOOL, GROUP_RUN, OFF(show_attention), "0", 0, 1, NULL, "--decode: per output token, the source token the last layer attends to most (mean over heads)"},
 };
 
 enum { N_SPECS = (int)(sizeof g_specs / sizeof g_specs[0]) };
@@ -441,6 +443,8 @@ static bool head_multiplier(const Options *o) { return learned_scale(o) || o->at
 static bool cosine(const Options *o) { return o->attn == ATTN_COSINE; }
 static bool sgd(const Options *o) { return o->optim == OPTIM_SGD; }
 static bool adam(const Options *o) { return o->optim == OPTIM_ADAMW; }
+static bool decoding(const Options *o) { return o->decode; }
+
 /* Each option of the model or the optimizer that matters only in some configurations, and what
  * it needs. (The data options that shape one task, --symbols or --recall-pairs, are not here:
  * one set of them serves a grid of several tasks, and each task reads its own.) */
@@ -459,22 +463,47 @@ static const struct {
     {"beta1", adam, "--optim=adamw"},
     {"beta2", adam, "--optim=adamw"},
     {"eps", adam, "--optim=adamw"},
+    {"show-attention", decoding, "--decode"},
 };
 
-bool options_check_given(const Options *o, const bool *set, char *err, size_t err_len)
+/* With --decode nothing is trained and nothing written but standard output: of the options of
+ * training and of the run, only these do something (how the forward pass computes, the model,
+ * the threads). Every other one is refused, a new one too until it is listed here. (The model's
+ * and the data's options are checked against the checkpoint instead.) */
+static const char *const g_decode_options[] = {"precision", "softmax", "load", "threads", "decode", "show-attention"};
+
+static bool matters_when_decoding(int i)
+{
+    if (g_specs[i].group != GROUP_TRAIN && g_specs[i].group != GROUP_RUN) return true;
+    for (size_t k = 0; k < sizeof g_decode_options / sizeof g_decode_options[0]; k++)
+        if (!strcmp(g_decode_options[k], g_specs[i].name)) return true;
+    return false;
+}
+
+/* Refuses option i, given (set) with a value other than its default, that needs `needs`. */
+static bool refuse_given(const Options *o, const bool *set, int i, const char *needs, char *err, size_t err_len)
 {
     static Options defaults;
     static bool have_defaults;
     if (!have_defaults) options_defaults(&defaults);
     have_defaults = true;
+    if (!set[i]) return true;
+    char value[OPT_TEXT_LEN + 32];
+    snprintf(value, sizeof value, "%s", options_format(o, i));
+    if (!strcmp(value, options_format(&defaults, i))) return true; /* at its default: a config file's */
+    if (g_specs[i].kind == KIND_REAL) format_shortest(*(const double *)((const char *)o + g_specs[i].offset), value, sizeof value);
+    return errorf(err, err_len, "--%s=%s does nothing here: it needs %s", g_specs[i].name, value, needs);
+}
+
+bool options_check_given(const Options *o, const bool *set, char *err, size_t err_len)
+{
+    for (int i = 0; i < N_SPECS && o->decode; i++)
+        if (!matters_when_decoding(i) &&
+            !refuse_given(o, set, i, "a training run (--decode only runs the model on its input)", err, err_len))
+            return false;
     for (size_t k = 0; k < sizeof g_relevance / sizeof g_relevance[0]; k++) {
         int i = options_index(g_relevance[k].name);
-        if (!set[i] || g_relevance[k].matters(o)) continue;
-        char value[OPT_TEXT_LEN + 32];
-        snprintf(value, sizeof value, "%s", options_format(o, i));
-        if (!strcmp(value, options_format(&defaults, i))) continue; /* at its default: a config file's */
-        return errorf(err, err_len, "--%s=%s does nothing here: it needs %s", g_relevance[k].name, value,
-                      g_relevance[k].needs);
+        if (!g_relevance[k].matters(o) && !refuse_given(o, set, i, g_relevance[k].needs, err, err_len)) return false;
     }
     return true;
 }
@@ -493,6 +522,7 @@ static const char *const g_help_sections[][24] = {
     {"evaluation and output", "eval-every", "eval-examples", "examples", "log", "log-every", "loss-threshold",
      "quiet", NULL},
     {"checkpoints", "save", "save-every", "load", "stop-at", NULL},
+    {"talking to a trained model (with --load)", "decode", "show-attention", NULL},
     {"debugging", "print-tape", "tape-dot", "dump-state", "inject", NULL},
 };
 enum { N_HELP_SECTIONS = (int)(sizeof g_help_sections / sizeof g_help_sections[0]) };
@@ -520,11 +550,16 @@ static void print_option_help(const OptSpec *s)
 
 void options_print_help(const char *program)
 {
-    printf("usage: %s [--config=FILE] [--name=value ...]\n\n"
+    printf("usage: %s [--config=FILE] [--name=value ...]\n"
+           "       %s --load=FILE --decode [--show-attention]    (sources on stdin, one per line)\n\n"
            "Trains a small GPT-style transformer on a toy task and logs what attention does.\n"
            "A config file holds \"name = value\" lines with the same names; flags override it.\n"
+           "--decode talks to a trained model instead: each source line read from standard input (words\n"
+           "separated by spaces, e.g. \"C A B\") gives one output line, its greedy decoding; the task,\n"
+           "vocabulary and model come from the checkpoint. A line that cannot be decoded (an unknown\n"
+           "word, too long for the context, empty) is reported on stderr as \"line N: ...\" and skipped.\n"
            "Resuming (--load): options marked * are fixed by the checkpoint, those marked + are stored\n"
-           "in it and may be changed, the others apply to this run only.\n\n", program);
+           "in it and may be changed, the others apply to this run only.\n\n", program, program);
     for (int k = 0; k < N_HELP_SECTIONS; k++) {
         printf("%s:\n", g_help_sections[k][0]);
         for (int j = 1; g_help_sections[k][j]; j++) {
@@ -534,7 +569,8 @@ void options_print_help(const char *program)
         }
         printf("\n");
     }
-    printf("exit status: 0 done, 2 bad input (flags, config, data, checkpoint), 3 non-finite value (--nan=stop)\n");
+    printf("exit status: 0 done, 2 bad input (flags, config, data, checkpoint; with --decode, any line skipped),\n"
+           "             3 non-finite value (--nan=stop)\n");
 }
 
 /* ------------------------------------------------------------------ the modules' settings */

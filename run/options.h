@@ -53,6 +53,8 @@ typedef struct Options {
     bool quiet;
     bool print_tape;           /* describe the first step's tape and exit (run/tape_print.c) */
     char tape_dot[OPT_TEXT_LEN]; /* the same as a Graphviz graph, here (run/tape_dot.c) */
+    /* --decode: no training; sources from standard input through a --load'ed model */
+    bool decode, show_attention;
 } Options;
 
 typedef enum OptGroup {
@@ -79,8 +81,9 @@ bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help
 bool options_validate(const Options *o, char *err, size_t err_len);
 /* Refuses options given explicitly (set[i]) with a value other than their default that would
  * do nothing in this configuration, e.g. --scale=dk with --attn=cosine, --momentum with AdamW:
- * a silent no-op would mislead an ablation. (At its default, e.g. `scale = sqrt` in a config
- * file used for a cosine run, an option is let through.) */
+ * a silent no-op would mislead an ablation; with --decode, every option of training or of its
+ * outputs (--lr, --save, ...), and --show-attention without --decode. (At its default, e.g.
+ * `scale = sqrt` in a config file used for a cosine run, an option is let through.) */
 bool options_check_given(const Options *o, const bool *set, char *err, size_t err_len);
 void options_print_help(const char *program);
 /* The --help section of option i (an index of options_name), or -1 if it has none. */

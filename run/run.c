@@ -103,28 +103,40 @@ static bool given_flags_matter(StFile *ckpt, const Options *o, const bool *set, 
     return options_check_given(&merged, set, err, err_len);
 }
 
-void run_setup(Run *r, int argc, char **argv)
+void run_options(Options *o, bool *set, int argc, char **argv)
 {
     char err[2048];
-    Options *o = &r->o;
-    bool set[OPTIONS_MAX] = {false}, help;
+    bool help;
     options_defaults(o);
     if (!options_parse_args(o, argc, argv, set, &help, err, sizeof err)) die(EXIT_USER, "%s", err);
     if (help) {
         options_print_help(argv[0]);
         exit(0);
     }
-    interrupt_install();
+}
+
+void run_prepare(Options *o, const bool *set, int argc, char **argv, StFile *ckpt)
+{
+    char err[2048];
     /* a checkpoint is opened once, and its checksum verified, before its config is used */
-    StFile ckpt;
-    if (o->load[0] && !(checkpoint_open(&ckpt, o->load, err, sizeof err) && given_flags_matter(&ckpt, o, set, err, sizeof err) &&
-                        checkpoint_apply_config_from(&ckpt, o->load, o, set, err, sizeof err)))
+    if (o->load[0] && !(checkpoint_open(ckpt, o->load, err, sizeof err) && given_flags_matter(ckpt, o, set, err, sizeof err) &&
+                        checkpoint_apply_config_from(ckpt, o->load, o, set, err, sizeof err)))
         die(EXIT_USER, "%s", err);
     if (!options_validate(o, err, sizeof err) || !options_check_given(o, set, err, sizeof err)) die(EXIT_USER, "%s", err);
     if (o->load[0] && o->data[0] && !set[options_index("data")] && access(o->data, F_OK) != 0)
         die(EXIT_USER, "--load=%s was made with --data=%s, which is not found from here: give --data=PATH", o->load, o->data);
     check_paths(o, argc, argv);
     if (o->threads > 0) omp_set_num_threads(o->threads);
+}
+
+void run_setup(Run *r, const Options *given, const bool *set, int argc, char **argv)
+{
+    char err[2048];
+    Options *o = &r->o;
+    *o = *given;
+    interrupt_install();
+    StFile ckpt;
+    run_prepare(o, set, argc, argv, &ckpt);
 
     /* data: the task decides the vocabulary and how long sequences get */
     DataConfig dc = data_config_from_options(o);

@@ -33,10 +33,18 @@ typedef struct Run {
     int saves;                   /* checkpoints written so far */
 } Run;
 
-/* Reads the options (argv, --config, a --load'ed checkpoint), checks them and every output
- * path, and builds the data, the model, the optimizer and the rest. Bad input: a one-line
- * message and exit 2. --help: prints it and exits 0. */
-void run_setup(Run *r, int argc, char **argv);
+/* Reads the options from argv: a --config file, then the flags over it; set[i] records which
+ * were given (by the file or a flag). --help: prints it and exits 0. Bad input: a one-line
+ * message and exit 2, as for everything below. */
+void run_options(Options *o, bool *set, int argc, char **argv);
+/* With --load, opens its checkpoint into *ckpt (verified) and applies its configuration: options
+ * not given take its values, given ones of the model and the data must agree. Then checks the
+ * options together, refuses given ones that would do nothing here, checks every file the run
+ * reads or writes, and sets the threads. The caller loads from *ckpt and closes it. */
+void run_prepare(Options *o, const bool *set, int argc, char **argv, StFile *ckpt);
+/* The training run of the options run_options read: run_prepare, then the data, the model,
+ * the optimizer, a --load'ed checkpoint's state and the rest. */
+void run_setup(Run *r, const Options *o, const bool *set, int argc, char **argv);
 /* Writes the checkpoint (--save) of a run that has done next_step steps; exit 2 on failure. */
 void run_save(Run *r, int next_step);
 /* Stops a run that has done `done` steps because of signal `sig`: saves (with --save), says

@@ -69,6 +69,8 @@ run_program "e2e.sh ($bin)" tests/e2e.sh "$bin"
 run_program "report.sh ($bin)" tests/report.sh "$bin"
 run_program "lost.sh ($bin)" tests/lost.sh "$bin"
 run_program "tape.sh ($bin)" tests/tape.sh "$bin"
+run_program "decode.sh ($bin)" tests/decode.sh "$bin"
+run_program "reading.sh" tests/reading.sh
 [ "$golden" = golden ] && run_program "golden.sh ($bin)" tests/golden.sh "$bin"
 
 echo "== source checks"

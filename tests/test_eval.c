@@ -88,6 +88,73 @@ static void test_teacher_forced_exact_match_is_greedy_decoding(void)
     }
 }
 
+/* decode_sources, the decoder --decode uses: one source at a time gives the tokens of the batched
+ * greedy decoding, right exactly where evaluate_by_decoding says; with want_attention, the source
+ * position each token's query weighs most (mean over heads, last layer) is the one a single
+ * forward pass of the whole decoded row gives (causal: the same weights, to the bit). */
+static void test_decode_sources(void)
+{
+    Rig g;
+    rig_open(&g, TASK_REVERSE, 0, 5);
+    rig_train(&g, 0, 150);
+    int T = g.ev.batch.T, n = 48;
+    unsigned char slow[48];
+    evaluate_by_decoding(&g.ev, &g.m, &g.tp, &g.d, SPLIT_VAL, n, slow);
+    Evaluator one;
+    evaluator_init(&one, 1, T);
+    one.want_attention = true;
+    int differ = 0, wrong = 0, right = 0, attention_off = 0, tokens_seen = 0;
+    for (int first = 0; first < n; first += 16) {
+        Example src[16];
+        for (int r = 0; r < 16; r++) src[r] = example_list_get(&g.d.val, first + r);
+        decode_sources(&g.ev, &g.m, &g.tp, &g.d, src, 16);
+        for (int r = 0; r < 16; r++) {
+            Decoding batched = decoded_row(&g.ev, r);
+            int want[64], want_n = batched.n;
+            memcpy(want, batched.tokens, (size_t)want_n * sizeof(int));
+            decode_sources(&one, &g.m, &g.tp, &g.d, &src[r], 1);
+            Decoding d = decoded_row(&one, 0);
+            differ += d.n != want_n || memcmp(d.tokens, want, (size_t)want_n * sizeof(int)) != 0;
+            bool exact = d.ended && d.n == src[r].tgt_len + 1 && !memcmp(d.tokens, src[r].tgt, (size_t)src[r].tgt_len * sizeof(int));
+            wrong += exact != (bool)slow[first + r];
+            right += exact;
+            /* the decoded row, BOS source SEP generated, in one forward pass: token i was
+             * predicted at position src_len + 1 + i */
+            int row[64], L = src[r].src_len + 1 + d.n;
+            row[0] = TOK_BOS;
+            memcpy(row + 1, src[r].src, (size_t)src[r].src_len * sizeof(int));
+            row[src[r].src_len + 1] = TOK_SEP;
+            memcpy(row + src[r].src_len + 2, d.tokens, (size_t)(d.n - 1) * sizeof(int));
+            AttentionTrace trace[GPT_MAX_LAYERS] = {{0}};
+            g.tp.grad_enabled = false;
+            gpt_forward(&g.m, &g.tp, row, 1, L, trace);
+            const Tensor *P = trace[g.m.cfg.layers - 1].weights;
+            int H = g.m.cfg.heads;
+            for (int i = 0; i < d.n; i++, tokens_seen++) {
+                int q = src[r].src_len + 1 + i, best = 0;
+                double best_w = -1;
+                for (int j = 0; j < src[r].src_len; j++) {
+                    double w = 0;
+                    for (int h = 0; h < H; h++) w += P->data[((size_t)h * L + q) * L + 1 + j];
+                    if (w / H > best_w) {
+                        best_w = w / H;
+                        best = j;
+                    }
+                }
+                attention_off += d.attended[i] != best || fabs(d.attended_weight[i] - best_w) > 1e-6;
+            }
+            tape_reset(&g.tp);
+            g.tp.grad_enabled = true;
+        }
+    }
+    CHECK(differ == 0, "%d of %d sources decoded alone differ from their batched decoding", differ, n);
+    CHECK(wrong == 0 && right > 0, "%d sources right or wrong unlike evaluate_by_decoding (%d right)", wrong, right);
+    CHECK(tokens_seen > n && attention_off == 0, "%d of %d tokens: the most attended source position differs", attention_off,
+          tokens_seen);
+    evaluator_free(&one);
+    rig_close(&g);
+}
+
 /* A test split: its sources are neither validation nor training sources; asking for it leaves
  * the validation set as it was. */
 static void test_test_split_is_held_out(void)
@@ -131,6 +198,7 @@ int main(int argc, char **argv)
     static const TestCase tests[] = {
         {"eval: teacher-forced exact match = greedy decoding's, example by example", test_teacher_forced_exact_match_is_greedy_decoding},
         {"eval: the test split is held out from validation and training", test_test_split_is_held_out},
+        {"eval: decode_sources (--decode) = batched greedy decoding; its attention = a forward pass's", test_decode_sources},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

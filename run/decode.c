@@ -1,0 +1,156 @@
+/* decode.c - the --decode mode (see decode.h): a checkpoint's model, sources from standard input,
+ * their greedy decodings on standard output, one line each. */
+#define _POSIX_C_SOURCE 200809L /* isatty, fileno */
+
+#include "decode.h"
+
+#include "../eval/eval.h"
+#include "exit.h"
+#include "run.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The longest line read, in bytes (as for a TSV corpus): a longer one is reported and skipped. */
+enum { DECODE_MAX_LINE = 65536 };
+
+typedef struct Decoder {
+    Options o;
+    Dataset data;    /* the task's vocabulary, and its longest target, which bounds an answer */
+    Gpt model;
+    Arena acts;
+    Tape tape;
+    Evaluator eval;  /* one row: each line is decoded as soon as it is read */
+    int *ids;        /* [context] a line's word ids */
+} Decoder;
+
+/* The checkpoint's options (flags that would do nothing refused), its data's vocabulary (checked
+ * against the one stored), and its model. */
+static void decoder_open(Decoder *d, const Options *given, const bool *set, int argc, char **argv)
+{
+    Options *o = &d->o;
+    *o = *given;
+    if (!o->load[0])
+        die(EXIT_USER, "--decode needs --load=FILE: the checkpoint of a trained model (./train --save=FILE writes one)");
+    StFile ckpt;
+    run_prepare(o, set, argc, argv, &ckpt);
+    char err[2048];
+    DataConfig dc = data_config_from_options(o);
+    if (!dataset_open(&d->data, &dc, err, sizeof err)) die(EXIT_USER, "%s", err);
+    o->task = dc.task;
+    if (o->context == 0) o->context = dataset_max_input(&d->data); /* as the training run resolved them */
+    if (o->dk == 0) o->dk = o->dmodel / o->heads;
+    GptConfig gc = gpt_config_from_options(o, d->data.vocab.size);
+    gpt_create(&d->model, &gc);
+    RunState state = {0};
+    if (!checkpoint_load_from(&ckpt, o->load, &d->model, NULL, &state, &d->data.vocab, err, sizeof err))
+        die(EXIT_USER, "%s", err);
+    st_close(&ckpt);
+    arena_init(&d->acts, 1 << 20);
+    tape_init(&d->tape, &d->acts);
+    evaluator_init(&d->eval, 1, o->context);
+    d->eval.want_attention = o->show_attention;
+    d->ids = mem_alloc((size_t)o->context * sizeof(int));
+}
+
+static void decoder_close(Decoder *d)
+{
+    mem_free(d->ids);
+    evaluator_free(&d->eval);
+    tape_free(&d->tape);
+    arena_free(&d->acts);
+    gpt_free(&d->model);
+    dataset_free(&d->data);
+}
+
+/* The next line of f without its "\n" or "\r\n" into buf (cap bytes, NUL-terminated), its length
+ * in *n; *too_long when it had more than cap - 1 bytes (the rest is read and dropped). false at
+ * the end of the input. */
+static bool read_line(FILE *f, char *buf, size_t cap, size_t *n, bool *too_long)
+{
+    int c = 0;
+    size_t len = 0;
+    bool any = false;
+    *too_long = false;
+    while ((c = getc(f)) != EOF) {
+        any = true;
+        if (c == '\n') break;
+        if (len + 1 < cap) buf[len++] = (char)c;
+        else *too_long = true;
+    }
+    if (len > 0 && buf[len - 1] == '\r') len--;
+    buf[len] = 0;
+    *n = len;
+    return any;
+}
+
+/* The decoding of one source: its words (EOS left out, as in the printed examples), then with
+ * --show-attention one line per generated token. */
+static void print_decoding(const Decoder *d, const Decoding *g, const int *src)
+{
+    const Vocab *v = &d->data.vocab;
+    for (int i = 0; i < g->n - g->ended; i++) printf("%s%s", i ? " " : "", v->words[g->tokens[i]]);
+    printf("\n");
+    for (int i = 0; g->attended && i < g->n; i++) {
+        int j = g->attended[i];
+        printf("  %-8s <- %s (source token %d, mean weight %.2f)\n", v->words[g->tokens[i]], v->words[src[j]], j + 1,
+               (double)g->attended_weight[i]);
+    }
+}
+
+int decode_main(const Options *given, const bool *set, int argc, char **argv)
+{
+    static Decoder dec;
+    Decoder *d = &dec;
+    decoder_open(d, given, set, argc, argv);
+    const Options *o = &d->o;
+    bool interactive = isatty(fileno(stdin));
+    if (interactive) {
+        char sample[512];
+        decode_vocab_sample(&d->data.vocab, 12, sample, sizeof sample);
+        fprintf(stderr, "decoding with %s (task %s; words %s): one source per line, 1 to %d words; Ctrl-D ends\n", o->load,
+                task_name(o->task, NULL), sample, o->context - 2);
+    }
+    static char line[DECODE_MAX_LINE + 1];
+    int lines = 0, skipped = 0;
+    for (;;) {
+        if (interactive) {
+            fputs("> ", stderr);
+            fflush(stderr);
+        }
+        size_t n;
+        bool too_long;
+        if (!read_line(stdin, line, sizeof line, &n, &too_long)) break;
+        lines++;
+        char *text = line;
+        if (lines == 1 && text_bom(text, n)) { /* a byte-order mark an editor put at the start */
+            text += 3;
+            n -= 3;
+        }
+        char why[1024];
+        int len = -1;
+        if (too_long) snprintf(why, sizeof why, "longer than %d bytes", DECODE_MAX_LINE);
+        else len = decode_line_tokens(&d->data.vocab, text, n, o->context, d->ids, why, sizeof why);
+        if (len < 0) {
+            fprintf(stderr, "line %d: %s\n", lines, why);
+            skipped++;
+            continue;
+        }
+        Example src = {.src_len = len, .src = d->ids};
+        decode_sources(&d->eval, &d->model, &d->tape, &d->data, &src, 1);
+        Decoding g = decoded_row(&d->eval, 0);
+        print_decoding(d, &g, d->ids);
+        /* each line as soon as it is decoded: a pipe's other end may be waiting for it */
+        if (fflush(stdout) != 0 || ferror(stdout)) die(EXIT_USER, "standard output: a write failed (%s)", strerror(errno));
+        if (!g.ended)
+            fprintf(stderr, "line %d: the model did not end its answer within %d tokens; printed as far as it went\n", lines,
+                    g.n);
+    }
+    if (ferror(stdin)) die(EXIT_USER, "standard input: a read error (%s)", strerror(errno));
+    if (interactive) fputc('\n', stderr);
+    decoder_close(d);
+    if (skipped) die(EXIT_USER, "%d of %d lines not decoded (each said why above)", skipped, lines);
+    return 0;
+}

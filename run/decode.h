@@ -1,0 +1,37 @@
+/* decode.h - ./train --load=model.st --decode: talking to a trained model.
+ *
+ * Each line read from standard input is a source, its words separated by spaces ("C A B"); each
+ * gives one line on standard output, the model's greedy decoding of it (eval/eval.c, the decoder
+ * the printed examples use). The task, the vocabulary and the model all come from the
+ * checkpoint. A line that cannot be decoded (an unknown word, one of the model's own tokens,
+ * more words than the context takes, an empty line) is reported on stderr as "line N: ..." and
+ * skipped; the others still decode, and the exit status is then 2 at the end. So with exit
+ * status 0, output line i is the decoding of input line i. A prompt only when stdin is a terminal.
+ *
+ * --show-attention follows each decoding with one indented line per generated token (EOS too):
+ * the source token that the token's query weighs most in the last layer, by the mean of the
+ * attention weights over heads, and that mean weight.
+ */
+#ifndef RUN_DECODE_H
+#define RUN_DECODE_H
+
+#include "../data/data.h"
+#include "options.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The --decode mode, after run_options: needs --load; returns the exit status (0: every line
+ * decoded), or exits 2 on bad flags or a bad checkpoint. */
+int decode_main(const Options *o, const bool *set, int argc, char **argv);
+
+/* One input line (n bytes, no line terminator) as the ids of its words in v: at most
+ * `context` - 2 of them (BOS and SEP come around a source in the model's `context` positions).
+ * Returns how many, or -1 with the reason in err, one line without the "line N: " prefix. */
+int decode_line_tokens(const Vocab *v, const char *line, size_t n, int context, int *ids, char *err, size_t err_len);
+
+/* Up to max_words words of v (not the special tokens) for messages: "A B C" when that is all of
+ * them, "a b c ... (57 words)" when there are more. */
+void decode_vocab_sample(const Vocab *v, int max_words, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# decode.sh - ./train --load=model.st --decode: a trained model's greedy decodings of sources read
+# from standard input. Trains a reverse model and a small TSV corpus's model, then checks what
+# --decode prints against the task's answers and against the examples training printed, and how
+# bad lines and bad flags are reported. Prints "N passed, N failed".
+#
+#   tests/decode.sh BIN_DIR      the folder holding train (e.g. . or build/asan32)
+set -u
+bin=${1:?usage: tests/decode.sh BIN_DIR}
+train=$bin/train
+dir=${TEST_TMPDIR:-$(mktemp -d)}/decode
+mkdir -p "$dir"
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok    $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $1"; shift; for line in "$@"; do echo "    $line"; done; }
+
+summary_field() { grep '^summary:' "$1" | tr ' ' '\n' | grep "^$2=" | cut -d= -f2; }
+
+# lines N LO HI SEED WORDS...: N lines of LO to HI words drawn from WORDS, by a Lehmer generator
+# (the same lines under any awk)
+lines() {
+    local n=$1 lo=$2 hi=$3 seed=$4
+    shift 4
+    awk -v n="$n" -v lo="$lo" -v hi="$hi" -v x="$seed" -v words="$*" 'BEGIN {
+        nw = split(words, w, " ")
+        for (i = 0; i < n; i++) {
+            x = (x * 48271) % 2147483647; len = lo + x % (hi - lo + 1); line = ""
+            for (j = 0; j < len; j++) { x = (x * 48271) % 2147483647; line = line (j ? " " : "") w[1 + x % nw] }
+            print line
+        }
+    }'
+}
+
+# reverse_words: each line's words in the opposite order
+reverse_words() { awk '{ o = ""; for (i = NF; i >= 1; i--) o = o (i < NF ? " " : "") $i; print o }'; }
+
+# fraction_same A B: the fraction of lines of file A equal to the same line of file B (0 when A is empty)
+fraction_same() { paste -d '\n' "$1" "$2" | awk 'NR % 2 { a = $0; next } { n++; same += a == $0 } END { printf "%.4f", n ? same / n : 0 }'; }
+at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+# ---------------------------------------------------------------- a reverse model
+# One layer learns reverse in 500 steps. One thread: these small models gain little from more,
+# and the test stays quick on a loaded machine (the numbers are the same for any thread count).
+letters="A B C D E F G H I J"
+"$train" --task=reverse --layers=1 --steps=500 --threads=1 --examples=32 --save="$dir/rev.st" >"$dir/rev.out" 2>&1
+acc=$(summary_field "$dir/rev.out" val_acc)
+if [ -s "$dir/rev.st" ] && at_least "${acc:-0}" 0.9; then
+    ok "a 1-layer reverse model trains to >= 90% held-out exact match in 500 steps ($acc) and is saved"
+else
+    bad "a reverse model trains and is saved" "val_acc=$acc" "$(tail -n 3 "$dir/rev.out")"
+fi
+
+# 60 sources of the task's lengths (3 to 8 letters, as --min-len and --max-len say) decode to
+# their reversals: at least 90% of them (the model gets more than 90% of the held-out set right)
+lines 60 3 8 12345 $letters >"$dir/in.txt"
+reverse_words <"$dir/in.txt" >"$dir/want.txt"
+"$train" --load="$dir/rev.st" --decode <"$dir/in.txt" >"$dir/got.txt" 2>"$dir/got.err"
+rc=$?
+same=$(fraction_same "$dir/got.txt" "$dir/want.txt")
+if [ $rc -eq 0 ] && [ "$(wc -l <"$dir/got.txt")" -eq 60 ] && at_least "$same" 0.9; then
+    ok "--decode: one line per source, >= 90% of 60 sources reversed ($same)"
+else
+    bad "--decode reverses the sources it reads" "exit $rc, $(wc -l <"$dir/got.txt") lines, $same right" \
+        "$(head -n 3 "$dir/got.err")" "$(paste "$dir/in.txt" "$dir/got.txt" | head -n 3)"
+fi
+
+# the decodings ./train printed at the end of the run that saved the model, source by source
+sed -n 's/^ *\[[a-z]*\] *source: //p' "$dir/rev.out" >"$dir/printed_src.txt"
+sed -n 's/^ *decoded:  //p' "$dir/rev.out" >"$dir/printed_got.txt"
+"$train" --load="$dir/rev.st" --decode <"$dir/printed_src.txt" >"$dir/again.txt" 2>"$dir/again.err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(wc -l <"$dir/printed_src.txt")" -eq 32 ] && cmp -s "$dir/again.txt" "$dir/printed_got.txt"; then
+    ok "--decode gives exactly the 32 decoded examples the training run printed"
+else
+    bad "--decode agrees with the printed examples" "exit $rc, $(wc -l <"$dir/printed_src.txt") printed" \
+        "$(diff "$dir/printed_got.txt" "$dir/again.txt" | head -n 4)" "$(head -n 2 "$dir/again.err")"
+fi
+
+# an unknown word: one line on stderr naming it, the line and the vocabulary; the others decode;
+# exit 2 at the end
+printf 'C A B\nA X B\nF D E J C\n' | "$train" --load="$dir/rev.st" --decode >"$dir/unk.out" 2>"$dir/unk.err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(cat "$dir/unk.out")" = "$(printf 'B A C\nC J E D F')" ] &&
+    [ "$(grep -c '^line ' "$dir/unk.err")" -eq 1 ] &&
+    grep -qx 'line 2: unknown token "X" (the vocabulary has: A B C D E F G H I J)' "$dir/unk.err" &&
+    [ "$(grep -c '^error: 1 of 3 lines not decoded' "$dir/unk.err")" -eq 1 ] && [ "$(wc -l <"$dir/unk.err")" -eq 2 ]; then
+    ok "an unknown token: \"line 2: unknown token\" on stderr, lines 1 and 3 still decoded, exit 2"
+else
+    bad "an unknown token is reported and skipped" "exit $rc" "stdout: $(tr '\n' '|' <"$dir/unk.out")" "$(cat "$dir/unk.err")"
+fi
+
+# more words than the context takes (18 positions: BOS, 16 words, SEP), an empty line, a special
+# token, a tab: each reported, the good line between them decoded
+printf 'A B C D E F G H I J A B C D E F G\n\nH <sep> A\nA B\tB A\nH A E J\r\n' |
+    "$train" --load="$dir/rev.st" --decode >"$dir/many.out" 2>"$dir/many.err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(cat "$dir/many.out")" = "J E A H" ] &&
+    grep -q '^line 1: 17 tokens, more than the 16 this model takes' "$dir/many.err" &&
+    grep -q '^line 2: empty' "$dir/many.err" && grep -q '^line 3: "<sep>" is one of the model' "$dir/many.err" &&
+    grep -q '^line 4: contains a tab' "$dir/many.err" && grep -q '^error: 4 of 5 lines not decoded' "$dir/many.err"; then
+    ok "an over-long line, an empty one, a special token, a tab: each one line on stderr; CRLF read; exit 2"
+else
+    bad "bad lines are reported and skipped" "exit $rc" "stdout: $(tr '\n' '|' <"$dir/many.out")" "$(cat "$dir/many.err")"
+fi
+
+# a NUL byte, a line over 64 KiB, a byte-order mark before the first line
+{ printf '\357\273\277C A B\nA \000B\n'; head -c 70000 /dev/zero | tr '\0' 'A'; printf '\nB A D\n'; } |
+    "$train" --load="$dir/rev.st" --decode >"$dir/odd.out" 2>"$dir/odd.err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(cat "$dir/odd.out")" = "$(printf 'B A C\nD A B')" ] && grep -q '^line 2: contains a NUL byte$' "$dir/odd.err" &&
+    grep -q '^line 3: longer than 65536 bytes$' "$dir/odd.err" && [ "$(wc -l <"$dir/odd.err")" -eq 3 ]; then
+    ok "a NUL byte and a 70000-byte line: reported and skipped; a byte-order mark is not a word"
+else
+    bad "odd lines are reported and skipped" "exit $rc" "stdout: $(tr '\n' '|' <"$dir/odd.out")" "$(cut -c 1-200 "$dir/odd.err")"
+fi
+
+# --show-attention: the decoding, then a line per generated token (EOS too) naming a source token
+# and its position, which must be that token's position in the source (tests/test_eval.c checks
+# the choice itself against a forward pass of the decoded row)
+printf 'C A B\nF D E J C\nA B C D E F G H\n' >"$dir/att_in.txt"
+"$train" --load="$dir/rev.st" --decode --show-attention <"$dir/att_in.txt" >"$dir/att.out" 2>"$dir/att.err"
+rc=$?
+plain=$("$train" --load="$dir/rev.st" --decode <"$dir/att_in.txt" 2>/dev/null)
+token_lines=$(grep -c '^  [^ ].* <- [A-J] (source token [1-8], mean weight [01]\.[0-9][0-9])$' "$dir/att.out")
+misplaced=$(awk 'NR == FNR { src[FNR] = $0; next }
+    !/^  / { n = split(src[++block], w, " "); next }
+    { k = $6 + 0; if (k < 1 || k > n || w[k] != $3) bad++ }
+    END { print bad + 0 }' "$dir/att_in.txt" "$dir/att.out")
+if [ $rc -eq 0 ] && [ "$(grep -v '^  ' "$dir/att.out")" = "$plain" ] && [ "$token_lines" -eq $((4 + 6 + 9)) ] &&
+    [ "$misplaced" -eq 0 ]; then
+    ok "--show-attention: each decoding, then one line per output token and <eos>, naming a source token where it is"
+else
+    bad "--show-attention" "exit $rc, $token_lines token lines, $misplaced misplaced" "$(head -n 12 "$dir/att.out")" \
+        "$(head -n 2 "$dir/att.err")"
+fi
+
+# ---------------------------------------------------------------- flags
+refuse() {
+    local what=$1 want=$2
+    shift 2
+    "$train" "$@" </dev/null >"$dir/flag.out" 2>"$dir/flag.err"
+    local rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$dir/flag.err")" -eq 1 ] && grep -q -- "$want" "$dir/flag.err" && [ ! -s "$dir/flag.out" ]; then
+        ok "$what: refused in one line, exit 2"
+    else
+        bad "$what is refused" "exit $rc" "$(cat "$dir/flag.err")"
+    fi
+}
+refuse "--decode without --load" "^error: --decode needs --load=FILE" --decode
+refuse "--decode with a training flag (--lr)" "^error: --lr=0.1 does nothing here: it needs a training run" \
+    --load="$dir/rev.st" --decode --lr=0.1
+refuse "--decode with an output flag (--save)" "^error: --save=$dir/x.st does nothing here" --load="$dir/rev.st" --decode \
+    --save="$dir/x.st"
+refuse "--show-attention without --decode" "^error: --show-attention=1 does nothing here: it needs --decode" \
+    --load="$dir/rev.st" --show-attention
+refuse "--decode with another task than the checkpoint's" "^error: --task=copy, but the checkpoint" --load="$dir/rev.st" \
+    --decode --task=copy
+
+# ---------------------------------------------------------------- a TSV corpus
+# word-by-word translation of two to five words; --decode takes the task, the corpus's path and
+# its vocabulary from the checkpoint. Every source of the corpus is decoded (about 10% of them
+# were held out), and at least 90% must come out as their targets.
+en="red green blue black white cat dog bird fish tree"
+fr="rouge vert bleu noir blanc chat chien oiseau poisson arbre"
+translate() { awk -v en="$en" -v fr="$fr" 'BEGIN { n = split(en, e, " "); split(fr, f, " "); for (i = 1; i <= n; i++) m[e[i]] = f[i] }
+    { o = ""; for (i = 1; i <= NF; i++) o = o (i > 1 ? " " : "") m[$i]; print o }'; }
+lines 800 2 5 7 $en | sort -u >"$dir/en.txt"
+translate <"$dir/en.txt" | paste "$dir/en.txt" - >"$dir/words.tsv"
+"$train" --data="$dir/words.tsv" --steps=300 --threads=1 --examples=16 --save="$dir/words.st" >"$dir/words.out" 2>&1
+cut -f1 "$dir/words.tsv" >"$dir/tsv_in.txt"
+cut -f2 "$dir/words.tsv" >"$dir/tsv_want.txt"
+n_tsv=$(wc -l <"$dir/tsv_in.txt")
+"$train" --load="$dir/words.st" --decode <"$dir/tsv_in.txt" >"$dir/tsv_got.txt" 2>"$dir/tsv.err"
+rc=$?
+same=$(fraction_same "$dir/tsv_got.txt" "$dir/tsv_want.txt")
+sed -n 's/^ *\[[a-z]*\] *source: //p' "$dir/words.out" >"$dir/tsv_printed_src.txt"
+sed -n 's/^ *decoded:  //p' "$dir/words.out" >"$dir/tsv_printed_got.txt"
+"$train" --load="$dir/words.st" --decode <"$dir/tsv_printed_src.txt" >"$dir/tsv_again.txt" 2>/dev/null
+if [ $rc -eq 0 ] && [ "$(wc -l <"$dir/tsv_got.txt")" -eq "$n_tsv" ] && at_least "$same" 0.9 &&
+    [ "$(wc -l <"$dir/tsv_printed_src.txt")" -eq 16 ] && cmp -s "$dir/tsv_again.txt" "$dir/tsv_printed_got.txt"; then
+    ok "a TSV corpus's model: >= 90% of its $n_tsv sources translated ($same); the printed examples agree"
+else
+    bad "--decode with a TSV corpus's model" "exit $rc, $(wc -l <"$dir/tsv_got.txt") lines, $same right" \
+        "$(head -n 2 "$dir/tsv.err")" "$(paste "$dir/tsv_in.txt" "$dir/tsv_got.txt" | head -n 3)" \
+        "$(diff "$dir/tsv_printed_got.txt" "$dir/tsv_again.txt" | head -n 4)"
+fi
+printf 'red cat\nred purple\n' | "$train" --load="$dir/words.st" --decode >"$dir/tsv_unk.out" 2>"$dir/tsv_unk.err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(cat "$dir/tsv_unk.out")" = "rouge chat" ] &&
+    grep -q '^line 2: unknown token "purple" (the vocabulary has: .* \.\.\. (20 words))$' "$dir/tsv_unk.err"; then
+    ok "a TSV corpus's model names an unknown word, with 12 of the corpus's 20 words"
+else
+    bad "a TSV model reports an unknown word" "exit $rc" "$(cat "$dir/tsv_unk.out")" "$(cat "$dir/tsv_unk.err")"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
