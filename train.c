@@ -8,7 +8,8 @@
  *     every --save-every steps: a checkpoint                               run/checkpoint.c
  * Everything else rides on the step as hooks (below main): NaN checks and forensics
  * (run/forensics.c), the metrics of logged steps, --dump-state, and the faults of --inject
- * (run/inject.c). Setting up from the options is run/run.c.
+ * (run/inject.c). Setting up from the options is run/run.c; --attention-svg draws at the end
+ * (run/attention_svg.c).
  *
  * Exit status: 0 done, 2 bad input or a failed write, 3 a non-finite value with --nan=stop,
  * 130 / 143 stopped by SIGINT / SIGTERM (saved first when --save is given).
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
     EvalResult test = {.loss = NAN, .accuracy = NAN};
     if (r->data.test.n) test = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_TEST, r->data.test.n, NULL);
     if (o->save[0]) run_save(r, r->stop);
+    if (o->attention_svg[0]) run_draw_attention(r, last_eval.accuracy); /* after the save: a failed drawing loses no training */
 
     if (!o->quiet && o->examples > 0) {
         printf("decoded validation examples:\n");
@@ -131,10 +133,7 @@ static void before_update(void *c, int step, const StepResult *res, Tensor *logi
 {
     StepContext *ctx = c;
     Run *r = ctx->run;
-    char err[1024];
-    if (step == r->start && r->o.dump_state[0] &&
-        !dump_state_write(r->o.dump_state, &r->model, &r->batch, logits, loss, r->scale, &r->o, err, sizeof err))
-        die(EXIT_USER, "%s", err);
+    if (step == r->start && r->o.dump_state[0]) run_dump_state(r, logits, loss);
     rounding_add(r->state.rounding, r->trainer.trace, r->model.cfg.layers);
     if (ctx->log_now)
         logbook_measure(&r->log, &r->model, r->trainer.trace, r->state.rounding, r->tape.arena, r->batch.valid,

@@ -68,13 +68,14 @@ done
 run_program "e2e.sh ($bin)" tests/e2e.sh "$bin"
 run_program "report.sh ($bin)" tests/report.sh "$bin"
 run_program "lost.sh ($bin)" tests/lost.sh "$bin"
+run_program "attention.sh ($bin)" tests/attention.sh "$bin"
 [ "$golden" = golden ] && run_program "golden.sh ($bin)" tests/golden.sh "$bin"
 
 echo "== source checks"
 # Every heap allocation goes through mem_alloc (base/base.c), so the allocation counter
 # that the no-malloc-in-a-step test reads sees all of them.
 no_raw_malloc() {
-    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r base tensor io model data eval run 2>/dev/null \
+    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r base tensor io model data eval viz run 2>/dev/null \
         | grep -v '^base/base.c:'
 }
 check "no malloc/free outside base/base.c" no_raw_malloc
