@@ -38,23 +38,25 @@ SAN     := -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sani
 LDLIBS  := -lm
 
 # The layers, each using only those before it: base <- tensor <- io, model; base <- data;
-# eval uses model and data; run (the program around the step) uses all of them.
+# eval uses model and data; viz (SVG drawing) uses nothing; run (the program around the step)
+# uses all of them.
 BASE_SRC := $(wildcard base/*.c)
 ENGINE  := $(wildcard tensor/*.c)
 IO      := $(wildcard io/*.c)
 MODEL   := $(wildcard model/*.c)
 DATA    := $(wildcard data/*.c)
 EVAL    := $(wildcard eval/*.c)
+VIZ     := $(wildcard viz/*.c)
 RUN     := $(wildcard run/*.c)
 STATS   := stats/score_stats.c
 TESTLIB := tests/test.c tests/gradcheck.c tests/fuzz_targets.c $(STATS)
-APP     := $(BASE_SRC) $(ENGINE) $(IO) $(MODEL) $(DATA) $(EVAL) $(RUN)
+APP     := $(BASE_SRC) $(ENGINE) $(IO) $(MODEL) $(DATA) $(EVAL) $(VIZ) $(RUN)
 
 PROGRAMS := train probe report
 
 # Test programs: those built in double precision and those in float.
 TESTS64 := test_grad_ops test_grad_model
-TESTS32 := test_engine test_model test_step test_stats test_data test_eval test_io test_fuzz test_report test_tape
+TESTS32 := test_engine test_model test_step test_stats test_data test_eval test_io test_fuzz test_report test_tape test_attention
 
 objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 
@@ -64,7 +66,7 @@ all: $(PROGRAMS)
 # ---------------------------------------------------------------- programs
 train_SRC  := train.c $(APP)
 probe_SRC  := stats/probe.c $(STATS) $(APP)
-report_SRC := $(wildcard tools/*.c) base/base.c
+report_SRC := $(wildcard tools/*.c) viz/svg.c base/base.c
 bench_SRC  := bench/bench.c $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
@@ -119,7 +121,8 @@ asan: $(addprefix build/asan32/,$(PROGRAMS)) $(addprefix build/asan32/tests/,$(T
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build/asan32 build/asan64 build/asan32
 
 # ---------------------------------------------------------------- valgrind
-# A short training run, a save, a resume, and a run through the scale study's mechanisms (additive
+# A short training run (with a dump and a figure), a save, a resume (drawing the weights at
+# initialisation, recomputed), and a run through the scale study's mechanisms (additive
 # attention, fp16, SGD momentum, recall, a log) under memcheck: no error, no leak. valgrind cannot
 # decode AVX-512, so this build targets AVX2 (x86-64-v3) on x86-64 and the default elsewhere.
 VG_ARCH  ?= $(if $(filter x86_64,$(shell uname -m)),-march=x86-64-v3,)
@@ -128,8 +131,10 @@ build/vg/train: $(call objs,vg,$(train_SRC))
 	$(CC) $(PORTABLE_BASE) $(VG_ARCH) -O2 -g $^ -o $@ $(LDLIBS)
 
 valgrind: build/vg/train
-	$(VALGRIND) build/vg/train --steps=3 --batch=4 --eval-examples=4 --quiet --save=build/vg/run.st
-	$(VALGRIND) build/vg/train --load=build/vg/run.st --steps=5 --eval-examples=4 --quiet
+	$(VALGRIND) build/vg/train --steps=3 --batch=4 --eval-examples=4 --quiet --save=build/vg/run.st \
+	    --dump-state=build/vg/dump.st --attention-svg=build/vg/run.svg --attention-svg-at=both
+	$(VALGRIND) build/vg/train --load=build/vg/run.st --steps=5 --eval-examples=4 --quiet \
+	    --attention-svg=build/vg/resumed.svg --attention-svg-at=init
 	$(VALGRIND) build/vg/train --steps=2 --batch=4 --eval-examples=4 --quiet --attn=additive --precision=fp16 \
 	    --softmax=naive --optim=sgd --momentum=0.9 --task=recall --log=build/vg/run.csv
 	@echo "valgrind: no memory error, no leak"

@@ -8,9 +8,10 @@
  *     every --save-every steps: a checkpoint                               run/checkpoint.c
  * Everything else rides on the step as hooks (below main): NaN checks and forensics
  * (run/forensics.c), the metrics of logged steps, --dump-state, and the faults of --inject
- * (run/inject.c). Setting up from the options is run/run.c. --print-tape and --tape-dot show the
- * first step's tape (run/tape_print.c, run/tape_dot.c) and exit 0 after that step, untrained
- * (nothing saved, logged or evaluated).
+ * (run/inject.c). Setting up from the options is run/run.c; --attention-svg draws at the end
+ * (run/attention_svg.c). --print-tape and --tape-dot show the first step's tape
+ * (run/tape_print.c, run/tape_dot.c) and exit 0 after that step, untrained (nothing saved,
+ * logged or evaluated).
  *
  * `./train --load=model.st --decode` trains nothing: it reads sources from standard input and
  * prints their greedy decodings (run/decode.c). main only dispatches.
@@ -110,6 +111,7 @@ static int train(const Options *given, const bool *set, int argc, char **argv)
     EvalResult test = {.loss = NAN, .accuracy = NAN};
     if (r->data.test.n) test = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_TEST, r->data.test.n, NULL);
     if (o->save[0]) run_save(r, r->stop);
+    if (o->attention_svg[0]) run_draw_attention(r, last_eval.accuracy); /* after the save: a failed drawing loses no training */
 
     if (!o->quiet && o->examples > 0) {
         printf("decoded validation examples:\n");
@@ -156,9 +158,7 @@ static void before_update(void *c, int step, const StepResult *res, Tensor *logi
     StepContext *ctx = c;
     Run *r = ctx->run;
     char err[1024];
-    if (step == r->start && r->o.dump_state[0] &&
-        !dump_state_write(r->o.dump_state, &r->model, &r->batch, logits, loss, r->scale, &r->o, err, sizeof err))
-        die(EXIT_USER, "%s", err);
+    if (step == r->start && r->o.dump_state[0]) run_dump_state(r, logits, loss);
     if (step == r->start && (r->o.print_tape || r->o.tape_dot[0])) {
         /* the tape as the step recorded it; the backward has replayed it already */
         if (r->o.print_tape) {

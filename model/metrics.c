@@ -142,6 +142,19 @@ AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, cons
     return r;
 }
 
+double attention_mean_entropy(const real *p, int n)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        const real *row = p + (size_t)i * n;
+        double h = 0;
+        for (int j = 0; j <= i; j++)
+            if (!(row[j] <= 0)) h -= row[j] * log((double)row[j]); /* a NaN weight makes H NaN */
+        sum += h;
+    }
+    return n > 0 ? sum / n : NAN;
+}
+
 void rounding_add(FormatCounts *per_layer, const AttentionTrace *trace, int layers)
 {
     for (int l = 0; l < layers; l++) {

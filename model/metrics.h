@@ -28,6 +28,11 @@ typedef struct AttentionStats {
  * Scratch space comes from `scratch` (the tape's arena: no allocation). */
 AttentionStats attention_stats(Arena *scratch, const AttentionTrace *trace, const unsigned char *row_valid);
 
+/* The mean attention entropy of one head: for causal weights p [n, n] (row i spreads 1 over the
+ * keys j <= i), the mean over the n query rows of H_i = -sum_{j <= i} p_ij log p_ij, in nats
+ * (0 log 0 = 0). Row 0 sees one key and has H = 0; a row of i + 1 equal weights has log(i + 1). */
+double attention_mean_entropy(const real *p, int n);
+
 /* The q-quantile (0 <= q <= 1) of sorted x[0..n), interpolated linearly; NaN when n = 0. */
 double quantile_sorted(const double *x, long n, double q);
 

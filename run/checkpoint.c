@@ -355,7 +355,7 @@ done:
 }
 
 bool dump_state_write(const char *path, const Gpt *m, const Batch *b, const Tensor *logits, const Tensor *loss,
-                      double scale, const Options *o, char *err, size_t err_len)
+                      double scale, const AttentionMap *heldout, const Options *o, char *err, size_t err_len)
 {
     StWriter w;
     st_writer_init(&w);
@@ -388,6 +388,15 @@ bool dump_state_write(const char *path, const Gpt *m, const Batch *b, const Tens
     st_add(&w, "batch.mask", ST_U8, b->loss_mask, 2, bt);
     st_add_tensor(&w, "logits", logits);
     st_add_tensor(&w, "loss", loss);
+    /* what --attention-svg draws of one validation example: its input and P of every head */
+    char example[32];
+    if (heldout) {
+        int64_t n[1] = {heldout->n}, lhnn[4] = {heldout->layers, heldout->heads, heldout->n, heldout->n};
+        st_add(&w, "heldout.tokens", ST_I32, heldout->tokens, 1, n);
+        st_add(&w, "heldout.attention", ST_F32, heldout->weights, 4, lhnn);
+        snprintf(example, sizeof example, "%d", heldout->example);
+        st_add_meta(&w, "heldout.example", example);
+    }
     bool ok = st_write(&w, path, err, err_len);
     st_writer_free(&w);
     return ok;

@@ -3,6 +3,7 @@
 #define RUN_CHECKPOINT_H
 
 #include "../data/data.h"
+#include "../eval/attention_map.h"
 #include "../io/safetensors.h"
 #include "../model/gpt.h"
 #include "../model/optim.h"
@@ -52,8 +53,9 @@ bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, RunState *rs, con
                      size_t err_len);
 
 /* The first step, for checking against an independent implementation: parameters, batch,
- * logits, loss and every parameter's gradient before clipping. */
+ * logits, loss and every parameter's gradient before clipping; and, when heldout is not NULL,
+ * the attention weights of one held-out example under the same parameters. */
 bool dump_state_write(const char *path, const Gpt *m, const Batch *b, const Tensor *logits, const Tensor *loss,
-                      double scale, const Options *o, char *err, size_t err_len);
+                      double scale, const AttentionMap *heldout, const Options *o, char *err, size_t err_len);
 
 #endif

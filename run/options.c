@@ -2,6 +2,7 @@
  * flag (or the file and line) and what is wrong with it. */
 #include "options.h"
 
+#include "attention_svg.h"
 #include "forensics.h"
 
 #include <assert.h>
@@ -49,6 +50,7 @@ static const EnumValues g_scale_params = {scale_param_name, false, 0, 0, NULL};
 static const EnumValues g_qk_inits = {qk_init_name, false, 0, 0, NULL};
 static const EnumValues g_formats = {format_name, false, 0, 0, NULL};
 static const EnumValues g_softmaxes = {softmax_kind_name, false, 0, 0, NULL};
+static const EnumValues g_attention_at = {attention_svg_at_name, false, 0, 0, NULL};
 
 static const OptSpec g_specs[] = {
     /* task and data */
@@ -104,9 +106,12 @@ static const OptSpec g_specs[] = {
     {"examples", KIND_INT, GROUP_RUN, OFF(examples), "3", 0, 1000, NULL, "decoded examples printed at the end"},
     {"save", KIND_TEXT, GROUP_RUN, OFF(save), "", 0, 0, NULL, "write a checkpoint here (safetensors)"},
     {"save-every", KIND_INT, GROUP_RUN, OFF(save_every), "0", 0, 100000000, NULL, "also save every N steps (0: only at the end)"},
-    {"load", KIND_TEXT, GROUP_RUN, OFF(load), "", 0, 0, NULL, "resume from this checkpoint (with --decode: the model to decode with)"},
+    {"load", KIND_TEXT, GROUP_RUN, OFF(load), "", 0, 0, NULL, "resume from this checkpoint; one at the run's end already (its --steps, or --stop-at=its step) is only evaluated and drawn; with --decode: the model to decode with"},
     {"stop-at", KIND_INT, GROUP_RUN, OFF(stop_at), "0", 0, 100000000, NULL, "stop after this step (0: --steps); the schedule still spans --steps"},
-    {"dump-state", KIND_TEXT, GROUP_RUN, OFF(dump_state), "", 0, 0, NULL, "write everything about the first step here"},
+    {"dump-state", KIND_TEXT, GROUP_RUN, OFF(dump_state), "", 0, 0, NULL, "write everything about the first step here (and the attention of --attention-example)"},
+    {"attention-svg", KIND_TEXT, GROUP_RUN, OFF(attention_svg), "", 0, 0, NULL, "draw every head's attention weights on one validation example here (SVG heatmaps)"},
+    {"attention-svg-at", KIND_ENUM, GROUP_RUN, OFF(attention_svg_at), "end", 0, 0, &g_attention_at, "--attention-svg: which weights"},
+    {"attention-example", KIND_INT, GROUP_RUN, OFF(attention_example), "0", 0, 1000000, NULL, "--attention-svg, --dump-state: the validation example (0: the first)"},
     {"nan", KIND_ENUM, GROUP_TRAIN, OFF(nan), "stop", 0, 0, &g_nan_modes, "on a NaN/Inf: stop (exit 3) or count and skip the update"},
     {"inject", KIND_TEXT, GROUP_RUN, OFF(inject), "", 0, 0, NULL, "testing faults: nan:STEP:PARAM, nan:STEP:grad.PARAM, crash-in-save:N, crash-after-step:N"},
     {"quiet", KIND_BOOL, GROUP_RUN, OFF(quiet), "0", 0, 1, NULL, "only the summary line"},
@@ -444,9 +449,11 @@ static bool cosine(const Options *o) { return o->attn == ATTN_COSINE; }
 static bool sgd(const Options *o) { return o->optim == OPTIM_SGD; }
 static bool adam(const Options *o) { return o->optim == OPTIM_ADAMW; }
 static bool decoding(const Options *o) { return o->decode; }
+static bool drawn(const Options *o) { return o->attention_svg[0] != 0; }
+static bool held_out_attention(const Options *o) { return o->attention_svg[0] || o->dump_state[0]; }
 
-/* Each option of the model or the optimizer that matters only in some configurations, and what
- * it needs. (The data options that shape one task, --symbols or --recall-pairs, are not here:
+/* Each option of the model, the optimizer or an output that matters only in some configurations,
+ * and what it needs. (The data options that shape one task, --symbols or --recall-pairs, are not here:
  * one set of them serves a grid of several tasks, and each task reads its own.) */
 static const struct {
     const char *name;
@@ -464,6 +471,8 @@ static const struct {
     {"beta2", adam, "--optim=adamw"},
     {"eps", adam, "--optim=adamw"},
     {"show-attention", decoding, "--decode"},
+    {"attention-svg-at", drawn, "--attention-svg=FILE"},
+    {"attention-example", held_out_attention, "--attention-svg=FILE or --dump-state=FILE"},
 };
 
 /* With --decode nothing is trained and nothing written but standard output: of the options of
@@ -520,7 +529,7 @@ static const char *const g_help_sections[][24] = {
     {"training", "optim", "lr", "min-lr", "warmup", "steps", "batch", "weight-decay", "clip", "beta1", "beta2",
      "eps", "momentum", "nan", "threads", NULL},
     {"evaluation and output", "eval-every", "eval-examples", "examples", "log", "log-every", "loss-threshold",
-     "quiet", NULL},
+     "quiet", "attention-svg", "attention-svg-at", "attention-example", NULL},
     {"checkpoints", "save", "save-every", "load", "stop-at", NULL},
     {"talking to a trained model (with --load)", "decode", "show-attention", NULL},
     {"debugging", "print-tape", "tape-dot", "dump-state", "inject", NULL},
@@ -571,6 +580,54 @@ void options_print_help(const char *program)
     }
     printf("exit status: 0 done, 2 bad input (flags, config, data, checkpoint; with --decode, any line skipped),\n"
            "             3 non-finite value (--nan=stop)\n");
+}
+
+/* ------------------------------------------------------------------ the command of a run */
+
+/* Appends to buf[0 .. len) at *used, as snprintf would (nothing once it is full). */
+static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    if (*used >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, len - *used, fmt, ap);
+    va_end(ap);
+    *used += n > 0 ? (size_t)n : 0;
+}
+
+/* value as one shell word: as it is when it holds only safe characters, else in single quotes
+ * (a ' inside written '\''). */
+static void append_word(char *buf, size_t len, size_t *used, const char *value)
+{
+    bool plain = *value != 0;
+    for (const char *c = value; *c; c++)
+        plain &= (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("-_.,:/+=", *c);
+    if (plain) {
+        appendf(buf, len, used, "%s", value);
+        return;
+    }
+    appendf(buf, len, used, "'");
+    for (const char *c = value; *c; c++) appendf(buf, len, used, "%s", *c == '\'' ? "'\\''" : (char[2]){*c, 0});
+    appendf(buf, len, used, "'");
+}
+
+void options_command_line(const Options *o, char *buf, size_t len)
+{
+    static Options defaults;
+    options_defaults(&defaults);
+    size_t used = (size_t)snprintf(buf, len, "./train");
+    for (int i = 0; i < N_SPECS; i++) {
+        const OptSpec *sp = &g_specs[i];
+        bool stored = sp->group != GROUP_RUN, stop_at = !strcmp(sp->name, "stop-at");
+        if (!stored && !stop_at) continue;
+        char mine[OPT_TEXT_LEN + 32];
+        snprintf(mine, sizeof mine, "%s", options_format(o, i));
+        if (!strcmp(mine, options_format(&defaults, i))) continue;
+        if (sp->kind == KIND_REAL) format_shortest(*(const double *)((const char *)o + sp->offset), mine, sizeof mine);
+        appendf(buf, len, &used, " --%s=", sp->name);
+        append_word(buf, len, &used, mine);
+    }
 }
 
 /* ------------------------------------------------------------------ the modules' settings */

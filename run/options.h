@@ -48,6 +48,9 @@ typedef struct Options {
     int threads, log_every, eval_every, eval_examples, examples, save_every, stop_at;
     double loss_threshold;
     char log[OPT_TEXT_LEN], save[OPT_TEXT_LEN], load[OPT_TEXT_LEN], dump_state[OPT_TEXT_LEN];
+    char attention_svg[OPT_TEXT_LEN];
+    int attention_svg_at;      /* AttentionSvgAt */
+    int attention_example;     /* the validation example drawn (and dumped with --dump-state) */
     int nan;                   /* NanMode */
     char inject[OPT_TEXT_LEN];
     bool quiet;
@@ -97,6 +100,11 @@ const char *options_default(int i); /* as text, as a flag would give it */
 int options_index(const char *name); /* -1 when unknown */
 /* The value of option i as text (in a static buffer; read it before the next call). */
 const char *options_format(const Options *o, int i);
+
+/* The command that makes this run's model again: "./train" and every option stored in
+ * checkpoints (data, model, training) whose value differs from its default, then --stop-at when
+ * given; files other than --data are left out, so the text is the same on any machine. */
+void options_command_line(const Options *o, char *buf, size_t len);
 
 /* Each module's configuration from the options: the one place where options become settings.
  * data: context 0 asks for what the task needs. model: vocab and context come from the data. */

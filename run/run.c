@@ -3,6 +3,7 @@
 
 #include "run.h"
 
+#include "attention_svg.h"
 #include "exit.h"
 #include "interrupt.h"
 #include "paths.h"
@@ -16,6 +17,8 @@
 
 _Static_assert(sizeof(int) == 4, "token ids are stored as 32-bit integers");
 
+static void capture_init(Run *r);
+
 /* Every file the run reads or writes, checked before anything is written (see paths.h); then
  * the leftovers of killed saves to the same targets are removed. */
 static void check_paths(Options *o, int argc, char **argv)
@@ -27,6 +30,7 @@ static void check_paths(Options *o, int argc, char **argv)
         {"config", config, PATH_INPUT},   {"data", o->data, PATH_INPUT},  {"load", o->load, PATH_INPUT},
         {"log", o->log, PATH_OUTPUT},     {"save", o->save, PATH_OUTPUT}, {"dump-state", o->dump_state, PATH_OUTPUT},
         {"tape-dot", o->tape_dot, PATH_OUTPUT},
+        {"attention-svg", o->attention_svg, PATH_OUTPUT},
     };
     /* a checkpoint may be replaced by its own continuation: the write is atomic */
     static const char *const may_replace[][2] = {{"save", "load"}};
@@ -35,9 +39,11 @@ static void check_paths(Options *o, int argc, char **argv)
     paths_follow_link(o->save, sizeof o->save);
     paths_follow_link(o->dump_state, sizeof o->dump_state);
     paths_follow_link(o->tape_dot, sizeof o->tape_dot);
+    paths_follow_link(o->attention_svg, sizeof o->attention_svg);
     paths_remove_stale_temporaries("save", o->save);
     paths_remove_stale_temporaries("dump-state", o->dump_state);
     paths_remove_stale_temporaries("tape-dot", o->tape_dot);
+    paths_remove_stale_temporaries("attention-svg", o->attention_svg);
 }
 
 /* Additive attention's pair tensors in one layer: q_i + k_j and its tanh for each of B H T^2
@@ -142,6 +148,9 @@ void run_setup(Run *r, const Options *given, const bool *set, int argc, char **a
     DataConfig dc = data_config_from_options(o);
     if (!dataset_open(&r->data, &dc, err, sizeof err)) die(EXIT_USER, "%s", err);
     o->task = dc.task;
+    if ((o->attention_svg[0] || o->dump_state[0]) && o->attention_example >= r->data.val.n)
+        die(EXIT_USER, "--attention-example=%d: the validation set has %d examples (0 to %d)", o->attention_example,
+            r->data.val.n, r->data.val.n - 1);
     if (o->context == 0) o->context = dataset_max_input(&r->data);
     if (o->dk == 0) o->dk = o->dmodel / o->heads;
 
@@ -167,7 +176,9 @@ void run_setup(Run *r, const Options *given, const bool *set, int argc, char **a
         die(EXIT_USER, "%s", err);
     r->start = r->state.next_step;
     r->stop = o->stop_at ? o->stop_at : o->steps;
-    if (r->start > r->stop) die(EXIT_USER, "--load=%s is at step %d, past the end of this run (%d)", o->load, r->start, r->stop);
+    if (r->start > r->stop)
+        die(EXIT_USER, "--load=%s is at step %d, past the end of this run (%d); to evaluate or draw it without training, "
+                       "give --stop-at=%d and no --steps", o->load, r->start, r->stop, r->start);
     if ((o->print_tape || o->tape_dot[0]) && r->start == r->stop)
         die(EXIT_USER, "%s: no step to describe: the run is at step %d of %d", o->print_tape ? "--print-tape" : "--tape-dot",
             r->start, r->stop);
@@ -183,6 +194,99 @@ void run_setup(Run *r, const Options *given, const bool *set, int argc, char **a
     r->trainer = (Trainer){.model = &r->model, .opt = &r->opt, .tape = &r->tape, .seed = o->seed, .clip = o->clip};
     r->forensics = (Forensics){.mode = (NanMode)o->nan, .quiet = o->quiet, .nan_count = &r->state.nan_count};
     if (!logbook_open(&r->log, o->log, &gc, o->quiet, r->start)) die(EXIT_USER, "%s", r->log.failed);
+    if (o->attention_svg[0] && o->attention_svg_at != ATTENTION_AT_END) capture_init(r);
+}
+
+/* ------------------------------------------------------------------ held-out attention */
+
+/* The attention of the drawn example at initialisation: the model itself when the run starts
+ * there, else the model as --seed initialises it (the same bits the first run started from). */
+static void capture_init(Run *r)
+{
+    if (r->start == 0) {
+        attention_map_capture(&r->attention_init, &r->model, &r->data, SPLIT_VAL, r->o.attention_example, 0);
+        return;
+    }
+    static Gpt fresh;
+    gpt_create(&fresh, &r->model.cfg);
+    gpt_init(&fresh, r->o.seed);
+    attention_map_capture(&r->attention_init, &fresh, &r->data, SPLIT_VAL, r->o.attention_example, 0);
+    gpt_free(&fresh);
+}
+
+void run_dump_state(Run *r, const Tensor *logits, const Tensor *loss)
+{
+    char err[1024];
+    AttentionMap heldout;
+    attention_map_capture(&heldout, &r->model, &r->data, SPLIT_VAL, r->o.attention_example, r->start);
+    bool ok = dump_state_write(r->o.dump_state, &r->model, &r->batch, logits, loss, r->scale, &heldout, &r->o, err,
+                               sizeof err);
+    attention_map_free(&heldout);
+    if (!ok) die(EXIT_USER, "%s", err);
+}
+
+/* The last component of a path. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* "./train <the options of this run's model> --attention-svg=NAME ...": the command that makes
+ * the figure again, on any machine (context and dk left out where they are what the task and
+ * dmodel / heads give by themselves). */
+static void figure_command(const Run *r, char *buf, size_t len)
+{
+    static Options o;
+    o = r->o;
+    if (o.context == dataset_max_input(&r->data)) o.context = 0;
+    if (o.dk * o.heads == o.dmodel) o.dk = 0;
+    options_command_line(&o, buf, len);
+    size_t n = strlen(buf);
+    n += (size_t)snprintf(buf + n, len - n, " --attention-svg=%s", base_name(o.attention_svg));
+    if (n < len && o.attention_svg_at != ATTENTION_AT_END)
+        n += (size_t)snprintf(buf + n, len - n, " --attention-svg-at=%s", attention_svg_at_name(o.attention_svg_at, NULL));
+    if (n < len && o.attention_example != 0) snprintf(buf + n, len - n, " --attention-example=%d", o.attention_example);
+}
+
+void run_draw_attention(Run *r, double val_acc)
+{
+    const Options *o = &r->o;
+    AttentionMap end = {0};
+    AttentionFigure fig = {.vocab = &r->data.vocab};
+    char end_caption[96], title[2300], command[4096], scores[300], rule[320];
+    if (o->attention_svg_at != ATTENTION_AT_END) {
+        fig.maps[fig.n_maps] = &r->attention_init;
+        fig.names[fig.n_maps] = "init";
+        fig.captions[fig.n_maps++] = "at initialisation (step 0)";
+    }
+    if (o->attention_svg_at != ATTENTION_AT_INIT) {
+        attention_map_capture(&end, &r->model, &r->data, SPLIT_VAL, o->attention_example, r->stop);
+        int n = snprintf(end_caption, sizeof end_caption, "after training (step %d", r->stop);
+        if (!isnan(val_acc))
+            n += snprintf(end_caption + n, sizeof end_caption - (size_t)n, "; validation accuracy %.1f%%", 100 * val_acc);
+        snprintf(end_caption + n, sizeof end_caption - (size_t)n, ")");
+        fig.maps[fig.n_maps] = &end;
+        fig.names[fig.n_maps] = "end";
+        fig.captions[fig.n_maps++] = end_caption;
+    }
+    Example ex = example_list_get(&r->data.val, o->attention_example);
+    char src[1024], tgt[1024];
+    vocab_format(&r->data.vocab, ex.src, ex.src_len, src, sizeof src);
+    vocab_format(&r->data.vocab, ex.tgt, ex.tgt_len, tgt, sizeof tgt);
+    snprintf(title, sizeof title, "Attention weights on validation example %d: \"%s\" -> \"%s\"", o->attention_example,
+             src, tgt);
+    figure_command(r, command, sizeof command);
+    gpt_describe_scores(&r->model.cfg, scores, sizeof scores);
+    snprintf(rule, sizeof rule, "scores %s", scores);
+    fig.title = title;
+    fig.notes[0] = command;
+    fig.notes[1] = rule;
+    if (fig.n_maps == 2) fig.notes[2] = "left: at initialisation, right: after training; the same example on the same colour scale";
+    char err[1024];
+    bool ok = attention_svg_write(o->attention_svg, &fig, err, sizeof err);
+    attention_map_free(&end);
+    if (!ok) die(EXIT_USER, "%s", err);
 }
 
 void run_save(Run *r, int next_step)
@@ -215,6 +319,7 @@ _Noreturn void run_stop_failed_write(Run *r, int done)
 
 void run_free(Run *r)
 {
+    attention_map_free(&r->attention_init);
     logbook_close(&r->log);
     evaluator_free(&r->eval);
     batch_free(&r->batch);

@@ -3,6 +3,7 @@
 #define RUN_RUN_H
 
 #include "../data/data.h"
+#include "../eval/attention_map.h"
 #include "../eval/eval.h"
 #include "../model/gpt.h"
 #include "../model/optim.h"
@@ -31,6 +32,7 @@ typedef struct Run {
     int start, stop;             /* steps [start, stop) run here */
     double scale;                /* the fixed score multiplier, for the record (NaN when learned) */
     int saves;                   /* checkpoints written so far */
+    AttentionMap attention_init; /* --attention-svg-at=init|both: the model as --seed initialises it */
 } Run;
 
 /* Reads the options from argv: a --config file, then the flags over it; set[i] records which
@@ -45,6 +47,13 @@ void run_prepare(Options *o, const bool *set, int argc, char **argv, StFile *ckp
 /* The training run of the options run_options read: run_prepare, then the data, the model,
  * the optimizer, a --load'ed checkpoint's state and the rest. */
 void run_setup(Run *r, const Options *o, const bool *set, int argc, char **argv);
+/* --dump-state, at the first step of the run: its parameters, batch, logits, loss, gradients and
+ * the attention of validation example --attention-example under those parameters; exit 2 on
+ * failure. */
+void run_dump_state(Run *r, const Tensor *logits, const Tensor *loss);
+/* --attention-svg, at the end of the run: the grids --attention-svg-at asks for (the last one's
+ * caption with the final validation accuracy, val_acc; NaN: none); exit 2 on failure. */
+void run_draw_attention(Run *r, double val_acc);
 /* Writes the checkpoint (--save) of a run that has done next_step steps; exit 2 on failure. */
 void run_save(Run *r, int next_step);
 /* Stops a run that has done `done` steps because of signal `sig`: saves (with --save), says

@@ -289,7 +289,7 @@ rc=$?
 missing=""
 for f in task data layers dmodel heads dk context batch steps lr warmup min-lr weight-decay clip optim \
     attn-dropout dropout init-gain scale seed threads log log-every eval-every save load dump-state nan \
-    print-tape tape-dot; do
+    print-tape tape-dot attention-svg attention-svg-at attention-example; do
     grep -q -- "--$f=" "$dir/help.out" || missing="$missing $f"
 done
 if [ $rc -eq 0 ] && [ -z "$missing" ]; then
@@ -314,10 +314,11 @@ fi
 hlen=$(od -An -t u8 -N 8 "$dir/dump.st" | tr -d ' ')
 names=$(head -c $((8 + hlen)) "$dir/dump.st" | tail -c "$hlen" | grep -a -o '"[a-z_.0-9]*":{"dtype"' | cut -d'"' -f2 | sort | tr '\n' ' ')
 need="batch.mask batch.targets batch.tokens grad.h.0.attn.scale grad.h.0.attn.wq grad.lm_head grad.wte logits loss param.h.0.attn.wq param.wte"
+need="$need heldout.attention heldout.tokens"
 lacking=""
 for n in $need; do echo " $names " | grep -q " $n " || lacking="$lacking $n"; done
 if [ -s "$dir/dump.st" ] && [ -z "$lacking" ]; then
-    ok "--dump-state writes parameters, gradients, batch, logits and loss"
+    ok "--dump-state writes parameters, gradients, batch, logits, loss and a held-out example's attention"
 else
     bad "--dump-state contents" "missing:$lacking"
 fi

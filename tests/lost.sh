@@ -65,6 +65,12 @@ refuse "--dump-state onto the corpus, spelled DIR/sub/../X: refused" "is the fil
 rm -f fresh.out
 refuse "--log=Y --save=Y (two outputs, one file): refused" "name the same file" "${small[@]}" --log=fresh.out --save=fresh.out
 if [ ! -e fresh.out ]; then ok "... and nothing was written to Y"; else bad "two outputs: Y was written"; fi
+refuse "--load=X --attention-svg=X: refused" "is the file given as --load" --load=model.st --attention-svg=model.st
+refuse "--attention-svg onto the corpus, spelled ./sub/../X: refused" "is the file given as --data" \
+    "${small[@]}" "${tsv[@]}" --attention-svg=./sub/../corpus.tsv
+refuse "--attention-svg=Y --dump-state=Y: refused" "name the same file" "${small[@]}" --dump-state=fresh.out \
+    --attention-svg=fresh.out
+if [ ! -e fresh.out ]; then ok "... and nothing was written to Y"; else bad "two outputs: Y was written"; fi
 "$train" "${small[@]}" --steps=5 --load=model.st --save=model.st >/dev/null 2>err.txt
 if [ $? -eq 0 ]; then ok "--load=X --save=X (continue a run in place) is still allowed"; else bad "--load=X --save=X" "$(cat err.txt)"; fi
 "$train" "${small[@]}" --steps=3 --save=model.st >/dev/null 2>&1 # back to the protected file
@@ -85,6 +91,8 @@ refuse "--data=<a FIFO>: refused at once (no hang)" "a FIFO, not a regular file"
 refuse "--config=<a FIFO>: refused at once" "a FIFO, not a regular file" --config=fifo
 refuse "--load=<a FIFO>: refused at once" "a FIFO, not a regular file" --load=fifo
 refuse "--log=<a FIFO>: refused" "is a FIFO" "${small[@]}" --log=fifo
+refuse "--attention-svg=<a FIFO>: refused" "is a FIFO" "${small[@]}" --attention-svg=fifo
+refuse "--attention-svg=<a directory>: refused" "is a directory" "${small[@]}" --attention-svg=sub
 python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' sock 2>/dev/null ||
     perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Local => $ARGV[0], Listen => 1)' sock 2>/dev/null
 if [ -S sock ]; then
@@ -95,6 +103,8 @@ fi
 unwritable=/proc/self
 refuse "--save into a folder where nothing can be created: refused before training" "cannot create a file in" \
     "${small[@]}" --steps=100000 --save=$unwritable/x.st
+refuse "--attention-svg into a folder where nothing can be created: refused before training" "cannot create a file in" \
+    "${small[@]}" --steps=100000 --attention-svg=$unwritable/x.svg
 refuse "--log=-: refused (not a file named -)" "name a file" "${small[@]}" --log=-
 refuse "--save=-: refused" "name a file" "${small[@]}" --save=-
 if [ ! -e ./- ]; then ok "... and no file named - was made"; else bad "a file named - was made"; fi
@@ -221,6 +231,19 @@ else
         "$(cat alias.err)"
 fi
 
+# a figure is drawn at the end, whole: an existing file survives a run that stops early
+printf 'my figure\n' >figure.svg
+"$train" "${small[@]}" --steps=5 --inject=nan:2:h.0.attn.wq --attention-svg=figure.svg >/dev/null 2>fig.err
+rc=$?
+kept=$(cat figure.svg)
+"$train" "${small[@]}" --steps=2 --attention-svg=figure.svg >/dev/null 2>>fig.err
+if [ $rc -eq 3 ] && [ "$kept" = "my figure" ] && grep -q '^<svg ' figure.svg && grep -q '</svg>' figure.svg &&
+    [ -z "$(ls figure.svg.tmp.* 2>/dev/null)" ]; then
+    ok "--attention-svg=<an existing file>: kept by a run stopped at a NaN (exit 3), replaced whole by one that ends"
+else
+    bad "--attention-svg over an existing file" "exit $rc, kept: $kept" "$(cat fig.err)"
+fi
+
 # ---------------------------------------------------------------- leftovers of killed saves
 sleep 0.01 &
 dead=$!
@@ -228,10 +251,11 @@ wait $dead
 printf 'partial' >"keep.st.tmp.$dead"
 printf 'partial' >"keep.st.tmp.$$"       # this shell is alive: its file may still be written
 printf 'mine' >"keep.st.tmp.notapid"
-"$train" "${small[@]}" --steps=2 --save=keep.st >/dev/null 2>stale.err
+printf 'partial' >"keep.svg.tmp.$dead"
+"$train" "${small[@]}" --steps=2 --save=keep.st --attention-svg=keep.svg >/dev/null 2>stale.err
 if [ ! -e "keep.st.tmp.$dead" ] && grep -q "removed .*keep.st.tmp.$dead" stale.err && [ -e "keep.st.tmp.$$" ] &&
-    [ -e keep.st.tmp.notapid ]; then
-    ok "a stale FILE.tmp.<pid> of a dead process is removed (and said); a live one's and other files are kept"
+    [ -e keep.st.tmp.notapid ] && [ ! -e "keep.svg.tmp.$dead" ]; then
+    ok "a stale FILE.tmp.<pid> of a dead process (--save, --attention-svg) is removed (and said); a live one's and other files are kept"
 else
     bad "stale temporaries" "$(ls keep.st.tmp.* 2>&1 | tr '\n' ' ')" "$(cat stale.err)"
 fi

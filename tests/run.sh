@@ -71,6 +71,7 @@ run_program "lost.sh ($bin)" tests/lost.sh "$bin"
 run_program "tape.sh ($bin)" tests/tape.sh "$bin"
 run_program "decode.sh ($bin)" tests/decode.sh "$bin"
 run_program "reading.sh" tests/reading.sh
+run_program "attention.sh ($bin)" tests/attention.sh "$bin"
 [ "$golden" = golden ] && run_program "golden.sh ($bin)" tests/golden.sh "$bin"
 
 echo "== source checks"
@@ -78,7 +79,7 @@ passed_before_checks=$passed failed_before_checks=$failed
 # Every heap allocation goes through mem_alloc (base/base.c), so the allocation counter
 # that the no-malloc-in-a-step test reads sees all of them.
 no_raw_malloc() {
-    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r base tensor io model data eval run 2>/dev/null \
+    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r base tensor io model data eval viz run 2>/dev/null \
         | grep -v '^base/base.c:'
 }
 check "no malloc/free outside base/base.c" no_raw_malloc

@@ -1,4 +1,4 @@
-/* report_plots.c - the SVG plots of ./report (drawn with tools/svg.c).
+/* report_plots.c - the SVG plots of ./report (drawn with viz/svg.c).
  *
  *   lr_TASK_OPTIM.svg      validation accuracy vs learning rate (log), one line per scale, one
  *                          panel per dk (and variant) of stage lr; the chosen rate ringed
@@ -14,7 +14,7 @@
  */
 #include "report.h"
 #include "stats.h"
-#include "svg.h"
+#include "../viz/svg.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * divisor. Reading them back from the text keeps the figure and the table one set of numbers.
  */
 #include "report.h"
-#include "svg.h"
+#include "../viz/svg.h"
 
 #include <math.h>
 #include <stdlib.h>

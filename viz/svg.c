@@ -24,16 +24,21 @@ bool svg_close(Svg *s)
     return ok;
 }
 
-/* Text with &, < and > escaped. */
+/* Text with &, < and > escaped, and control characters (which XML does not allow, even
+ * escaped) written as '?'. */
 static void put_text(FILE *f, const char *t)
 {
     for (; *t; t++) {
-        if (*t == '&') fputs("&amp;", f);
-        else if (*t == '<') fputs("&lt;", f);
-        else if (*t == '>') fputs("&gt;", f);
-        else fputc(*t, f);
+        unsigned char c = (unsigned char)*t;
+        if (c == '&') fputs("&amp;", f);
+        else if (c == '<') fputs("&lt;", f);
+        else if (c == '>') fputs("&gt;", f);
+        else if (c < 0x20 || c == 0x7f) fputc('?', f);
+        else fputc(c, f);
     }
 }
+
+void svg_put_text(Svg *s, const char *text) { put_text(s->f, text); }
 
 void svg_text(Svg *s, double x, double y, int size, const char *anchor, const char *text)
 {

@@ -5,8 +5,8 @@
  * A series is drawn in an SvgStyle (colour, dash pattern, marker shape), and the legend shows
  * the same style, so every line style on a plot has its legend entry and lines that lie on top
  * of each other stay told apart by their markers. */
-#ifndef TOOLS_SVG_H
-#define TOOLS_SVG_H
+#ifndef VIZ_SVG_H
+#define VIZ_SVG_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,6 +58,9 @@ void svg_error_bar(Svg *s, const SvgPanel *p, double x, double lo, double hi, co
 /* A horizontal reference line across the panel at y (e.g. a chance level), with a label. */
 void svg_hline(Svg *s, const SvgPanel *p, double y, const char *color, const char *label);
 void svg_text(Svg *s, double x, double y, int size, const char *anchor, const char *text);
+/* Character data with &, < and > escaped (control characters as '?'), for an element the
+ * caller opens and closes. */
+void svg_put_text(Svg *s, const char *text);
 /* A legend box at (x, y), `width` pixels wide: per entry a sample of its style (line and
  * marker) and its label. A NULL style draws no sample (a note line). */
 void svg_legend(Svg *s, double x, double y, double width, const char *const *labels, const SvgStyle *const *styles,

@@ -1,0 +1,320 @@
+/* test_attention.c - the attention of one held-out example (eval/attention_map.c), its heatmaps
+ * (run/attention_svg.c) and the command a figure names (options_command_line). The figure's
+ * numbers against --dump-state, from ./train, are tests/attention.sh. */
+#include "test.h"
+
+#include "../eval/attention_map.h"
+#include "../model/metrics.h"
+#include "../model/train_step.h"
+#include "../run/attention_svg.h"
+#include "../run/options.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A copy-task dataset and a small model at initialisation. */
+typedef struct Rig {
+    Dataset d;
+    Gpt m;
+} Rig;
+
+static void rig_open(Rig *g, ScaleMode scale)
+{
+    memset(g, 0, sizeof *g);
+    DataConfig dc = {.task = TASK_REVERSE, .symbols = 6, .min_len = 3, .max_len = 6, .val_size = 24, .context = 64,
+                     .seed = 2};
+    char err[256];
+    CHECK(dataset_open(&g->d, &dc, err, sizeof err), "dataset: %s", err);
+    GptConfig gc = {.vocab = g->d.vocab.size, .context = dataset_max_input(&g->d), .layers = 2, .dmodel = 32,
+                    .heads = 2, .dk = 16, .scale_mode = scale, .scale_init = SCALE_SQRT, .init_gain = 1};
+    gpt_create(&g->m, &gc);
+    gpt_init(&g->m, 7);
+}
+
+static void rig_close(Rig *g)
+{
+    gpt_free(&g->m);
+    dataset_free(&g->d);
+}
+
+/* H = mean over rows of -sum p log p: rows (1), (1/2, 1/2), (1/3, 1/3, 1/3) give (0 + log 2 + log 3) / 3. */
+static void test_mean_entropy_of_a_head(void)
+{
+    real p[9] = {1, 0, 0, 0.5f, 0.5f, 0, 1 / 3.0f, 1 / 3.0f, 1 / 3.0f};
+    double want = (log(2.0) + log(3.0)) / 3;
+    CHECK(fabs(attention_mean_entropy(p, 3) - want) < 1e-6, "H = %g, want %g", attention_mean_entropy(p, 3), want);
+    real onehot[4] = {1, 0, 0, 1}; /* 0 log 0 = 0 */
+    CHECK(attention_mean_entropy(onehot, 2) == 0, "one-hot rows: H = %g", attention_mean_entropy(onehot, 2));
+    p[4] = NAN;
+    CHECK(isnan(attention_mean_entropy(p, 3)), "a NaN weight must make H NaN");
+}
+
+/* The example's input is BOS source SEP target; every row is a distribution over the keys up
+ * to the query; and the weights are those of the same example in an evaluation batch. */
+static void test_capture_is_the_example_in_a_batch(void)
+{
+    Rig g;
+    rig_open(&g, SCALE_SQRT);
+    int k = 5;
+    AttentionMap am;
+    attention_map_capture(&am, &g.m, &g.d, SPLIT_VAL, k, 0);
+    Example ex = example_list_get(&g.d.val, k);
+    int n = ex.src_len + ex.tgt_len + 2, L = g.m.cfg.layers, H = g.m.cfg.heads;
+    CHECK(am.n == n && am.layers == L && am.heads == H, "n %d (want %d), %d x %d", am.n, n, am.layers, am.heads);
+    CHECK(am.tokens[0] == TOK_BOS && am.tokens[ex.src_len + 1] == TOK_SEP && am.tokens[1] == ex.src[0] &&
+              am.tokens[n - 1] == ex.tgt[ex.tgt_len - 1],
+          "tokens are not BOS source SEP target");
+    double worst_sum = 0, above = 0;
+    for (int l = 0; l < L; l++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < n; i++) {
+                double sum = 0;
+                for (int j = 0; j < n; j++) {
+                    real p = attention_map_weight(&am, l, h, i, j);
+                    if (j <= i) sum += p;
+                    else above += fabs((double)p);
+                }
+                worst_sum = fmax(worst_sum, fabs(sum - 1));
+            }
+    CHECK(worst_sum < 1e-5 && above == 0, "rows sum to 1 within %g; weight above the diagonal %g", worst_sum, above);
+    CHECK(!strcmp(am.multiplier_name, "s") && fabs(am.multiplier[0] - 0.25) < 1e-12, "s = %g, want 1/sqrt(16)",
+          am.multiplier[0]);
+
+    /* the same example as row 2 of a batch of 4, in a forward pass of the full length (the same
+     * bits in the -O3 build; a rounding's tolerance for other builds, whose matmul kernels may
+     * treat the edge rows of a block otherwise) */
+    Batch b;
+    int T = dataset_max_input(&g.d);
+    batch_alloc(&b, 4, T);
+    dataset_eval_batch(&g.d, SPLIT_VAL, k - 2, &b);
+    Arena arena;
+    Tape tp;
+    arena_init(&arena, 1 << 16);
+    tape_init(&tp, &arena);
+    tp.grad_enabled = tp.training = false;
+    AttentionTrace trace[GPT_MAX_LAYERS];
+    memset(trace, 0, sizeof trace);
+    gpt_forward(&g.m, &tp, b.tokens, b.B, b.T, trace);
+    double worst = 0;
+    for (int l = 0; l < L; l++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    real in_batch = trace[l].weights->data[(((size_t)2 * H + h) * T + i) * T + j];
+                    worst = fmax(worst, fabs((double)in_batch - attention_map_weight(&am, l, h, i, j)));
+                }
+    CHECK(worst < 1e-6, "alone vs in a batch: weights differ by %g", worst);
+    double h00 = attention_mean_entropy(am.weights, n);
+    CHECK(am.entropy[0] == h00 && h00 > 0, "entropy of head 0: %g, recomputed %g", am.entropy[0], h00);
+    tape_free(&tp);
+    arena_free(&arena);
+    batch_free(&b);
+    attention_map_free(&am);
+    rig_close(&g);
+}
+
+/* A learned scale: each head's own multiplier, as the model reads it. */
+static void test_capture_names_each_heads_multiplier(void)
+{
+    Rig g;
+    rig_open(&g, SCALE_LEARNED);
+    g.m.layer[1].scale->data[1] = 0.75f;
+    AttentionMap am;
+    attention_map_capture(&am, &g.m, &g.d, SPLIT_VAL, 0, 0);
+    CHECK(fabs(am.multiplier[3] - 0.75) < 1e-7 && fabs(am.multiplier[0] - 0.25) < 1e-7, "multipliers %g %g",
+          am.multiplier[0], am.multiplier[3]);
+    attention_map_free(&am);
+    rig_close(&g);
+}
+
+/* A capture in the middle of training steps (where --dump-state takes it) changes nothing. */
+static void before_update_capture(void *ctx, int step, const StepResult *res, Tensor *logits, Tensor *loss)
+{
+    (void)res, (void)logits, (void)loss;
+    Rig *g = ctx;
+    AttentionMap am;
+    attention_map_capture(&am, &g->m, &g->d, SPLIT_VAL, step % 3, step);
+    attention_map_free(&am);
+}
+
+static void train_rig(Rig *g, int steps, bool capture, real *values_out)
+{
+    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = steps, .beta1 = 0.9,
+                      .beta2 = 0.98, .eps = 1e-8};
+    bool decay[GPT_MAX_PARAMS];
+    for (int i = 0; i < g->m.n_params; i++) decay[i] = gpt_param_decays(g->m.params[i]);
+    Optimizer opt;
+    optim_init(&opt, &oc, g->m.params, decay, g->m.n_params);
+    Arena acts;
+    Tape tp;
+    arena_init(&acts, 1 << 16);
+    tape_init(&tp, &acts);
+    Batch b;
+    batch_alloc(&b, 8, dataset_max_input(&g->d));
+    Trainer t = {.model = &g->m, .opt = &opt, .tape = &tp, .seed = 3, .clip = 1};
+    StepHooks hooks = {.ctx = g, .before_update = before_update_capture};
+    for (int step = 0; step < steps; step++) {
+        dataset_train_batch(&g->d, step, &b);
+        StepBatch sb = {b.tokens, b.targets, b.loss_mask, b.B, b.T};
+        train_step(&t, &sb, step, capture ? &hooks : NULL);
+    }
+    memcpy(values_out, g->m.values, g->m.n_values * sizeof(real));
+    batch_free(&b);
+    tape_free(&tp);
+    arena_free(&acts);
+    optim_free(&opt);
+}
+
+static void test_capture_during_training_changes_no_bit(void)
+{
+    Rig a, b;
+    rig_open(&a, SCALE_SQRT);
+    rig_open(&b, SCALE_SQRT);
+    real *va = malloc(a.m.n_values * sizeof(real)), *vb = malloc(b.m.n_values * sizeof(real));
+    train_rig(&a, 4, false, va);
+    train_rig(&b, 4, true, vb);
+    CHECK(memcmp(va, vb, a.m.n_values * sizeof(real)) == 0, "a capture inside the steps changed the training");
+    free(va);
+    free(vb);
+    rig_close(&a);
+    rig_close(&b);
+}
+
+/* ------------------------------------------------------------------ the figure */
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = 0;
+    fclose(f);
+    return s;
+}
+
+static int count(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what)) n++;
+    return n;
+}
+
+/* A map made by hand, 1 layer x 2 heads over 4 tokens, drawn twice side by side: each cell holds
+ * its own weight (the float itself, from 9 digits), the hidden cells are one masked region per
+ * panel and no cell, the words are escaped and long ones cut. */
+static void test_figure_cells_hold_the_weights(void)
+{
+    Vocab v;
+    vocab_init(&v);
+    const char *amp = "a&b", *longword = "\xc3\xa9tonnamment-long-mot"; /* "étonnamment-long-mot": 20 characters */
+    int id_amp = vocab_add(&v, amp, strlen(amp)), id_long = vocab_add(&v, longword, strlen(longword));
+    int tokens[4] = {TOK_BOS, id_amp, TOK_SEP, id_long};
+    real w[2 * 16];
+    double mult[2] = {0.125, 0.125}, ent[2];
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) w[(h * 4 + i) * 4 + j] = j > i ? 0 : (real)(1.0 + h + 3 * j) / (real)(1 + i);
+    for (int h = 0; h < 2; h++) ent[h] = attention_mean_entropy(w + h * 16, 4);
+    AttentionMap am = {.layers = 1, .heads = 2, .n = 4, .tokens = tokens, .weights = w, .multiplier = mult,
+                       .multiplier_name = "s", .entropy = ent, .split = SPLIT_VAL, .example = 0, .step = 9};
+    AttentionFigure fig = {.n_maps = 2, .maps = {&am, &am}, .names = {"init", "end"},
+                           .captions = {"at initialisation", "after <training> & more"}, .vocab = &v,
+                           .title = "a \"title\"", .notes = {"./train --x=1", NULL, NULL, NULL}};
+    const char *path = test_path("attention_test.svg");
+    char err[512];
+    CHECK(attention_svg_write(path, &fig, err, sizeof err), "write: %s", err);
+    char *s = read_all(path);
+    CHECK(s != NULL, "no file at %s", path);
+    if (!s) return;
+    CHECK(count(s, "<rect class=\"cell\"") == 2 * 2 * 10, "%d cells, want 2 grids x 2 heads x 10", count(s, "<rect class=\"cell\""));
+    CHECK(count(s, "<path class=\"masked\"") == 4, "%d masked regions, want 4", count(s, "<path class=\"masked\""));
+    int checked = 0, wrong = 0, h = -1;
+    for (const char *p = s; *p; p++) {
+        if (!strncmp(p, "<g class=\"panel\"", 16)) sscanf(strstr(p, "data-h=\""), "data-h=\"%d", &h);
+        if (strncmp(p, "<rect class=\"cell\"", 18)) continue;
+        int i, j;
+        float val;
+        const char *at = strstr(p, "data-i=");
+        if (sscanf(at, "data-i=\"%d\" data-j=\"%d\" data-p=\"%f\"", &i, &j, &val) != 3) {
+            wrong++;
+            continue;
+        }
+        wrong += j > i || val != w[(h * 4 + i) * 4 + j];
+        checked++;
+    }
+    CHECK(checked == 40 && wrong == 0, "%d cells read, %d wrong", checked, wrong);
+    CHECK(strstr(s, ">a&amp;b<") && strstr(s, "after &lt;training&gt; &amp; more") && !strstr(s, "<training>"),
+          "text is not escaped");
+    CHECK(strstr(s, ">\xc3\xa9tonnamment-l~<") != NULL, "a long word is not cut to 13 characters and ~");
+    CHECK(strstr(s, "data-map=\"init\"") && strstr(s, "data-map=\"end\"") && strstr(s, "data-step=\"9\""),
+          "the grids are not named");
+    CHECK(strstr(s, "s = 0.125, H = ") != NULL, "a panel's title lacks its multiplier");
+    CHECK(strstr(s, "url(#scale)") && strstr(s, "hidden by the causal mask"), "the legend is missing");
+    free(s);
+    vocab_free(&v);
+    CHECK(!attention_svg_write("/nonexistent-dir/x.svg", &fig, err, sizeof err) && strstr(err, "--attention-svg"),
+          "a write into a missing folder must fail, naming the flag: %s", err);
+}
+
+/* A NaN weight (a run with --nan=continue) is drawn in a colour off the scale, with its legend
+ * entry; a control character in a word (XML allows none) becomes '?'. */
+static void test_figure_marks_what_it_cannot_colour(void)
+{
+    Vocab v;
+    vocab_init(&v);
+    int bell = vocab_add(&v, "x\ay", 3);
+    int tokens[2] = {TOK_BOS, bell};
+    real w[4] = {1, 0, NAN, 0.5f};
+    double mult = NAN, ent = NAN;
+    AttentionMap am = {.layers = 1, .heads = 1, .n = 2, .tokens = tokens, .weights = w, .multiplier = &mult,
+                       .multiplier_name = NULL, .entropy = &ent};
+    AttentionFigure fig = {.n_maps = 1, .maps = {&am}, .names = {"end"}, .captions = {"end"}, .vocab = &v, .title = "t"};
+    const char *path = test_path("attention_nan.svg");
+    char err[512];
+    CHECK(attention_svg_write(path, &fig, err, sizeof err), "write: %s", err);
+    char *s = read_all(path);
+    if (!CHECK(s != NULL, "no file")) return;
+    CHECK(strstr(s, "data-p=\"nan\"") && strstr(s, "not finite (NaN or Inf)"), "a NaN cell is not marked");
+    CHECK(strstr(s, ">x?y<") && !strchr(s, '\a'), "a control character reached the SVG");
+    CHECK(strstr(s, "not scaled, H = nan nats") != NULL, "additive scores' title");
+    free(s);
+    vocab_free(&v);
+}
+
+/* The command of a figure: the options off their default, shortest numbers, quoted paths. */
+static void test_command_line_of_a_run(void)
+{
+    Options o;
+    char buf[4096], err[256];
+    options_defaults(&o);
+    options_command_line(&o, buf, sizeof buf);
+    CHECK(!strcmp(buf, "./train"), "defaults: %s", buf);
+    CHECK(options_set(&o, "lr", "1e-3", "t", err, sizeof err) && options_set(&o, "data", "my file's.tsv", "t", err, sizeof err) &&
+              options_set(&o, "log", "x.csv", "t", err, sizeof err) && options_set(&o, "stop-at", "5", "t", err, sizeof err),
+          "%s", err);
+    options_command_line(&o, buf, sizeof buf);
+    CHECK(!strcmp(buf, "./train --data='my file'\\''s.tsv' --lr=0.001 --stop-at=5"), "got %s", buf);
+    char tiny[12];
+    options_command_line(&o, tiny, sizeof tiny);
+    CHECK(strlen(tiny) == sizeof tiny - 1, "a short buffer is filled, not overrun: \"%s\"", tiny);
+}
+
+int main(int argc, char **argv)
+{
+    static const TestCase tests[] = {
+        {"mean_entropy_of_a_head", test_mean_entropy_of_a_head},
+        {"capture_is_the_example_in_a_batch", test_capture_is_the_example_in_a_batch},
+        {"capture_names_each_heads_multiplier", test_capture_names_each_heads_multiplier},
+        {"capture_during_training_changes_no_bit", test_capture_during_training_changes_no_bit},
+        {"figure_cells_hold_the_weights", test_figure_cells_hold_the_weights},
+        {"figure_marks_what_it_cannot_colour", test_figure_marks_what_it_cannot_colour},
+        {"command_line_of_a_run", test_command_line_of_a_run},
+    };
+    return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}
