@@ -123,7 +123,8 @@ asan: $(addprefix build/asan32/,$(PROGRAMS)) $(addprefix build/asan32/tests/,$(T
 # ---------------------------------------------------------------- valgrind
 # A short training run (with a dump and a figure), a save, a resume (drawing the weights at
 # initialisation, recomputed), and a run through the scale study's mechanisms (additive
-# attention, fp16, SGD momentum, recall, a log) under memcheck: no error, no leak. valgrind cannot
+# attention, fp16, SGD momentum, recall, a log), the tape's table and graph, and --decode, under
+# memcheck: no error, no leak. valgrind cannot
 # decode AVX-512, so this build targets AVX2 (x86-64-v3) on x86-64 and the default elsewhere.
 VG_ARCH  ?= $(if $(filter x86_64,$(shell uname -m)),-march=x86-64-v3,)
 VALGRIND := valgrind -q --error-exitcode=1 --suppressions=tests/valgrind.supp --leak-check=full --errors-for-leak-kinds=definite,indirect,possible
@@ -137,6 +138,9 @@ valgrind: build/vg/train
 	    --attention-svg=build/vg/resumed.svg --attention-svg-at=init
 	$(VALGRIND) build/vg/train --steps=2 --batch=4 --eval-examples=4 --quiet --attn=additive --precision=fp16 \
 	    --softmax=naive --optim=sgd --momentum=0.9 --task=recall --log=build/vg/run.csv
+	$(VALGRIND) build/vg/train --layers=1 --batch=2 --print-tape --tape-dot=build/vg/step.dot >/dev/null
+	printf 'A B C\nA X\n' | $(VALGRIND) build/vg/train --load=build/vg/run.st --decode --show-attention >/dev/null 2>&1; \
+	    test $$? -eq 2 # the second line has an unknown word: exit 2, and no memory error (that would be 1)
 	@echo "valgrind: no memory error, no leak"
 
 # ---------------------------------------------------------------- libFuzzer (clang)
