@@ -124,8 +124,8 @@ asan: $(addprefix build/asan32/,$(PROGRAMS)) $(addprefix build/asan32/tests/,$(T
 # A short training run (with a dump and a figure), a save, a resume (drawing the weights at
 # initialisation, recomputed), and a run through the scale study's mechanisms (additive
 # attention, fp16, SGD momentum, recall, a log), the tape's table and graph, and --decode, under
-# memcheck: no error, no leak. valgrind cannot
-# decode AVX-512, so this build targets AVX2 (x86-64-v3) on x86-64 and the default elsewhere.
+# memcheck: no error, no leak. valgrind cannot decode AVX-512, so this build targets AVX2
+# (x86-64-v3) on x86-64 and the default elsewhere.
 VG_ARCH  ?= $(if $(filter x86_64,$(shell uname -m)),-march=x86-64-v3,)
 VALGRIND := valgrind -q --error-exitcode=1 --suppressions=tests/valgrind.supp --leak-check=full --errors-for-leak-kinds=definite,indirect,possible
 build/vg/train: $(call objs,vg,$(train_SRC))
