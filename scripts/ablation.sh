@@ -251,12 +251,12 @@ quick_common=(--config="$config" --threads=1 --val-size=128 --eval-examples=128 
 runs=$out/runs
 q() { printf '%q' "$1"; }
 
-# run_with_progress PROGRESS TOTAL START "ID<TAB>COMMAND": runs one command, then appends its
-# outcome to PROGRESS (one short line: appends of that size do not interleave) and prints
-# "[done/total] id ok|FAILED (seconds); failures so far; time left", the time left from the
-# mean wall time per finished run so far (runs in parallel included)
+# run_with_progress PROGRESS TOTAL START LABEL AFTER "ID<TAB>COMMAND": runs one command, then
+# appends its outcome to PROGRESS (one short line: appends of that size do not interleave) and
+# prints "[LABEL done/total] id ok|FAILED (seconds); failures so far; time left AFTER", the time
+# left from the mean wall time per finished run so far (runs in parallel included)
 run_with_progress='
-    progress=$1 total=$2 start=$3 line=$4
+    progress=$1 total=$2 start=$3 label=$4 after=$5 line=$6
     id=${line%%$'"'"'\t'"'"'*} cmd=${line#*$'"'"'\t'"'"'}
     t0=$(date +%s)
     if bash -c "$cmd"; then outcome=ok; else outcome=FAILED; fi
@@ -264,8 +264,8 @@ run_with_progress='
     echo "$outcome" >>"$progress"
     finished=$(wc -l <"$progress") failed=$(grep -c FAILED "$progress")
     left=$(( (now - start) * (total - finished) / finished ))
-    printf "[%d/%d] %s %s (%d s); %d failed so far; about %d min %02d s left\n" \
-        "$finished" "$total" "$id" "$outcome" $((now - t0)) "$failed" $((left / 60)) $((left % 60))
+    printf "[%s%d/%d] %s %s (%d s); %d failed so far; about %d min %02d s left%s\n" "$label" \
+        "$finished" "$total" "$id" "$outcome" $((now - t0)) "$failed" $((left / 60)) $((left % 60)) "$after"
 '
 
 # run_planned: writes the planned runs (this shard's) to jobs.tsv, then runs those not done
@@ -297,7 +297,7 @@ run_planned() {
         for t in ${todo[@]+"${todo[@]}"}; do printf '%s\n' "${t#*$'\t'}"; done
         return
     fi
-    echo "ablation $tier: $k runs planned ($mine in this shard), ${#todo[@]} to do, $jobs at a time -> $out"
+    echo "ablation $tier${phase_label:+, ${phase_label%: }}: $k runs planned ($mine in this shard), ${#todo[@]} to do, $jobs at a time -> $out"
     local start
     start=$(date +%s)
     if [ ${#todo[@]} -gt 0 ]; then
@@ -306,7 +306,8 @@ run_planned() {
         local progress
         progress=$(mktemp "$out/.progress.XXXXXX")
         printf '%s\n' "${todo[@]}" |
-            xargs -d '\n' -n 1 -P "$jobs" bash -c "$run_with_progress" _ "$progress" "${#todo[@]}" "$start" || true
+            xargs -d '\n' -n 1 -P "$jobs" bash -c "$run_with_progress" _ "$progress" "${#todo[@]}" "$start" \
+                "$phase_label" "$phase_after" || true
         rm -f "$progress"
     fi
     local failed
@@ -315,11 +316,19 @@ run_planned() {
     [ "$failed" -eq 0 ] || { echo "error: $failed runs failed; their output is in $runs/*.out.tmp" >&2; exit 1; }
 }
 
+# planned_in FUNCTION: how many runs FUNCTION plans (in a subshell, at a placeholder rate: the
+# count of phase 2 does not depend on the rates phase 1 chooses)
+planned_in() { (chosen_lr() { echo 0.001; }; plan_lines=(); "$1"; echo ${#plan_lines[@]}); }
+phase_label="" phase_after=""
+
 make_report() { [ "$print_jobs" = 1 ] || "$report" --out "$out" "$out"; }
 
 case "$tier" in
 quick)
     common=("${quick_common[@]}")
+    n1=$(planned_in quick_phase1) n2=$(planned_in quick_phase2)
+    [ "$print_jobs" = 1 ] || echo "ablation quick: $((n1 + n2)) runs in two phases: $n1 now, then $n2 at the rates these choose"
+    phase_label="phase 1 of 2: " phase_after=" in phase 1 (then $n2 runs)"
     quick_phase1
     run_planned
     if [ "$print_jobs" = 1 ] || [ -n "$shard" ]; then
@@ -330,6 +339,7 @@ quick)
     make_report
     best_lr=$out/best_lr.tsv
     plan_lines=()
+    phase_label="phase 2 of 2: " phase_after=""
     quick_phase2
     run_planned
     make_report
@@ -342,6 +352,9 @@ standard)
     ;;
 full)
     if [ "$phase" != 2 ]; then
+        n1=$(planned_in phase1) n2=$(planned_in phase2)
+        [ "$print_jobs" = 1 ] || echo "ablation full: $((n1 + n2)) runs in two phases: $n1 now, then $n2 at the rates these choose"
+        phase_label="phase 1 of 2: " phase_after=" in phase 1 (then $n2 runs, about twice as long each)"
         phase1
         run_planned
         if [ -n "$shard" ] || [ "$print_jobs" = 1 ] || [ "$phase" = 1 ]; then
@@ -354,6 +367,7 @@ full)
         plan_lines=()
     fi
     [ -n "$best_lr" ] && [ -f "$best_lr" ] || die "--phase 2 needs --best-lr FILE (the report of phase 1 writes best_lr.tsv)"
+    phase_label="phase 2 of 2: " phase_after=""
     phase2
     run_planned
     [ -n "$shard" ] || make_report
