@@ -41,18 +41,18 @@ static StepHooks instrumentation(StepContext *ctx);
 static void print_banner(const Run *r);
 static bool log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval,
                     const EvalResult *last_eval);
-static int train(const Options *given, const bool *set, int argc, char **argv);
+static int train(const Options *given, const OptGiven *set, int argc, char **argv);
 
 int main(int argc, char **argv)
 {
     static Options o;
-    bool set[OPTIONS_MAX] = {false};
+    OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
     run_options(&o, set, argc, argv); /* --help exits here */
     return o.decode ? decode_main(&o, set, argc, argv) : train(&o, set, argc, argv);
 }
 
 /* The training run: see the top of the file. */
-static int train(const Options *given, const bool *set, int argc, char **argv)
+static int train(const Options *given, const OptGiven *set, int argc, char **argv)
 {
     static Run run;
     Run *r = &run;

@@ -227,6 +227,7 @@ bool tsv_parse(Dataset *d, const char *text, size_t size, char *err, size_t err_
         bool val = any_val ? rng_mix(source[i]) % 10 == 0 : source[i] == source[0];
         example_list_push(val ? &d->val : &d->train, e.src, e.src_len, e.tgt, e.tgt_len);
         if (e.src_len > d->max_src) d->max_src = e.src_len;
+        if (d->min_src == 0 || e.src_len < d->min_src) d->min_src = e.src_len;
         if (e.tgt_len > d->max_tgt) d->max_tgt = e.tgt_len;
         if (e.src_len + e.tgt_len > d->max_pair) d->max_pair = e.src_len + e.tgt_len;
     }

@@ -84,7 +84,8 @@ typedef struct TaskSpec {
     const char *help;   /* one line for --help */
     /* synthetic tasks: */
     void (*add_words)(Vocab *v, const DataConfig *c);          /* its words, after the special tokens */
-    void (*lengths)(const DataConfig *c, int *max_src, int *max_tgt); /* the longest source and target */
+    /* the shortest and the longest source it makes, and the longest target */
+    void (*lengths)(const DataConfig *c, int *min_src, int *max_src, int *max_tgt);
     double (*distinct_sources)(const DataConfig *c);           /* how many different sources it can make */
     /* one example; src and tgt have room for max_src and max_tgt tokens */
     void (*sample)(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len);
@@ -108,7 +109,8 @@ struct Dataset {
     ExampleList train;      /* TASK_TSV only: synthetic tasks generate training data */
     uint64_t *val_hashes;   /* sorted hashes of the held-out sources (validation and test) */
     int n_held_out;         /* how many */
-    int max_src, max_tgt;   /* longest source and target any example can have */
+    int min_src, max_src;   /* shortest and longest source of any example (a corpus: of its pairs) */
+    int max_tgt;            /* longest target any example can have */
     int max_pair;           /* longest source + target of one example */
     long skipped;           /* TSV lines dropped as duplicates */
 };

@@ -21,9 +21,10 @@ static void symbol_words(Vocab *v, const DataConfig *c)
     }
 }
 
-static void symbol_lengths(const DataConfig *c, int *max_src, int *max_tgt)
+static void symbol_lengths(const DataConfig *c, int *min_src, int *max_src, int *max_tgt)
 {
     assert(c->symbols >= 1 && c->min_len >= 1 && c->max_len >= c->min_len && c->max_len <= 64);
+    *min_src = c->min_len;
     *max_src = *max_tgt = c->max_len;
 }
 

@@ -45,11 +45,11 @@ static void recall_words(Vocab *v, const DataConfig *c)
 }
 
 /* the pairs and the queries; then each query again and its value */
-static void recall_lengths(const DataConfig *c, int *max_src, int *max_tgt)
+static void recall_lengths(const DataConfig *c, int *min_src, int *max_src, int *max_tgt)
 {
     assert(c->recall_pairs >= 1 && c->recall_pairs <= c->recall_keys && c->recall_values >= 1);
     assert(c->recall_queries >= 1 && c->recall_queries <= c->recall_pairs && 2 * c->recall_pairs + c->recall_queries <= 64);
-    *max_src = 2 * c->recall_pairs + c->recall_queries;
+    *min_src = *max_src = 2 * c->recall_pairs + c->recall_queries;
     *max_tgt = 2 * c->recall_queries;
 }
 

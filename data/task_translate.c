@@ -18,6 +18,7 @@
 
 enum { DETS = 3, ADJS = 8, NOUNS = 12, VERBS = 8, ADVS = 4 };
 enum { MAX_WORDS = 10 }; /* the longest sentence: det adj adj noun verb det adj adj noun adverb */
+enum { MIN_WORDS = 5 };  /* the shortest: det noun verb det noun */
 enum { DET0 = 0, ADJ0 = DET0 + DETS, NOUN0 = ADJ0 + ADJS, VERB0 = NOUN0 + NOUNS, ADV0 = VERB0 + VERBS,
        WORDS = ADV0 + ADVS };
 
@@ -101,9 +102,10 @@ static void translate_sample(Rng *r, const DataConfig *c, int *src, int *src_len
     *tgt_len = m;
 }
 
-static void translate_lengths(const DataConfig *c, int *max_src, int *max_tgt)
+static void translate_lengths(const DataConfig *c, int *min_src, int *max_src, int *max_tgt)
 {
     (void)c;
+    *min_src = MIN_WORDS;
     *max_src = *max_tgt = MAX_WORDS;
 }
 

@@ -137,6 +137,25 @@ static Layout layout_for(const AttentionFigure *fig)
 
 /* ------------------------------------------------------------------ drawing */
 
+/* x for a data- attribute: "%.9g", and a non-finite one spelled "nan", "inf" or "-inf" the same on
+ * every libc (printf may write a NaN's sign bit: "-nan"). */
+static const char *data_number(double x, char *buf, size_t len)
+{
+    if (isnan(x)) snprintf(buf, len, "nan");
+    else if (isinf(x)) snprintf(buf, len, "%s", x < 0 ? "-inf" : "inf");
+    else snprintf(buf, len, "%.9g", x);
+    return buf;
+}
+
+/* x for a title, in format fmt when finite, else "NaN", "Inf" or "-Inf". */
+static const char *title_number(double x, const char *fmt, char *buf, size_t len)
+{
+    if (isnan(x)) snprintf(buf, len, "NaN");
+    else if (isinf(x)) snprintf(buf, len, "%s", x < 0 ? "-Inf" : "Inf");
+    else snprintf(buf, len, fmt, x);
+    return buf;
+}
+
 static void put_defs(Svg *s)
 {
     fprintf(s->f, "<defs>\n<pattern id=\"masked\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
@@ -183,13 +202,18 @@ static void put_panel(Svg *s, const Layout *g, const AttentionFigure *fig, const
     int n = m->n;
     double c = g->cell, cx = x + g->label, cy = y + PANEL_TITLE, side = n * c;
     double mult = m->multiplier[l * m->heads + h], ent = m->entropy[l * m->heads + h];
-    fprintf(s->f, "<g class=\"panel\" data-l=\"%d\" data-h=\"%d\" data-multiplier=\"%.9g\" data-entropy=\"%.9g\">\n", l, h,
-            mult, ent);
-    char line[160];
+    char a[32], b[32];
+    fprintf(s->f, "<g class=\"panel\" data-l=\"%d\" data-h=\"%d\" data-multiplier=\"%s\" data-entropy=\"%s\">\n", l, h,
+            data_number(mult, a, sizeof a), data_number(ent, b, sizeof b));
+    char line[160], entropy[64];
     snprintf(line, sizeof line, "layer %d, head %d", l, h);
     svg_text(s, cx + side / 2, y + 12, 11, "middle", line);
-    if (m->multiplier_name) snprintf(line, sizeof line, "%s = %.4g, H = %.3f nats", m->multiplier_name, mult, ent);
-    else snprintf(line, sizeof line, "not scaled, H = %.3f nats", ent);
+    /* weights that are not numbers have no entropy: said so, not printed as "-nan nats" */
+    if (isfinite(ent)) snprintf(entropy, sizeof entropy, "H = %.3f nats", ent);
+    else snprintf(entropy, sizeof entropy, "H = %s (non-finite weights)", title_number(ent, "%.3f", a, sizeof a));
+    if (m->multiplier_name)
+        snprintf(line, sizeof line, "%s = %s, %s", m->multiplier_name, title_number(mult, "%.4g", b, sizeof b), entropy);
+    else snprintf(line, sizeof line, "not scaled, %s", entropy);
     svg_text(s, cx + side / 2, y + 25, 10, "middle", line);
     char colour[8];
     for (int i = 0; i < n; i++)
@@ -198,8 +222,8 @@ static void put_panel(Svg *s, const Layout *g, const AttentionFigure *fig, const
             colour_of(p, colour);
             fprintf(s->f,
                     "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" data-i=\"%d\" "
-                    "data-j=\"%d\" data-p=\"%.9g\"/>\n",
-                    cx + j * c, cy + i * c, c, c, colour, i, j, p);
+                    "data-j=\"%d\" data-p=\"%s\"/>\n",
+                    cx + j * c, cy + i * c, c, c, colour, i, j, data_number(p, a, sizeof a));
         }
     put_masked(s, cx, cy, n, c);
     fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n", cx, cy,

@@ -12,6 +12,8 @@
  *     <rect class="cell" data-i="I" data-j="J" data-p="P" .../>    (P with 9 digits: the float itself)
  * inside <g class="panel" data-l="L" data-h="H" ...>, inside <g class="map" data-map="NAME" ...>;
  * hidden cells are one <path class="masked"> per panel; token labels carry data-token (their id).
+ * A number that is not finite is spelled nan, inf or -inf in a data- attribute (never "-nan"), and
+ * NaN or Inf in a title ("H = NaN (non-finite weights)").
  */
 #ifndef RUN_ATTENTION_SVG_H
 #define RUN_ATTENTION_SVG_H

@@ -147,7 +147,7 @@ bool checkpoint_open_stream(StFile *sf, FILE *f, const char *path, char *err, si
     return st_open_stream(sf, f, path, err, err_len) && check_opened(sf, path, err, err_len);
 }
 
-bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char *err, size_t err_len)
+bool checkpoint_apply_config(const char *path, Options *o, const OptGiven *set, char *err, size_t err_len)
 {
     StFile sf;
     if (!checkpoint_open(&sf, path, err, err_len)) return false;
@@ -167,7 +167,7 @@ static bool newer_than_format(const char *name)
     return false;
 }
 
-bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const bool *set, char *err, size_t err_len)
+bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const OptGiven *set, char *err, size_t err_len)
 {
     bool ok = true;
     for (int i = 0; i < options_count() && ok; i++) {

@@ -42,13 +42,13 @@ bool checkpoint_open_stream(StFile *sf, FILE *f, const char *path, char *err, si
 /* Applies the configuration stored in an opened checkpoint to `o`: options the user did not
  * set take the checkpoint's values; options that define the model or the data must not differ.
  * An option the file lacks (newer than the file) counts as stored at its default. */
-bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const bool *set, char *err, size_t err_len);
+bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const OptGiven *set, char *err, size_t err_len);
 /* Loads parameters (and, when present, the optimizer's state) from an opened checkpoint after checking
  * the vocabulary and every name, shape and value (finite) against the model; fills the run state. */
 bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, RunState *rs, const Vocab *vocab,
                           char *err, size_t err_len);
 /* Each of the two from a file: open, apply or load, close. */
-bool checkpoint_apply_config(const char *path, Options *o, const bool *set, char *err, size_t err_len);
+bool checkpoint_apply_config(const char *path, Options *o, const OptGiven *set, char *err, size_t err_len);
 bool checkpoint_load(const char *path, Gpt *m, Optimizer *opt, RunState *rs, const Vocab *vocab, char *err,
                      size_t err_len);
 

@@ -28,7 +28,7 @@ typedef struct Decoder {
 
 /* The checkpoint's options (flags that would do nothing refused), its data's vocabulary (checked
  * against the one stored), and its model. */
-static void decoder_open(Decoder *d, const Options *given, const bool *set, int argc, char **argv)
+static void decoder_open(Decoder *d, const Options *given, const OptGiven *set, int argc, char **argv)
 {
     Options *o = &d->o;
     *o = *given;
@@ -65,22 +65,35 @@ static void decoder_close(Decoder *d)
     dataset_free(&d->data);
 }
 
-/* The next line of f without its "\n" or "\r\n" into buf (cap bytes, NUL-terminated), its length
- * in *n; *too_long when it had more than cap - 1 bytes (the rest is read and dropped). false at
- * the end of the input. */
-static bool read_line(FILE *f, char *buf, size_t cap, size_t *n, bool *too_long)
+/* Standard input, line by line. */
+typedef struct LineReader {
+    FILE *f;
+    bool after_cr; /* the last line ended in "\r": a "\n" next is the rest of its "\r\n" */
+} LineReader;
+
+/* The next line without its end ("\n", "\r\n" or a lone "\r", as the config and TSV readers take
+ * them) into buf (cap bytes, NUL-terminated), its length in *n; *too_long when it had more than
+ * cap - 1 bytes (the rest is read and dropped). false at the end of the input. A "\r" ends the
+ * line at once, without waiting for the byte after it: a pipe's writer may be waiting for the
+ * answer. */
+static bool read_line(LineReader *in, char *buf, size_t cap, size_t *n, bool *too_long)
 {
-    int c = 0;
+    int c = getc(in->f);
+    if (in->after_cr && c == '\n') c = getc(in->f);
+    in->after_cr = false;
     size_t len = 0;
     bool any = false;
     *too_long = false;
-    while ((c = getc(f)) != EOF) {
+    for (; c != EOF; c = getc(in->f)) {
         any = true;
         if (c == '\n') break;
+        if (c == '\r') {
+            in->after_cr = true;
+            break;
+        }
         if (len + 1 < cap) buf[len++] = (char)c;
         else *too_long = true;
     }
-    if (len > 0 && buf[len - 1] == '\r') len--;
     buf[len] = 0;
     *n = len;
     return any;
@@ -100,7 +113,25 @@ static void print_decoding(const Decoder *d, const Decoding *g, const int *src)
     }
 }
 
-int decode_main(const Options *given, const bool *set, int argc, char **argv)
+/* "3 to 8 words", or "9 words" when the task's sources have one length. */
+static void word_range(int lo, int hi, char *buf, size_t len)
+{
+    if (lo == hi) snprintf(buf, len, "%d word%s", lo, lo == 1 ? "" : "s");
+    else snprintf(buf, len, "%d to %d words", lo, hi);
+}
+
+/* A source of a length the model never saw: decoded anyway, with a warning (a model trained on 3
+ * to 8 words may answer a shorter or a longer one with anything). */
+static void warn_untrained_length(const Decoder *d, int line, int len)
+{
+    if (len >= d->data.min_src && len <= d->data.max_src) return;
+    char range[64];
+    word_range(d->data.min_src, d->data.max_src, range, sizeof range);
+    fprintf(stderr, "line %d: warning: %d word%s, but the model was trained on sources of %s; decoded anyway\n", line, len,
+            len == 1 ? "" : "s", range);
+}
+
+int decode_main(const Options *given, const OptGiven *set, int argc, char **argv)
 {
     static Decoder dec;
     Decoder *d = &dec;
@@ -108,11 +139,13 @@ int decode_main(const Options *given, const bool *set, int argc, char **argv)
     const Options *o = &d->o;
     bool interactive = isatty(fileno(stdin));
     if (interactive) {
-        char sample[512];
+        char sample[512], range[64];
         decode_vocab_sample(&d->data.vocab, 12, sample, sizeof sample);
-        fprintf(stderr, "decoding with %s (task %s; words %s): one source per line, 1 to %d words; Ctrl-D ends\n", o->load,
-                task_name(o->task, NULL), sample, o->context - 2);
+        word_range(d->data.min_src, d->data.max_src, range, sizeof range);
+        fprintf(stderr, "decoding with %s (task %s; words %s): one source per line, of %s as trained (at most %d fit the context); "
+                        "Ctrl-D ends\n", o->load, task_name(o->task, NULL), sample, range, o->context - 2);
     }
+    LineReader in = {stdin, false};
     static char line[DECODE_MAX_LINE + 1];
     int lines = 0, skipped = 0;
     for (;;) {
@@ -122,7 +155,7 @@ int decode_main(const Options *given, const bool *set, int argc, char **argv)
         }
         size_t n;
         bool too_long;
-        if (!read_line(stdin, line, sizeof line, &n, &too_long)) break;
+        if (!read_line(&in, line, sizeof line, &n, &too_long)) break;
         lines++;
         char *text = line;
         if (lines == 1 && text_bom(text, n)) { /* a byte-order mark an editor put at the start */
@@ -138,6 +171,7 @@ int decode_main(const Options *given, const bool *set, int argc, char **argv)
             skipped++;
             continue;
         }
+        warn_untrained_length(d, lines, len);
         Example src = {.src_len = len, .src = d->ids};
         decode_sources(&d->eval, &d->model, &d->tape, &d->data, &src, 1);
         Decoding g = decoded_row(&d->eval, 0);
@@ -145,8 +179,8 @@ int decode_main(const Options *given, const bool *set, int argc, char **argv)
         /* each line as soon as it is decoded: a pipe's other end may be waiting for it */
         if (fflush(stdout) != 0 || ferror(stdout)) die(EXIT_USER, "standard output: a write failed (%s)", strerror(errno));
         if (!g.ended)
-            fprintf(stderr, "line %d: the model did not end its answer within %d tokens; printed as far as it went\n", lines,
-                    g.n);
+            fprintf(stderr, "line %d: the model did not end its answer within %d token%s; printed as far as it went\n",
+                    lines, g.n, g.n == 1 ? "" : "s");
     }
     if (ferror(stdin)) die(EXIT_USER, "standard input: a read error (%s)", strerror(errno));
     if (interactive) fputc('\n', stderr);

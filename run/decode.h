@@ -1,12 +1,15 @@
 /* decode.h - ./train --load=model.st --decode: talking to a trained model.
  *
- * Each line read from standard input is a source, its words separated by spaces ("C A B"); each
- * gives one line on standard output, the model's greedy decoding of it (eval/eval.c, the decoder
- * the printed examples use). The task, the vocabulary and the model all come from the
- * checkpoint. A line that cannot be decoded (an unknown word, one of the model's own tokens,
- * more words than the context takes, an empty line) is reported on stderr as "line N: ..." and
- * skipped; the others still decode, and the exit status is then 2 at the end. So with exit
- * status 0, output line i is the decoding of input line i. A prompt only when stdin is a terminal.
+ * Each line read from standard input (ended by "\n", "\r\n" or a lone "\r") is a source, its words
+ * separated by spaces ("C A B"); each gives one line on standard output, the model's greedy
+ * decoding of it (eval/eval.c, the decoder the printed examples use). The task, the vocabulary
+ * and the model all come from the checkpoint. A line that cannot be decoded (an unknown word,
+ * one of the model's own tokens, more words than the context takes, an empty line) is reported
+ * on stderr as "line N: ..." and skipped; the others still decode, and the exit status is then 2
+ * at the end. So with exit status 0, output line i is the decoding of input line i. A source
+ * shorter or longer than the task's sources (Dataset min_src, max_src: --min-len and --max-len
+ * for copy, reverse and sort) is decoded with a warning on stderr, "line N: warning: ...",
+ * which leaves the exit status alone. A prompt only when stdin is a terminal.
  *
  * --show-attention follows each decoding with one indented line per generated token (EOS too):
  * the source token that the token's query weighs most in the last layer, by the mean of the
@@ -23,7 +26,7 @@
 
 /* The --decode mode, after run_options: needs --load; returns the exit status (0: every line
  * decoded), or exits 2 on bad flags or a bad checkpoint. */
-int decode_main(const Options *o, const bool *set, int argc, char **argv);
+int decode_main(const Options *o, const OptGiven *set, int argc, char **argv);
 
 /* One input line (n bytes, no line terminator) as the ids of its words in v: at most
  * `context` - 2 of them (BOS and SEP come around a source in the model's `context` positions).

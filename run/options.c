@@ -306,7 +306,7 @@ static char *trim(char *s)
     return s;
 }
 
-bool options_parse_config(Options *o, const char *name, char *text, size_t size, bool *set, char *err, size_t err_len)
+bool options_parse_config(Options *o, const char *name, char *text, size_t size, OptGiven *set, char *err, size_t err_len)
 {
     char where[OPT_TEXT_LEN + 64];
     int lineno = 0;
@@ -331,12 +331,12 @@ bool options_parse_config(Options *o, const char *name, char *text, size_t size,
         char key_where[OPT_TEXT_LEN + 160];
         snprintf(key_where, sizeof key_where, "%s: %.64s", where, key);
         if (!options_set(o, key, value, key_where, err, err_len)) return false;
-        if (set) set[options_index(key)] = true;
+        if (set) set[options_index(key)] = GIVEN_IN_CONFIG;
     }
     return true;
 }
 
-bool options_read_config(Options *o, const char *path, bool *set, char *err, size_t err_len)
+bool options_read_config(Options *o, const char *path, OptGiven *set, char *err, size_t err_len)
 {
     enum { MAX_CONFIG = 1 << 20 };
     char why[256];
@@ -352,7 +352,7 @@ bool options_read_config(Options *o, const char *path, bool *set, char *err, siz
     return options_parse_config(o, path, text, size, set, err, err_len);
 }
 
-bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help, char *err, size_t err_len)
+bool options_parse_args(Options *o, int argc, char **argv, OptGiven *set, bool *help, char *err, size_t err_len)
 {
     *help = false;
     /* first the config file, so that flags override it wherever they appear */
@@ -395,7 +395,7 @@ bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help
         char where[80];
         snprintf(where, sizeof where, "--%s", name);
         if (!options_set(o, name, eq + 1, where, err, err_len)) return false;
-        set[idx] = true;
+        set[idx] = GIVEN_AS_FLAG;
     }
     return true;
 }
@@ -433,9 +433,14 @@ bool options_validate(const Options *o, char *err, size_t err_len)
     if (o->stop_at > o->steps) return errorf(err, err_len, "--stop-at=%d is past --steps=%d", o->stop_at, o->steps);
     /* --print-tape and --tape-dot look at one step and stop: an output of training would stay unwritten */
     const char *describe = o->print_tape ? "--print-tape" : o->tape_dot[0] ? "--tape-dot" : NULL;
-    if (describe && (o->save[0] || o->log[0]))
+    const char *unwritten = o->save[0] ? "save" : o->log[0] ? "log" : o->attention_svg[0] ? "attention-svg" : NULL;
+    if (describe && unwritten)
         return errorf(err, err_len, "%s describes one step and exits without training: it writes no %s (drop --%s)", describe,
-                      o->save[0] ? "checkpoint" : "log", o->save[0] ? "save" : "log");
+                      o->save[0] ? "checkpoint" : o->log[0] ? "log" : "figure", unwritten);
+    /* no step trained: the grid "after training" is the one at initialisation, drawn twice */
+    if (o->attention_svg[0] && o->attention_svg_at == ATTENTION_AT_BOTH && o->steps == 0)
+        return errorf(err, err_len, "--attention-svg-at=both with --steps=0: nothing is trained, so both grids would be the "
+                                    "initial weights (give --attention-svg-at=init)");
     return true; /* memory is checked by ./train once the vocabulary and lengths are known */
 }
 
@@ -477,9 +482,20 @@ static const struct {
 
 /* With --decode nothing is trained and nothing written but standard output: of the options of
  * training and of the run, only these do something (how the forward pass computes, the model,
- * the threads). Every other one is refused, a new one too until it is listed here. (The model's
- * and the data's options are checked against the checkpoint instead.) */
+ * the threads). Every other one given as a flag is refused, a new one too until it is listed
+ * here. (The model's and the data's options are checked against the checkpoint instead.) */
 static const char *const g_decode_options[] = {"precision", "softmax", "load", "threads", "decode", "show-attention"};
+
+/* The options refused with --decode that do something with a checkpoint without training it:
+ * what to run instead. */
+static const char *const g_decode_instead[][2] = {
+    {"attention-svg", "draw a checkpoint with ./train --load=FILE --attention-svg=FILE"},
+    {"attention-svg-at", "draw a checkpoint with ./train --load=FILE --attention-svg=FILE --attention-svg-at=WHICH"},
+    {"attention-example", "draw a checkpoint with ./train --load=FILE --attention-svg=FILE --attention-example=N"},
+    {"print-tape", "see the tape of a checkpoint's next step with ./train --load=FILE --print-tape"},
+    {"tape-dot", "graph a checkpoint's next step with ./train --load=FILE --tape-dot=FILE"},
+    {"dump-state", "dump a checkpoint's next step with ./train --load=FILE --dump-state=FILE"},
+};
 
 static bool matters_when_decoding(int i)
 {
@@ -489,29 +505,65 @@ static bool matters_when_decoding(int i)
     return false;
 }
 
-/* Refuses option i, given (set) with a value other than its default, that needs `needs`. */
-static bool refuse_given(const Options *o, const bool *set, int i, const char *needs, char *err, size_t err_len)
+static const char *decode_instead(int i)
+{
+    for (size_t k = 0; k < sizeof g_decode_instead / sizeof g_decode_instead[0]; k++)
+        if (!strcmp(g_decode_instead[k][0], g_specs[i].name)) return g_decode_instead[k][1];
+    return NULL;
+}
+
+void options_decode_ignore_config(Options *o, const OptGiven *set)
+{
+    char err[256];
+    for (int i = 0; i < N_SPECS; i++)
+        if (set[i] == GIVEN_IN_CONFIG && g_specs[i].group == GROUP_RUN && !matters_when_decoding(i)) {
+            bool ok = options_set(o, g_specs[i].name, g_specs[i].def, "default", err, sizeof err);
+            (void)ok; /* a default always parses */
+        }
+}
+
+/* Whether option i holds a value other than its default. (At its default an option does nothing
+ * wherever it was given, e.g. `scale = sqrt` in a config file used for a cosine run.) */
+static bool off_default(const Options *o, int i)
 {
     static Options defaults;
     static bool have_defaults;
     if (!have_defaults) options_defaults(&defaults);
     have_defaults = true;
-    if (!set[i]) return true;
     char value[OPT_TEXT_LEN + 32];
     snprintf(value, sizeof value, "%s", options_format(o, i));
-    if (!strcmp(value, options_format(&defaults, i))) return true; /* at its default: a config file's */
+    return strcmp(value, options_format(&defaults, i)) != 0;
+}
+
+/* Refuses option i, given (set) with a value other than its default, that needs `needs`. */
+static bool refuse_given(const Options *o, const OptGiven *set, int i, const char *needs, char *err, size_t err_len)
+{
+    if (!set[i] || !off_default(o, i)) return true;
+    char value[OPT_TEXT_LEN + 32];
+    snprintf(value, sizeof value, "%s", options_format(o, i));
     if (g_specs[i].kind == KIND_REAL) format_shortest(*(const double *)((const char *)o + g_specs[i].offset), value, sizeof value);
     return errorf(err, err_len, "--%s=%s does nothing here: it needs %s", g_specs[i].name, value, needs);
 }
 
-bool options_check_given(const Options *o, const bool *set, char *err, size_t err_len)
+/* With --decode: an option of training or of its outputs given as a flag is refused (one from a
+ * --config file is not: the file was written for a training run). */
+static bool check_decoding(const Options *o, const OptGiven *set, char *err, size_t err_len)
 {
-    for (int i = 0; i < N_SPECS && o->decode; i++)
-        if (!matters_when_decoding(i) &&
-            !refuse_given(o, set, i, "a training run (--decode only runs the model on its input)", err, err_len))
-            return false;
+    for (int i = 0; i < N_SPECS; i++) {
+        if (matters_when_decoding(i) || set[i] != GIVEN_AS_FLAG || !off_default(o, i)) continue;
+        const char *instead = decode_instead(i);
+        if (instead) return errorf(err, err_len, "--%s does not apply with --decode (%s)", g_specs[i].name, instead);
+        return refuse_given(o, set, i, "a training run (--decode only runs the model on its input)", err, err_len);
+    }
+    return true;
+}
+
+bool options_check_given(const Options *o, const OptGiven *set, char *err, size_t err_len)
+{
+    if (o->decode && !check_decoding(o, set, err, err_len)) return false;
     for (size_t k = 0; k < sizeof g_relevance / sizeof g_relevance[0]; k++) {
         int i = options_index(g_relevance[k].name);
+        if (o->decode && !matters_when_decoding(i)) continue; /* decoding uses none of them: checked above */
         if (!g_relevance[k].matters(o) && !refuse_given(o, set, i, g_relevance[k].needs, err, err_len)) return false;
     }
     return true;
@@ -566,7 +618,8 @@ void options_print_help(const char *program)
            "--decode talks to a trained model instead: each source line read from standard input (words\n"
            "separated by spaces, e.g. \"C A B\") gives one output line, its greedy decoding; the task,\n"
            "vocabulary and model come from the checkpoint. A line that cannot be decoded (an unknown\n"
-           "word, too long for the context, empty) is reported on stderr as \"line N: ...\" and skipped.\n"
+           "word, too long for the context, empty) is reported on stderr as \"line N: ...\" and skipped;\n"
+           "one of a length the model was not trained on is decoded, with a warning on stderr.\n"
            "Resuming (--load): options marked * are fixed by the checkpoint, those marked + are stored\n"
            "in it and may be changed, the others apply to this run only.\n\n", program, program);
     for (int k = 0; k < N_HELP_SECTIONS; k++) {
@@ -612,22 +665,33 @@ static void append_word(char *buf, size_t len, size_t *used, const char *value)
     appendf(buf, len, used, "'");
 }
 
+/* Whether option i belongs in a command that makes a model: stored in checkpoints, or --stop-at. */
+static bool makes_the_model(int i) { return g_specs[i].group != GROUP_RUN || !strcmp(g_specs[i].name, "stop-at"); }
+
+/* " --name=value" of option i, its number in the shortest form that reads back. */
+static void append_option(char *buf, size_t len, size_t *used, const Options *o, int i)
+{
+    char mine[OPT_TEXT_LEN + 32];
+    snprintf(mine, sizeof mine, "%s", options_format(o, i));
+    if (g_specs[i].kind == KIND_REAL) format_shortest(*(const double *)((const char *)o + g_specs[i].offset), mine, sizeof mine);
+    appendf(buf, len, used, " --%s=", g_specs[i].name);
+    append_word(buf, len, used, mine);
+}
+
 void options_command_line(const Options *o, char *buf, size_t len)
 {
-    static Options defaults;
-    options_defaults(&defaults);
     size_t used = (size_t)snprintf(buf, len, "./train");
-    for (int i = 0; i < N_SPECS; i++) {
-        const OptSpec *sp = &g_specs[i];
-        bool stored = sp->group != GROUP_RUN, stop_at = !strcmp(sp->name, "stop-at");
-        if (!stored && !stop_at) continue;
-        char mine[OPT_TEXT_LEN + 32];
-        snprintf(mine, sizeof mine, "%s", options_format(o, i));
-        if (!strcmp(mine, options_format(&defaults, i))) continue;
-        if (sp->kind == KIND_REAL) format_shortest(*(const double *)((const char *)o + sp->offset), mine, sizeof mine);
-        appendf(buf, len, &used, " --%s=", sp->name);
-        append_word(buf, len, &used, mine);
-    }
+    for (int i = 0; i < N_SPECS; i++)
+        if (makes_the_model(i) && off_default(o, i)) append_option(buf, len, &used, o, i);
+}
+
+void options_resume_command(const Options *o, const OptGiven *set, const char *load, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "./train --load=");
+    append_word(buf, len, &used, load);
+    /* every one given, even at its default: a given value replaces the checkpoint's */
+    for (int i = 0; i < N_SPECS; i++)
+        if (makes_the_model(i) && set[i]) append_option(buf, len, &used, o, i);
 }
 
 /* ------------------------------------------------------------------ the modules' settings */

@@ -18,7 +18,11 @@
 #include <stdint.h>
 
 #define OPT_TEXT_LEN 1024
-#define OPTIONS_MAX 128 /* room for the options' `set` flags: more than the table has */
+#define OPTIONS_MAX 128 /* room for the options' `set` array: more than the table has */
+
+/* set[i]: where option i got its value, when it was given: from a --config file, or as a flag
+ * (which wins over the file). Tested as a truth value, it says "given". */
+typedef enum OptGiven { GIVEN_NOT = 0, GIVEN_IN_CONFIG, GIVEN_AS_FLAG } OptGiven;
 
 typedef struct Options {
     /* task and data */
@@ -73,21 +77,27 @@ void options_defaults(Options *o);
  * Returns false with a one-line message in err. */
 bool options_set(Options *o, const char *name, const char *value, const char *where, char *err, size_t err_len);
 /* Reads `key = value` lines (# starts a comment). */
-bool options_read_config(Options *o, const char *path, bool *set, char *err, size_t err_len);
+bool options_read_config(Options *o, const char *path, OptGiven *set, char *err, size_t err_len);
 /* The same from text in memory: `size` bytes followed by one more byte of room (a NUL ends the
  * last line there); modified in place; `name` is used in messages. */
-bool options_parse_config(Options *o, const char *name, char *text, size_t size, bool *set, char *err, size_t err_len);
+bool options_parse_config(Options *o, const char *name, char *text, size_t size, OptGiven *set, char *err, size_t err_len);
 /* Parses argv: --config=FILE first, then every --name=value over it. `set[i]` records which
- * options were given explicitly (by the file or a flag). *help is set for --help. */
-bool options_parse_args(Options *o, int argc, char **argv, bool *set, bool *help, char *err, size_t err_len);
+ * options were given explicitly, and how (the file or a flag). *help is set for --help. */
+bool options_parse_args(Options *o, int argc, char **argv, OptGiven *set, bool *help, char *err, size_t err_len);
 /* Checks that the options make sense together (sizes, divisibility, ranges). */
 bool options_validate(const Options *o, char *err, size_t err_len);
 /* Refuses options given explicitly (set[i]) with a value other than their default that would
  * do nothing in this configuration, e.g. --scale=dk with --attn=cosine, --momentum with AdamW:
- * a silent no-op would mislead an ablation; with --decode, every option of training or of its
- * outputs (--lr, --save, ...), and --show-attention without --decode. (At its default, e.g.
- * `scale = sqrt` in a config file used for a cosine run, an option is let through.) */
-bool options_check_given(const Options *o, const bool *set, char *err, size_t err_len);
+ * a silent no-op would mislead an ablation; --show-attention without --decode; and with
+ * --decode, every option of training or of its outputs (--lr, --save, ...) given as a flag: a
+ * --config file's are let through, since a file is written for a training run, whereas a flag
+ * that does nothing misleads. (At its default, e.g. `scale = sqrt` in a config file used for a
+ * cosine run, an option is let through.) */
+bool options_check_given(const Options *o, const OptGiven *set, char *err, size_t err_len);
+/* With --decode: the options of the run (files, --print-tape, ...) that a --config file set and
+ * that --decode does not use go back to their defaults, so that no file they name is checked or
+ * refused: the file was written for a training run. (Given as flags, options_check_given refuses them.) */
+void options_decode_ignore_config(Options *o, const OptGiven *set);
 void options_print_help(const char *program);
 /* The --help section of option i (an index of options_name), or -1 if it has none. */
 int options_help_section(int i);
@@ -105,6 +115,10 @@ const char *options_format(const Options *o, int i);
  * checkpoints (data, model, training) whose value differs from its default, then --stop-at when
  * given; files other than --data are left out, so the text is the same on any machine. */
 void options_command_line(const Options *o, char *buf, size_t len);
+/* The command that resumed this run from a checkpoint: "./train --load=<load>" and every option
+ * of options_command_line that was given (set[i]), with its value even at its default (a given
+ * value replaces the checkpoint's). The options the checkpoint was made with are in it, not here. */
+void options_resume_command(const Options *o, const OptGiven *set, const char *load, char *buf, size_t len);
 
 /* Each module's configuration from the options: the one place where options become settings.
  * data: context 0 asks for what the task needs. model: vocab and context come from the data. */

@@ -54,6 +54,20 @@ static bool can_create_in(const char *dir, const char *base)
     return true;
 }
 
+/* The name of the standard stream (standard output or error) whose file is st, or NULL: an
+ * output renamed over that file (/dev/stdout with stdout redirected to a file, or the file's own
+ * name) would replace what the program prints there. No output streams to them today. */
+static const char *standard_stream_of(const struct stat *st)
+{
+    static const struct { int fd; const char *name; } streams[] = {{STDOUT_FILENO, "standard output"},
+                                                                  {STDERR_FILENO, "standard error"}};
+    for (size_t k = 0; k < sizeof streams / sizeof streams[0]; k++) {
+        struct stat s;
+        if (fstat(streams[k].fd, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino) return streams[k].name;
+    }
+    return NULL;
+}
+
 static bool identify(const PathUse *u, PathId *id, char *err, size_t err_len)
 {
     struct stat st, lst;
@@ -68,6 +82,10 @@ static bool identify(const PathUse *u, PathId *id, char *err, size_t err_len)
         if (u->role == PATH_OUTPUT && !S_ISREG(st.st_mode))
             return errorf(err, err_len, "--%s=%s is %s: an output must be a regular file (refusing to replace it)", u->flag,
                           u->path, file_kind(st.st_mode));
+        const char *stream = u->role == PATH_OUTPUT ? standard_stream_of(&st) : NULL;
+        if (stream)
+            return errorf(err, err_len, "--%s=%s is the file %s goes to: writing it would overwrite what is printed there "
+                                        "(name another file)", u->flag, u->path, stream);
     } else if (is_link) {
         return errorf(err, err_len, "--%s=%s is a symbolic link to nothing: name the file itself", u->flag, u->path);
     } else if (u->role == PATH_INPUT) {

@@ -1,7 +1,9 @@
 /* paths.h - the files a run reads and writes, checked before the first step: no output may be
  * an input or another output (under any spelling: ./a/../x, a symbolic link, an absolute
- * path), no output may be a directory, a device, a FIFO or a socket, and each output's
- * directory must exist and be writable. Nothing is written before these checks pass. */
+ * path), no output may be a directory, a device, a FIFO or a socket, nor the file standard
+ * output or standard error goes to (/dev/stdout with stdout redirected to a file: its atomic
+ * write would replace what the program prints; no output is a stream meant for them), and each
+ * output's directory must exist and be writable. Nothing is written before these checks pass. */
 #ifndef RUN_PATHS_H
 #define RUN_PATHS_H
 

@@ -95,10 +95,10 @@ static int saves_planned(const Options *o, int start, int stop)
 /* Before a resumed run compares the flags given with its checkpoint's settings: whether they
  * would do anything on top of them (--scale-init given to resume a cosine run should say that
  * it needs a learned scale, not that the checkpoint was made with another one). */
-static bool given_flags_matter(StFile *ckpt, const Options *o, const bool *set, char *err, size_t err_len)
+static bool given_flags_matter(StFile *ckpt, const Options *o, const OptGiven *set, char *err, size_t err_len)
 {
     static Options merged;
-    bool none[OPTIONS_MAX] = {false};
+    OptGiven none[OPTIONS_MAX] = {GIVEN_NOT};
     options_defaults(&merged);
     if (!checkpoint_apply_config_from(ckpt, o->load, &merged, none, err, err_len)) return false;
     for (int i = 0; i < options_count(); i++) {
@@ -109,7 +109,7 @@ static bool given_flags_matter(StFile *ckpt, const Options *o, const bool *set, 
     return options_check_given(&merged, set, err, err_len);
 }
 
-void run_options(Options *o, bool *set, int argc, char **argv)
+void run_options(Options *o, OptGiven *set, int argc, char **argv)
 {
     char err[2048];
     bool help;
@@ -121,9 +121,10 @@ void run_options(Options *o, bool *set, int argc, char **argv)
     }
 }
 
-void run_prepare(Options *o, const bool *set, int argc, char **argv, StFile *ckpt)
+void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile *ckpt)
 {
     char err[2048];
+    if (o->decode) options_decode_ignore_config(o, set);
     /* a checkpoint is opened once, and its checksum verified, before its config is used */
     if (o->load[0] && !(checkpoint_open(ckpt, o->load, err, sizeof err) && given_flags_matter(ckpt, o, set, err, sizeof err) &&
                         checkpoint_apply_config_from(ckpt, o->load, o, set, err, sizeof err)))
@@ -135,11 +136,12 @@ void run_prepare(Options *o, const bool *set, int argc, char **argv, StFile *ckp
     if (o->threads > 0) omp_set_num_threads(o->threads);
 }
 
-void run_setup(Run *r, const Options *given, const bool *set, int argc, char **argv)
+void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char **argv)
 {
     char err[2048];
     Options *o = &r->o;
     *o = *given;
+    memcpy(r->given, set, sizeof r->given);
     interrupt_install();
     StFile ckpt;
     run_prepare(o, set, argc, argv, &ckpt);
@@ -232,21 +234,42 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* "./train <the options of this run's model> --attention-svg=NAME ...": the command that makes
- * the figure again, on any machine (context and dk left out where they are what the task and
- * dmodel / heads give by themselves). */
+/* The command that makes the figure again, on any machine: for a fresh run "./train <the options
+ * of its model> --attention-svg=NAME ..." (context and dk left out where they are what the task
+ * and dmodel / heads give by themselves); for a run from a checkpoint, that checkpoint's step and
+ * the command that continued it, "--load=<its file name>" and the options given: the options of
+ * the steps before are in the checkpoint only, so no fresh command would give its weights. */
 static void figure_command(const Run *r, char *buf, size_t len)
 {
     static Options o;
     o = r->o;
-    if (o.context == dataset_max_input(&r->data)) o.context = 0;
-    if (o.dk * o.heads == o.dmodel) o.dk = 0;
-    options_command_line(&o, buf, len);
-    size_t n = strlen(buf);
-    n += (size_t)snprintf(buf + n, len - n, " --attention-svg=%s", base_name(o.attention_svg));
+    size_t n = 0;
+    if (o.load[0]) {
+        n = (size_t)snprintf(buf, len, "%s from a checkpoint at step %d: ", r->start < r->stop ? "resumed" : "drawn untrained",
+                             r->start);
+        if (n < len) options_resume_command(&o, r->given, base_name(o.load), buf + n, len - n);
+    } else {
+        if (o.context == dataset_max_input(&r->data)) o.context = 0;
+        if (o.dk * o.heads == o.dmodel) o.dk = 0;
+        options_command_line(&o, buf, len);
+    }
+    n = strlen(buf);
+    if (n < len) n += (size_t)snprintf(buf + n, len - n, " --attention-svg=%s", base_name(o.attention_svg));
     if (n < len && o.attention_svg_at != ATTENTION_AT_END)
         n += (size_t)snprintf(buf + n, len - n, " --attention-svg-at=%s", attention_svg_at_name(o.attention_svg_at, NULL));
-    if (n < len && o.attention_example != 0) snprintf(buf + n, len - n, " --attention-example=%d", o.attention_example);
+    if (n < len && o.attention_example != 0) n += (size_t)snprintf(buf + n, len - n, " --attention-example=%d", o.attention_example);
+    if (n < len && r->start > 0)
+        snprintf(buf + n, len - n, " (steps 1 to %d ran with the options stored in the checkpoint)", r->start);
+}
+
+/* The caption of the grid after the last step: at step 0 (--steps=0) that is the initialisation. */
+static void end_caption(const Run *r, double val_acc, char *buf, size_t len)
+{
+    int n = r->stop == 0 ? snprintf(buf, len, "at initialisation (step 0: --steps=0, nothing trained")
+                         : snprintf(buf, len, "after training (step %d", r->stop);
+    if (!isnan(val_acc) && n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "; validation accuracy %.1f%%", 100 * val_acc);
+    if (n > 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, ")");
 }
 
 void run_draw_attention(Run *r, double val_acc)
@@ -254,7 +277,7 @@ void run_draw_attention(Run *r, double val_acc)
     const Options *o = &r->o;
     AttentionMap end = {0};
     AttentionFigure fig = {.vocab = &r->data.vocab};
-    char end_caption[96], title[2300], command[4096], scores[300], rule[320];
+    char end_text[128], title[2300], command[4200], scores[300], rule[320];
     if (o->attention_svg_at != ATTENTION_AT_END) {
         fig.maps[fig.n_maps] = &r->attention_init;
         fig.names[fig.n_maps] = "init";
@@ -262,13 +285,10 @@ void run_draw_attention(Run *r, double val_acc)
     }
     if (o->attention_svg_at != ATTENTION_AT_INIT) {
         attention_map_capture(&end, &r->model, &r->data, SPLIT_VAL, o->attention_example, r->stop);
-        int n = snprintf(end_caption, sizeof end_caption, "after training (step %d", r->stop);
-        if (!isnan(val_acc))
-            n += snprintf(end_caption + n, sizeof end_caption - (size_t)n, "; validation accuracy %.1f%%", 100 * val_acc);
-        snprintf(end_caption + n, sizeof end_caption - (size_t)n, ")");
+        end_caption(r, val_acc, end_text, sizeof end_text);
         fig.maps[fig.n_maps] = &end;
         fig.names[fig.n_maps] = "end";
-        fig.captions[fig.n_maps++] = end_caption;
+        fig.captions[fig.n_maps++] = end_text;
     }
     Example ex = example_list_get(&r->data.val, o->attention_example);
     char src[1024], tgt[1024];

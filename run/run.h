@@ -33,20 +33,21 @@ typedef struct Run {
     double scale;                /* the fixed score multiplier, for the record (NaN when learned) */
     int saves;                   /* checkpoints written so far */
     AttentionMap attention_init; /* --attention-svg-at=init|both: the model as --seed initialises it */
+    OptGiven given[OPTIONS_MAX]; /* which options were given: a resumed run's figure names them */
 } Run;
 
 /* Reads the options from argv: a --config file, then the flags over it; set[i] records which
  * were given (by the file or a flag). --help: prints it and exits 0. Bad input: a one-line
  * message and exit 2, as for everything below. */
-void run_options(Options *o, bool *set, int argc, char **argv);
+void run_options(Options *o, OptGiven *set, int argc, char **argv);
 /* With --load, opens its checkpoint into *ckpt (verified) and applies its configuration: options
  * not given take its values, given ones of the model and the data must agree. Then checks the
  * options together, refuses given ones that would do nothing here, checks every file the run
  * reads or writes, and sets the threads. The caller loads from *ckpt and closes it. */
-void run_prepare(Options *o, const bool *set, int argc, char **argv, StFile *ckpt);
+void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile *ckpt);
 /* The training run of the options run_options read: run_prepare, then the data, the model,
  * the optimizer, a --load'ed checkpoint's state and the rest. */
-void run_setup(Run *r, const Options *o, const bool *set, int argc, char **argv);
+void run_setup(Run *r, const Options *o, const OptGiven *set, int argc, char **argv);
 /* --dump-state, at the first step of the run: its parameters, batch, logits, loss, gradients and
  * the attention of validation example --attention-example under those parameters; exit 2 on
  * failure. */

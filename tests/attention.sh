@@ -184,7 +184,7 @@ if [ $rc -eq 0 ] && why=$(same_weights p.svg end p.dump) && [ $rc0 -eq 2 ] && gr
 else
     bad "drawing a paused checkpoint" "exit $rc / $rc0" "${why:-}" "$(cat p.out p0.out | head -n 3)"
 fi
-# another example, and a fresh run of zero steps (end = init)
+# another example, and a fresh run of zero steps (end = init), captioned as the initialisation
 "$train" "${small[@]}" --steps=0 --attention-svg=z.svg --attention-example=5 --quiet >/dev/null 2>&1
 "$train" "${small[@]}" --steps=1 --dump-state=z.st --attention-example=5 --quiet >/dev/null 2>&1
 if why=$(same_weights z.svg end z.st) && [ "$(svg_tokens z.svg end)" = "$(dump_tokens z.st)" ] &&
@@ -192,6 +192,54 @@ if why=$(same_weights z.svg end z.st) && [ "$(svg_tokens z.svg end)" = "$(dump_t
     ok "--attention-example=5 draws (and dumps) another example; --steps=0 draws the initial weights"
 else
     bad "--attention-example" "${why:-}"
+fi
+if grep -q '>at initialisation (step 0: --steps=0, nothing trained; validation accuracy [0-9.]*%)<' z.svg &&
+    ! grep -q 'after training' z.svg; then
+    ok "--steps=0: the grid is captioned as the initialisation, not \"after training\""
+else
+    bad "the caption of a --steps=0 grid" "$(grep -o '<text[^>]*font-size="13"[^>]*>[^<]*' z.svg)"
+fi
+"$train" "${small[@]}" --steps=0 --attention-svg=z2.svg --attention-svg-at=both --quiet >z2.out 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q '^error: --attention-svg-at=both with --steps=0: .*both grids would be the initial weights' z2.out &&
+    [ "$(wc -l <z2.out)" -eq 1 ] && [ ! -e z2.svg ]; then
+    ok "--steps=0 --attention-svg-at=both: refused in one line (two copies of the initial weights), nothing drawn"
+else
+    bad "--steps=0 --attention-svg-at=both" "exit $rc" "$(cat z2.out)"
+fi
+
+# a resumed run's figure: "resumed from a checkpoint at step 4:" and the command that continued it,
+# which makes the same figure again from a copy of that checkpoint (a fresh command with the
+# resumed run's options would not: steps 1-4 ran with other ones)
+"$train" "${small[@]}" --steps=4 --lr=1e-3 --dropout=0.1 --save=q.st --quiet >/dev/null 2>&1
+mkdir -p again && cp q.st again/q.st
+"$train" --load=q.st --steps=6 --lr=5e-3 --save=q.st --attention-svg=q.svg --quiet >q.out 2>&1
+heading=$(grep -o '>resumed from a checkpoint at step [^<]*<' q.svg | sed 's/^>//; s/<$//')
+want="resumed from a checkpoint at step 4: ./train --load=q.st --steps=6 --lr=0.005 --attention-svg=q.svg (steps 1 to 4 ran with the options stored in the checkpoint)"
+cmd=$(echo "$heading" | sed 's/^[^:]*: //; s/ (steps 1 to .*//')
+(cd again && eval "$train${cmd#./train}" >/dev/null 2>&1)
+if [ "$heading" = "$want" ] && [ -s again/q.svg ] && cmp -s q.svg again/q.svg; then
+    ok "a resumed run's figure names its checkpoint's step and the command that remakes it from there (checked)"
+else
+    bad "the heading of a resumed run's figure" "got:  $heading" "want: $want" \
+        "the command again: $(cmp q.svg again/q.svg 2>&1)"
+fi
+"$train" --load=q.st --attention-svg=d.svg --attention-svg-at=both --quiet >/dev/null 2>&1
+if grep -q '>drawn untrained from a checkpoint at step 6: ./train --load=q.st --attention-svg=d.svg --attention-svg-at=both (' d.svg; then
+    ok "a finished checkpoint drawn untrained: the heading says so"
+else
+    bad "the heading of a drawn checkpoint" "$(grep -o '>[^<]*checkpoint[^<]*<' d.svg)"
+fi
+
+# non-finite weights (fp16, raw q.k at dk = 512, --nan=continue): H is "NaN", never "-nan nats"
+"$train" "${small[@]}" --precision=fp16 --softmax=naive --scale=1 --dk=512 --qk-init=unit --nan=continue --steps=2 \
+    --attention-svg=n.svg --quiet >/dev/null 2>&1
+titles=$(grep -c 'H = NaN (non-finite weights)<' n.svg)
+if [ "$titles" -ge 1 ] && [ "$(grep -c 'data-entropy="nan"' n.svg)" = "$titles" ] && ! grep -q -- '"-nan"\|nan nats' n.svg &&
+    xml_ok n.svg >/dev/null; then
+    ok "a non-finite entropy: \"H = NaN (non-finite weights)\" and data-entropy=\"nan\" in each of $titles panels"
+else
+    bad "non-finite entropies" "$(grep -o 'H = [^<]*' n.svg | sort | uniq -c)" "$(grep -o 'data-entropy="[^"]*"' n.svg | sort -u)"
 fi
 # learned multipliers: each panel's title has its head's own
 "$train" "${small[@]}" --steps=3 --attn=cosine --attention-svg=c.svg --quiet >/dev/null 2>&1

@@ -105,6 +105,51 @@ else
     bad "bad lines are reported and skipped" "exit $rc" "stdout: $(tr '\n' '|' <"$dir/many.out")" "$(cat "$dir/many.err")"
 fi
 
+# lines ended by a lone CR (old Mac files), and the three endings mixed: each is a line end
+printf 'C A B\rA B C\r' | "$train" --load="$dir/rev.st" --decode >"$dir/cr.out" 2>"$dir/cr.err"
+rc=$?
+printf 'C A B\r\nF D E J C\rA B D\n\rH A E J' | "$train" --load="$dir/rev.st" --decode >"$dir/mixed.out" 2>"$dir/mixed.err"
+rc2=$?
+if [ $rc -eq 0 ] && [ "$(cat "$dir/cr.out")" = "$(printf 'B A C\nC B A')" ] && [ ! -s "$dir/cr.err" ] && [ $rc2 -eq 2 ] &&
+    [ "$(cat "$dir/mixed.out")" = "$(printf 'B A C\nC J E D F\nD B A\nJ E A H')" ] &&
+    [ "$(cat "$dir/mixed.err")" = "$(printf 'line 4: empty: no source to decode\nerror: 1 of 5 lines not decoded (each said why above)')" ]; then
+    ok "lines ended by CR alone, CRLF and LF (mixed) are lines; LF then CR is an empty line between"
+else
+    bad "CR-only line endings" "exit $rc / $rc2" "stdout: $(tr '\n' '|' <"$dir/cr.out") / $(tr '\n' '|' <"$dir/mixed.out")" \
+        "$(cat "$dir/cr.err" "$dir/mixed.err")"
+fi
+
+# sources of lengths the model never saw (it was trained on 3 to 8 words): decoded, with one
+# warning each on stderr naming the trained range; the exit status stays 0
+printf 'A B\nC A B\nA B C D E F G H I J A B\nA B C D E F G H I J A B C D E F\n' |
+    "$train" --load="$dir/rev.st" --decode >"$dir/len.out" 2>"$dir/len.err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(wc -l <"$dir/len.out")" -eq 4 ] && [ "$(sed -n 2p "$dir/len.out")" = "B A C" ] &&
+    grep -qx 'line 1: warning: 2 words, but the model was trained on sources of 3 to 8 words; decoded anyway' "$dir/len.err" &&
+    grep -q '^line 3: warning: 12 words, but the model was trained on sources of 3 to 8 words' "$dir/len.err" &&
+    grep -q '^line 4: warning: 16 words, ' "$dir/len.err" && ! grep -q '^line 2' "$dir/len.err" &&
+    ! grep -q ' 1 tokens' "$dir/len.err" && [ "$(grep -c '^line [0-9]*: warning' "$dir/len.err")" -eq 3 ]; then
+    ok "untrained lengths (2, 12, 16 words): decoded, one warning each naming 3 to 8 words, exit 0; no \"1 tokens\""
+else
+    bad "sources of untrained lengths" "exit $rc" "stdout: $(tr '\n' '|' <"$dir/len.out")" "$(cat "$dir/len.err")"
+fi
+if grep -q '^line 4: the model did not end its answer within 1 token; ' "$dir/len.err"; then
+    ok "an answer cut off after one token says \"within 1 token\""
+else
+    bad "the note of an answer cut off after one token" "$(grep '^line 4' "$dir/len.err")"
+fi
+# the prompt on a terminal (script(1) gives the program one) names the trained range and the limit
+if command -v script >/dev/null 2>&1; then
+    prompt=$(script -qc "'$train' --load='$dir/rev.st' --decode" /dev/null </dev/null 2>&1 | tr -d '\r' | head -n 1)
+    if echo "$prompt" | grep -q 'one source per line, of 3 to 8 words as trained (at most 16 fit the context); Ctrl-D ends$'; then
+        ok "the terminal prompt names the trained lengths (3 to 8 words) and the limit (16)"
+    else
+        bad "the terminal prompt" "$prompt"
+    fi
+else
+    echo "note  script(1) is not installed: the terminal prompt is not checked"
+fi
+
 # a NUL byte, a line over 64 KiB, a byte-order mark before the first line
 { printf '\357\273\277C A B\nA \000B\n'; head -c 70000 /dev/zero | tr '\0' 'A'; printf '\nB A D\n'; } |
     "$train" --load="$dir/rev.st" --decode >"$dir/odd.out" 2>"$dir/odd.err"
@@ -157,6 +202,24 @@ refuse "--show-attention without --decode" "^error: --show-attention=1 does noth
     --load="$dir/rev.st" --show-attention
 refuse "--decode with another task than the checkpoint's" "^error: --task=copy, but the checkpoint" --load="$dir/rev.st" \
     --decode --task=copy
+refuse "--decode --attention-svg (its message names how to draw a checkpoint)" \
+    "^error: --attention-svg does not apply with --decode (draw a checkpoint with ./train --load=FILE --attention-svg=FILE)$" \
+    --load="$dir/rev.st" --decode --attention-svg="$dir/a.svg"
+refuse "--decode --print-tape=1 (its message names how to see a checkpoint's tape)" \
+    "^error: --print-tape does not apply with --decode (see the tape of a checkpoint's next step with ./train --load=FILE --print-tape)$" \
+    --load="$dir/rev.st" --decode --print-tape=1
+refuse "--decode --steps=5 (a flag that does nothing)" "^error: --steps=5 does nothing here: it needs a training run" \
+    --load="$dir/rev.st" --decode --steps=5
+# a config file written for a training run: what --decode does not use is ignored, even a file it
+# names in a folder that does not exist (a flag that does nothing is refused, above)
+printf 'steps = 5\nlr = 0.01\nsave = %s/nowhere/x.st\nlog = %s/rev.st\nprint-tape = 1\nthreads = 1\n' "$dir" "$dir" >"$dir/train.cfg"
+echo 'C A B' | "$train" --load="$dir/rev.st" --decode --config="$dir/train.cfg" >"$dir/cfg.out" 2>"$dir/cfg.err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(cat "$dir/cfg.out")" = "B A C" ] && [ ! -s "$dir/cfg.err" ]; then
+    ok "--decode --config=<a training run's file> (steps, lr, save, log, print-tape): its unused options ignored, decoded"
+else
+    bad "--decode with a training config file" "exit $rc" "$(cat "$dir/cfg.out" "$dir/cfg.err")"
+fi
 
 # ---------------------------------------------------------------- a TSV corpus
 # word-by-word translation of two to five words; --decode takes the task, the corpus's path and

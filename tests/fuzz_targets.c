@@ -28,7 +28,7 @@ FuzzOutcome fuzz_config(const unsigned char *data, size_t n, char *why, size_t w
     text[n] = 0;
     Options o;
     options_defaults(&o);
-    bool set[OPTIONS_MAX] = {false};
+    OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
     char err[2048] = "";
     bool ok = options_parse_config(&o, "fuzz.cfg", text, n, set, err, sizeof err) && options_validate(&o, err, sizeof err);
     free(text);
@@ -142,7 +142,7 @@ static FuzzOutcome load_checkpoint(const unsigned char *data, size_t n, bool exa
     } else {
         Options o;
         options_defaults(&o);
-        bool set[OPTIONS_MAX] = {false};
+        OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
         RunState rs;
         memset(g_ref.loaded.values, 0, g_ref.loaded.n_values * sizeof(real));
         bool ok = checkpoint_apply_config_from(&sf, "fuzz.st", &o, set, err, sizeof err) &&

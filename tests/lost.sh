@@ -111,6 +111,33 @@ if [ ! -e ./- ]; then ok "... and no file named - was made"; else bad "a file na
 refuse "--load=<a directory>: says so" "a directory, not a regular file" --load=sub
 if grep -q 9223372036854775807 err.txt; then bad "--load=<a directory> reports a nonsense size"; fi
 
+# ---------------------------------------------------------------- standard output and error
+# /dev/stdout with stdout redirected to a file is that file: an output renamed over it, or written
+# into it, would replace what the run prints (its summary line). Refused before the first step for
+# every output, under any spelling of the file.
+stream_refusals=""
+for flag in save log dump-state tape-dot attention-svg; do
+    for target in /dev/stdout /dev/stderr run.out run.err; do
+        stream="standard output"
+        case $target in *err) stream="standard error" ;; esac
+        rm -f run.out run.err
+        timeout 20 "$train" "${small[@]}" --steps=2 --$flag=$target >run.out 2>run.err
+        rc=$?
+        if ! { [ $rc -eq 2 ] && [ "$(wc -l <run.err)" -eq 1 ] && [ ! -s run.out ] &&
+            grep -q "^error: --$flag=$target is the file $stream goes to" run.err; }; then
+            stream_refusals="$stream_refusals --$flag=$target (exit $rc: $(head -c 80 run.err | head -n 1));"
+        fi
+    done
+done
+if [ -z "$stream_refusals" ]; then
+    ok "every output (--save, --log, --dump-state, --tape-dot, --attention-svg) onto the file of stdout or stderr: refused in one line, exit 2"
+else
+    bad "outputs onto the file of standard output or error" "$stream_refusals"
+fi
+"$train" "${small[@]}" --steps=2 --attention-svg=/dev/stdout >run.out 2>run.err
+if [ ! -s run.out ] && ! grep -q '<svg' run.out; then ok "... and the file stdout goes to is not replaced by the figure"; else
+    bad "--attention-svg=/dev/stdout replaced standard output's file" "$(head -c 80 run.out)"; fi
+
 # ---------------------------------------------------------------- failed writes
 "$train" "${small[@]}" --steps=3 >/dev/full 2>err.txt
 rc=$?

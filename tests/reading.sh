@@ -87,6 +87,15 @@ else
         "split over two lines: ${split:-none}"
 fi
 
+# what a stop says of its function's arguments: tape_push takes no pointer to saved values (an op
+# gets them from tape_save, after the push), so stop 6 must not say it does and must name tape_save
+stop6=$(awk '/^### 6\. /{on = 1; next} /^### /{on = 0} on' docs/READING.md | tr '\n' ' ')
+if echo "$stop6" | grep -q '`tensor/tape.c: tape_save`' && ! echo "$stop6" | grep -qi 'and a pointer to what it saved'; then
+    ok "docs/READING.md stop 6: saved values come from tape_save after tape_push, not as its argument"
+else
+    bad "docs/READING.md stop 6 on what tape_push records" "$stop6"
+fi
+
 # its stops: "### N. `path: function` (M min)", 12 to 18 of them, about an hour in all
 stops=$(grep -c '^### [0-9][0-9]*\. `[^`]*\.[ch]: [A-Za-z_][A-Za-z0-9_]*` ([0-9][0-9]* min)$' docs/READING.md)
 minutes=$(sed -n 's/^### [0-9][0-9]*\. `.*` (\([0-9][0-9]*\) min)$/\1/p' docs/READING.md | awk '{ s += $1 } END { print s + 0 }')

@@ -110,12 +110,18 @@ refuse() {
 before=$(cksum <model.st)
 refuse "--print-tape --save: refused (nothing would be saved)" "drop --save" "${small[@]}" --print-tape --save=x.st
 refuse "--tape-dot --log: refused (nothing would be logged)" "drop --log" "${small[@]}" --tape-dot=x.dot --log=x.csv
+refuse "--print-tape --attention-svg: refused (no figure would be drawn)" "it writes no figure (drop --attention-svg)" \
+    "${small[@]}" --print-tape --attention-svg=x.svg
+refuse "--tape-dot --attention-svg --attention-svg-at=both: refused" "it writes no figure (drop --attention-svg)" \
+    "${small[@]}" --tape-dot=x.dot --attention-svg=x.svg --attention-svg-at=both
+refuse "--print-tape --attention-example=3 (no figure, no dump): refused" "needs --attention-svg=FILE or --dump-state" \
+    "${small[@]}" --print-tape --attention-example=3
 refuse "--tape-dot onto the checkpoint it loads: refused" "is the file given as --load" --load=model.st --tape-dot=model.st
 refuse "--tape-dot and --dump-state on one file: refused" "name the same file" "${small[@]}" --tape-dot=s.out --dump-state=s.out
 refuse "--tape-dot=<a directory>: refused" "names a directory" "${small[@]}" --tape-dot=sub/
 refuse "--tape-dot=/dev/null: refused" "character device" "${small[@]}" --tape-dot=/dev/null
 refuse "--print-tape on a finished run: refused" "no step to describe" --load=done.st --print-tape
-if [ "$(cksum <model.st)" = "$before" ] && [ ! -e x.st ] && [ ! -e x.csv ] && [ ! -e x.dot ] && [ ! -e s.out ]; then
+if [ "$(cksum <model.st)" = "$before" ] && [ ! -e x.st ] && [ ! -e x.csv ] && [ ! -e x.dot ] && [ ! -e s.out ] && [ ! -e x.svg ]; then
     ok "... and nothing was written, the checkpoint unchanged"
 else
     bad "a refusal wrote something" "$(ls)"

@@ -263,26 +263,37 @@ static void test_figure_cells_hold_the_weights(void)
 }
 
 /* A NaN weight (a run with --nan=continue) is drawn in a colour off the scale, with its legend
- * entry; a control character in a word (XML allows none) becomes '?'. */
+ * entry; a non-finite entropy or multiplier reads "NaN" in a title and "nan" in a data- attribute,
+ * whatever its sign bit (printf would write "-nan"); a control character in a word (XML allows
+ * none) becomes '?'. */
 static void test_figure_marks_what_it_cannot_colour(void)
 {
     Vocab v;
     vocab_init(&v);
     int bell = vocab_add(&v, "x\ay", 3);
     int tokens[2] = {TOK_BOS, bell};
-    real w[4] = {1, 0, NAN, 0.5f};
-    double mult = NAN, ent = NAN;
-    AttentionMap am = {.layers = 1, .heads = 1, .n = 2, .tokens = tokens, .weights = w, .multiplier = &mult,
-                       .multiplier_name = NULL, .entropy = &ent};
-    AttentionFigure fig = {.n_maps = 1, .maps = {&am}, .names = {"end"}, .captions = {"end"}, .vocab = &v, .title = "t"};
+    real w[8] = {1, 0, NAN, 0.5f, 1, 0, (real)copysign(NAN, -1.0), 0.5f};
+    double mult[2] = {NAN, copysign(NAN, -1.0)}, ent[2] = {copysign(NAN, -1.0), INFINITY};
+    AttentionMap am = {.layers = 1, .heads = 2, .n = 2, .tokens = tokens, .weights = w, .multiplier = mult,
+                       .multiplier_name = NULL, .entropy = ent};
+    AttentionMap scaled = am;
+    scaled.multiplier_name = "s";
+    AttentionFigure fig = {.n_maps = 2, .maps = {&am, &scaled}, .names = {"init", "end"}, .captions = {"init", "end"},
+                           .vocab = &v, .title = "t"};
     const char *path = test_path("attention_nan.svg");
     char err[512];
     CHECK(attention_svg_write(path, &fig, err, sizeof err), "write: %s", err);
     char *s = read_all(path);
     if (!CHECK(s != NULL, "no file")) return;
-    CHECK(strstr(s, "data-p=\"nan\"") && strstr(s, "not finite (NaN or Inf)"), "a NaN cell is not marked");
+    CHECK(count(s, "data-p=\"nan\"") == 4 && strstr(s, "not finite (NaN or Inf)"), "a NaN cell is not marked");
     CHECK(strstr(s, ">x?y<") && !strchr(s, '\a'), "a control character reached the SVG");
-    CHECK(strstr(s, "not scaled, H = nan nats") != NULL, "additive scores' title");
+    CHECK(count(s, "not scaled, H = NaN (non-finite weights)") == 1 && count(s, "not scaled, H = Inf (non-finite weights)") == 1,
+          "additive scores' titles");
+    CHECK(count(s, "s = NaN, H = NaN (non-finite weights)") == 1 && count(s, "s = NaN, H = Inf (non-finite weights)") == 1,
+          "a NaN multiplier's titles");
+    CHECK(count(s, "data-entropy=\"nan\"") == 2 && count(s, "data-entropy=\"inf\"") == 2 && count(s, "data-multiplier=\"nan\"") == 4,
+          "non-finite data- attributes");
+    CHECK(!strstr(s, "-nan") && !strstr(s, "nan nats"), "a \"-nan\" or \"nan nats\" reached the SVG");
     free(s);
     vocab_free(&v);
 }
@@ -303,6 +314,15 @@ static void test_command_line_of_a_run(void)
     char tiny[12];
     options_command_line(&o, tiny, sizeof tiny);
     CHECK(strlen(tiny) == sizeof tiny - 1, "a short buffer is filled, not overrun: \"%s\"", tiny);
+    /* a resumed run's: the options given, even at their default (they replace the checkpoint's) */
+    OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
+    options_defaults(&o);
+    o.dropout = 0.1; /* the checkpoint's, not given: left to the checkpoint */
+    set[options_index("lr")] = GIVEN_AS_FLAG;
+    set[options_index("steps")] = GIVEN_IN_CONFIG;
+    set[options_index("save")] = GIVEN_AS_FLAG; /* no option of the model */
+    options_resume_command(&o, set, "my run.st", buf, sizeof buf);
+    CHECK(!strcmp(buf, "./train --load='my run.st' --steps=600 --lr=0.003"), "resumed: %s", buf);
 }
 
 int main(int argc, char **argv)

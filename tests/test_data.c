@@ -322,7 +322,8 @@ static void test_new_task_flags_refuse_bad_values(void)
             argc++;
         }
         Options o;
-        bool set[OPTIONS_MAX] = {false}, help;
+        OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
+        bool help;
         char err[512] = "";
         options_defaults(&o);
         bool ok = options_parse_args(&o, argc, argv, set, &help, err, sizeof err) && options_validate(&o, err, sizeof err) &&
@@ -333,7 +334,8 @@ static void test_new_task_flags_refuse_bad_values(void)
     }
     /* the flags reach the data layer */
     Options o;
-    bool set[OPTIONS_MAX] = {false}, help;
+    OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
+    bool help;
     char err[512];
     char *argv[] = {"train", "--task=recall", "--recall-pairs=5", "--recall-keys=7", "--recall-values=9", "--recall-queries=2"};
     options_defaults(&o);
@@ -423,6 +425,37 @@ static void test_tsv_corpus_loads_and_splits_by_source(void)
     }
     CHECK(vocab_find(&d.vocab, "tgt5", 4) >= 0 && vocab_find(&d.vocab, "x0\r", 3) < 0, "vocabulary from the words");
     CHECK(dataset_max_input(&d) == 2 + 2 + 2, "max input %d", dataset_max_input(&d));
+    dataset_free(&d);
+}
+
+/* Each task declares the shortest and the longest source it makes (--decode warns outside them):
+ * every held-out source lies within them, and the held-out sets reach both ends. */
+static void test_tasks_declare_their_source_lengths(void)
+{
+    struct { TaskKind task; int min, max; } want[] = {
+        {TASK_COPY, 2, 7}, {TASK_REVERSE, 2, 7}, {TASK_SORT, 2, 7}, {TASK_TRANSLATE, 5, 10}, {TASK_RECALL, 9, 9}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        Dataset d;
+        char err[512];
+        DataConfig c = {.task = want[k].task, .symbols = 10, .min_len = 2, .max_len = 7, .recall_pairs = 4,
+                        .recall_keys = 16, .recall_values = 16, .recall_queries = 1, .val_size = 300, .context = 64, .seed = 4};
+        if (!CHECK(dataset_open(&d, &c, err, sizeof err), "%s: %s", task_name(want[k].task, NULL), err)) continue;
+        int lo = 1 << 30, hi = 0;
+        for (int i = 0; i < d.val.n; i++) {
+            Example e = example_list_get(&d.val, i);
+            lo = e.src_len < lo ? e.src_len : lo;
+            hi = e.src_len > hi ? e.src_len : hi;
+        }
+        CHECK(d.min_src == want[k].min && d.max_src == want[k].max && lo == d.min_src && hi == d.max_src,
+              "%s: declares %d to %d (want %d to %d), held-out sources have %d to %d", task_name(want[k].task, NULL),
+              d.min_src, d.max_src, want[k].min, want[k].max, lo, hi);
+        dataset_free(&d);
+    }
+    const char text[] = "a\tx\nb c d\ty\nc d\tz\n"; /* a corpus: its own shortest and longest source */
+    Dataset d;
+    char err[512] = "";
+    CHECK(load_tsv(text, sizeof text - 1, 16, &d, err, sizeof err) && d.min_src == 1 && d.max_src == 3,
+          "a corpus of 1 to 3 words declares %d to %d (%s)", d.min_src, d.max_src, err);
     dataset_free(&d);
 }
 
@@ -527,6 +560,7 @@ int main(int argc, char **argv)
         {"data: bad values of the new tasks' flags are refused", test_new_task_flags_refuse_bad_values},
         {"data: translate grammar moves verbs and adjectives", test_translate_grammar},
         {"data: TSV corpus loads, deduplicates, splits by source", test_tsv_corpus_loads_and_splits_by_source},
+        {"data: each task declares its shortest and longest source", test_tasks_declare_their_source_lengths},
         {"data: TSV errors name the line", test_tsv_errors_name_the_line},
         {"data: TSV with a byte-order mark, CRLF or CR lines reads as plain", test_tsv_byte_order_mark_and_line_endings},
     };

@@ -280,7 +280,7 @@ static void test_checkpoint_round_trip_and_corruption(void)
         /* the config is not read before the checksum has passed */
         Options o2;
         options_defaults(&o2);
-        bool set[OPTIONS_MAX] = {false};
+        OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
         CHECK(!checkpoint_apply_config(bad, &o2, set, err, sizeof err) && strstr(err, "checksum mismatch"), "config: %s", err);
         lr[15] = lr[15] == '8' ? '9' : (char)(lr[15] - 1);
     }
@@ -398,7 +398,8 @@ static void test_checkpoint_run_state_is_checked(void)
 
 static bool parse(Options *o, char *err, int argc, char **argv)
 {
-    bool set[OPTIONS_MAX] = {false}, help;
+    OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
+    bool help;
     options_defaults(o);
     return options_parse_args(o, argc, argv, set, &help, err, 512) && options_validate(o, err, 512);
 }
@@ -434,7 +435,7 @@ static bool apply_config_lacking(const char *missing, Options *o, char *err, siz
     snprintf(path, sizeof path, "%s", test_path("lacking.safetensors"));
     bool written = st_write(&w, path, err, err_len);
     st_writer_free(&w);
-    bool set[OPTIONS_MAX] = {false};
+    OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
     return written && checkpoint_apply_config(path, o, set, err, err_len);
 }
 
@@ -491,7 +492,8 @@ static void test_help_flag(void)
     const char *no[] = {"--help=0", "--help=no"};
     Options o;
     char err[512] = "";
-    bool set[OPTIONS_MAX] = {false}, help = false;
+    OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
+    bool help = false;
     for (int k = 0; k < 5; k++) {
         char *argv[] = {"train", (char *)yes[k], NULL};
         options_defaults(&o);
@@ -563,6 +565,33 @@ static void test_config_files(void)
     CHECK(!parse(&o, err, 2, missing) && strstr(err, "No such file"), "missing config: %s", err);
 }
 
+/* set[] says where a value came from; with --decode an option of training refused as a flag is
+ * let through from a config file (written for a training run), and its outputs are dropped. */
+static void test_config_file_or_flag(void)
+{
+    const char *text = "steps = 5\nlr = 0.01\nsave = /nonexistent/x.st\n";
+    const char *cfg = test_write_file("train.cfg", text, strlen(text));
+    char flag[1100], err[512] = "";
+    snprintf(flag, sizeof flag, "--config=%s", cfg);
+    char *argv[] = {"train", flag, "--decode", "--lr=0.02", NULL};
+    Options o;
+    OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
+    bool help;
+    options_defaults(&o);
+    CHECK(options_parse_args(&o, 4, argv, set, &help, err, sizeof err), "%s", err);
+    CHECK(set[options_index("steps")] == GIVEN_IN_CONFIG && set[options_index("lr")] == GIVEN_AS_FLAG &&
+              set[options_index("decode")] == GIVEN_AS_FLAG && set[options_index("layers")] == GIVEN_NOT,
+          "set[] does not tell the file from a flag");
+    CHECK(!options_check_given(&o, set, err, sizeof err) && strstr(err, "--lr=0.02 does nothing here"),
+          "--decode --lr (a flag) must be refused: %s", err);
+    set[options_index("lr")] = GIVEN_IN_CONFIG;
+    err[0] = 0;
+    CHECK(options_check_given(&o, set, err, sizeof err), "--decode with a config file's steps and lr refused: %s", err);
+    options_decode_ignore_config(&o, set);
+    CHECK(o.save[0] == 0 && o.steps == 5, "--decode: the file's --save is not dropped (%s), or its steps are (%d)", o.save,
+          o.steps);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -576,6 +605,7 @@ int main(int argc, char **argv)
         {"safetensors: the writer refuses what the reader would refuse", test_safetensors_writer_stays_within_reader_limits},
         {"options: flags are parsed and checked", test_flags_are_checked},
         {"options: config files, and flags override them", test_config_files},
+        {"options: a config file's value and a flag's, with --decode", test_config_file_or_flag},
         {"options: --help, --help=1, --help=0", test_help_flag},
         {"options: --help shows every option in a section", test_help_sections_cover_every_option},
     };
