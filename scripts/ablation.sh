@@ -303,15 +303,19 @@ run_planned() {
     if [ ${#todo[@]} -gt 0 ]; then
         # xargs runs them in parallel, one line ("id<TAB>command") = one run_with_progress; a failed
         # run leaves no .out and is reported at the end
-        local progress
+        # a run interrupted earlier (killed, machine restarted) left a .out.tmp: it is redone now,
+        # and its stale output must not count as a failure of this invocation
+        local t progress
+        for t in "${todo[@]}"; do rm -f "$runs/${t%%$'\t'*}.out.tmp"; done
         progress=$(mktemp "$out/.progress.XXXXXX")
         printf '%s\n' "${todo[@]}" |
             xargs -d '\n' -n 1 -P "$jobs" bash -c "$run_with_progress" _ "$progress" "${#todo[@]}" "$start" \
                 "$phase_label" "$phase_after" || true
         rm -f "$progress"
     fi
-    local failed
-    failed=$(find "$runs" -name '*.out.tmp' | wc -l)
+    # failures: runs of this invocation that left no .out (runs of the other phase do not count)
+    local failed=0 t
+    for t in ${todo[@]+"${todo[@]}"}; do [ -f "$runs/${t%%$'\t'*}.out" ] || failed=$((failed + 1)); done
     echo "ablation $tier: runs finished in $(($(date +%s) - start)) s"
     [ "$failed" -eq 0 ] || { echo "error: $failed runs failed; their output is in $runs/*.out.tmp" >&2; exit 1; }
 }

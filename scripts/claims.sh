@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# claims.sh - the extra runs behind some rows of docs/ABLATION.md's claims table that the grid
-# does not cover. Prints a Markdown table. Takes a few minutes on 2 cores.
+# claims.sh - the extra runs behind some claims of docs/ABLATION.md that the scale study does not
+# cover (docs/ablation/claims.md; its SGD rows, one rate for every scale, are superseded by the
+# study's per-scale sweeps). Prints a Markdown table. Takes a few minutes on 2 cores.
 #
 #   scripts/claims.sh [--quick]     (--quick: fewer steps, for testing the script)
 #

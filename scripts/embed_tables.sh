@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# embed_tables.sh - keeps the tables a document quotes from ./report's summary.md equal to it.
+# embed_tables.sh - keeps the tables a document quotes from a generated file (./report's
+# summary.md, ./probe's probe.md) equal to it.
 #
-#   scripts/embed_tables.sh --update DOC.md SUMMARY.md   rewrite every quoted block from SUMMARY.md
-#   scripts/embed_tables.sh --check  DOC.md SUMMARY.md   exit 1 (and show the first difference)
-#                                                         when a block differs from SUMMARY.md
+#   scripts/embed_tables.sh --update DOC.md SOURCE.md   rewrite every block quoted from SOURCE.md
+#   scripts/embed_tables.sh --check  DOC.md SOURCE.md   exit 1 (and show the first difference)
+#                                                        when such a block differs from SOURCE.md
 #
 # A quoted block in DOC.md is
 #
@@ -11,11 +12,12 @@
 #   ...lines copied from summary.md...
 #   <!-- end -->
 #
-# where the text after "from summary.md:" names a heading of summary.md, optionally followed by
-# " | " and a heading below it (a "### task · optimizer" of that section). The block is the
-# text under that heading, up to the next heading, without the blank lines around it. So a
-# number in a quoted table cannot be typed in: tests/ablation_doc.sh runs --check against the
-# summary that ./report makes again from docs/ablation/runs.csv.
+# where the name after "from" is SOURCE.md's file name (blocks quoting another file are left
+# alone), and the text after the colon names a heading of it, optionally followed by " | " and a
+# heading below it (a "### task · optimizer" of that section). The block is the text under that
+# heading, up to the next heading, without the blank lines around it. So a number in a quoted
+# table cannot be typed in: tests/ablation_doc.sh runs --check against the summary that ./report
+# makes again from docs/ablation/runs.csv, and against docs/ablation/probe.md.
 set -euo pipefail
 mode=${1:-}
 doc=${2:-}
@@ -27,7 +29,7 @@ new=$(mktemp)
 trap 'rm -f "$new"' EXIT
 # awk: reads SUMMARY.md first (its sections by heading path), then DOC.md, writing DOC.md with
 # every block replaced; a block naming no heading of SUMMARY.md is an error.
-awk -v summary="$summary" '
+awk -v summary="$summary" -v name="$(basename "$summary")" '
 function section(path,    parts, n, h2, h3, i, in2, out, started, line, pending) {
     n = split(path, parts, / \| /)
     h2 = parts[1]; h3 = n > 1 ? parts[2] : ""
@@ -52,12 +54,11 @@ BEGIN {
     while ((getline line < summary) > 0) sum[++nsum] = line
     close(summary)
 }
-/^<!-- from summary\.md: .* -->$/ {
-    path = $0
-    sub(/^<!-- from summary\.md: /, "", path)
+index($0, "<!-- from " name ": ") == 1 && / -->$/ {
+    path = substr($0, length("<!-- from " name ": ") + 1)
     sub(/ -->$/, "", path)
     text = section(path)
-    if (text == "\001") { printf "error: %s:%d: summary.md has no heading \"%s\"\n", FILENAME, FNR, path > "/dev/stderr"; bad = 1 }
+    if (text == "\001") { printf "error: %s:%d: %s has no heading \"%s\"\n", FILENAME, FNR, name, path > "/dev/stderr"; bad = 1 }
     print
     print text
     skipping = 1

@@ -2,14 +2,19 @@
 # ablation_doc.sh - the committed study's figures are made by the tools, not typed in:
 #   - ./report --runs docs/ablation/runs.csv makes docs/ablation/summary.md and best_lr.tsv again,
 #     byte for byte, and ./report --probe docs/ablation/probe.md the probe figure;
-#   - every table docs/ABLATION.md quotes from summary.md equals it (scripts/embed_tables.sh);
+#   - with `probe`: ./probe prints docs/ablation/probe.md again (below its header of provenance);
+#   - every table docs/ABLATION.md quotes from summary.md or probe.md equals it
+#     (scripts/embed_tables.sh);
 #   - and the check can fail: a quoted number changed by one digit is caught.
 # Prints "N passed, N failed".
 #
-#   tests/ablation_doc.sh BIN_DIR      the folder holding report (e.g. . or build/asan32)
+#   tests/ablation_doc.sh BIN_DIR [probe]   BIN_DIR holds report and probe (e.g. . or build/asan32);
+#                                           `probe` also reruns ./probe (15 s of CPU at -O3)
 set -u
-bin=${1:?usage: tests/ablation_doc.sh BIN_DIR}
+bin=${1:?usage: tests/ablation_doc.sh BIN_DIR [probe]}
+rerun_probe=${2:-}
 report=$(cd "$bin" && pwd)/report
+probe=$(cd "$bin" && pwd)/probe
 cd "$(dirname "$0")/.." || exit 2
 dir=${TEST_TMPDIR:-$(mktemp -d)}/ablation_doc
 rm -rf "$dir"
@@ -34,6 +39,23 @@ if "$report" --probe docs/ablation/probe.md --out "$dir/probe" >/dev/null 2>&1 &
     ok "docs/ablation/probe_softmax.svg is what ./report --probe makes from probe.md"
 else
     bad "docs/ablation/probe_softmax.svg is what ./report --probe makes from probe.md"
+fi
+
+if [ "$rerun_probe" = probe ]; then
+    # probe.md = a few lines saying how it was made, then ./probe's output from "# ./probe"
+    if "$probe" >"$dir/probe.md" 2>"$dir/probe.err" &&
+        awk 'f || /^# \.\/probe/ { f = 1; print }' docs/ablation/probe.md | cmp -s - "$dir/probe.md"; then
+        ok "docs/ablation/probe.md is what ./probe prints"
+    else
+        bad "docs/ablation/probe.md is what ./probe prints" "$(awk 'f || /^# \.\/probe/ { f = 1; print }' docs/ablation/probe.md |
+            diff - "$dir/probe.md" | head -5)" "$(head -3 "$dir/probe.err")"
+    fi
+fi
+n=$(grep -c '^<!-- from probe\.md: ' docs/ABLATION.md)
+if [ "$n" -gt 0 ] && scripts/embed_tables.sh --check docs/ABLATION.md docs/ablation/probe.md 2>"$dir/check_probe.err"; then
+    ok "docs/ABLATION.md: its $n tables quoted from probe.md equal it"
+else
+    bad "docs/ABLATION.md quotes probe.md exactly ($n blocks)" "$(head -8 "$dir/check_probe.err")"
 fi
 
 if [ -f "$dir/summary.md" ]; then

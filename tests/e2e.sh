@@ -426,6 +426,20 @@ if [ "$again" -eq 2 ]; then
 else
     bad "ablation resumes" "$(TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" 2>&1 | head -n 3)"
 fi
+# an interrupted session: a phase-2 run killed mid-way leaves a .out.tmp and no .out; the next
+# invocation redoes it (phase 1, with nothing to do, must not count it as its own failure)
+last=$(tail -n 1 "$grid/jobs.tsv" | cut -f1)
+cp "$grid/summary.md" "$dir/grid_summary_before.md"
+rm -f "$grid/runs/$last.out"
+echo "step 3/150 (killed)" >"$grid/runs/$last.out.tmp"
+TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" >"$dir/grid_resume.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && [ -f "$grid/runs/$last.out" ] && [ ! -e "$grid/runs/$last.out.tmp" ] &&
+    cmp -s "$grid/summary.md" "$dir/grid_summary_before.md"; then
+    ok "ablation: a run an interrupted session left unfinished (.out.tmp) is redone, not counted as failed; same summary"
+else
+    bad "ablation after an interrupted run" "exit $rc" "$(tail -n 3 "$dir/grid_resume.out")"
+fi
 # sharded: the first phase in two shards, two folders, merged by the report = one folder's report
 for k in 1 2; do
     TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --shard $k/2 --out "$dir/shard$k" >/dev/null 2>&1

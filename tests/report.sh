@@ -38,10 +38,22 @@ write_jobs() {
     { echo "$header"; for ((i = $2; i <= $3; i++)); do echo "${jobs[$i]}"; done; } >"$1/jobs.tsv"
 }
 # finish FOLDER ID VAL_ACC TEST_ACC [TIME [FP_OVERFLOWS]]: the run's console output and its log
+# (the run var_qkinitunit_s1 had 3 NaN steps)
 finish() {
-    printf 'step 20 loss 0.5\nsummary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=%s steps_to_threshold=-1 nan_count=0 fp_overflows=%s fp_underflows=0 fp_nans=0 test_loss=0.45 test_acc=%s test_examples=1000 new_field=7 time_s=%s\n' \
-        "$3" "${6:-0}" "$4" "${5:-1.5}" >"$1/runs/$2.out"
-    printf 'step,loss,l0_score_std,l1_score_std,l0_qgrad_median,l1_qgrad_median,l0_jac_median,l1_jac_median,val_loss,val_acc,nan_count\n1,3.0,1.0,1.2,0.002,0.004,0.4,0.2,,,0\n10,1.0,2.0,2.2,0.001,0.003,0.3,0.1,,,0\n20,0.5,3.0,3.4,0.0005,0.0015,0.2,0.1,0.4,%s,0\n' "$3" >"$1/runs/$2.csv"
+    local nans=0
+    [ "$2" = var_qkinitunit_s1 ] && nans=3
+    printf 'task sort: training examples generated per step, 512 held out; 26 positions, vocabulary 20\nstep 20 loss 0.5\nsummary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=%s steps_to_threshold=-1 nan_count=%s fp_overflows=%s fp_underflows=0 fp_nans=0 test_loss=0.45 test_acc=%s test_examples=1000 new_field=7 time_s=%s\n' \
+        "$3" "$nans" "${6:-0}" "$4" "${5:-1.5}" >"$1/runs/$2.out"
+    printf 'step,loss,l0_score_std,l1_score_std,l0_qgrad_median,l1_qgrad_median,l0_jac_median,l1_jac_median,l0_gnorm_wq,l1_gnorm_wq,l0_entropy_norm,l1_entropy_norm,val_loss,val_acc,nan_count\n1,3.0,1.0,1.2,0.002,0.004,0.4,0.2,0.5,0.3,1,1,,,0\n10,1.0,2.0,2.2,0.001,0.003,0.3,0.1,0.2,0.2,0.95,0.99,,,0\n20,0.5,3.0,3.4,0.0005,0.0015,0.2,0.1,0.1,0.1,0.8,1.0,0.4,%s,0\n' "$3" >"$1/runs/$2.csv"
+    # a learned multiplier also logs s·sqrt(dk) per layer: at the end 0.8, 1.0 (seed 1) and 1.1, 1.3 (seed 2)
+    case $2 in
+    scales_learned_s1) learned_log "$1/runs/$2.csv" "$3" 0.8 1.0 ;;
+    scales_learned_s2) learned_log "$1/runs/$2.csv" "$3" 1.1 1.3 ;;
+    esac
+}
+# learned_log FILE VAL_ACC L0_END L1_END
+learned_log() {
+    printf 'step,loss,l0_score_std,l1_score_std,l0_scale_x_sqrt_dk,l1_scale_x_sqrt_dk,val_loss,val_acc,nan_count\n1,3.0,1.0,1.2,1,1,,,0\n20,0.5,3.0,3.4,%s,%s,0.4,%s,0\n' "$3" "$4" "$2" >"$1"
 }
 
 # stage lr: scales 1, sqrt, dk x dk 16, 64 x lr 1e-3, 3e-3 x seeds 1, 2 (jobs 0..23)
@@ -62,6 +74,8 @@ for seed in 1 2 3; do job "head_sqrt_dk16_s$seed" headline sqrt 16 1e-3 "$seed" 
 for seed in 1 2 3; do job "var_attncosine_s$seed" variants none 64 1e-3 "$seed" attn=cosine; done
 for seed in 1 2 3; do job "var_qkinitunit_s$seed" variants sqrt 64 1e-3 "$seed" qk-init=unit; done
 for seed in 1 2 3; do job "scales_8_s$seed" scales 8 64 1e-3 "$seed" -; done
+# and a learned multiplier from 1/sqrt(dk), 2 seeds (jobs 52, 53)
+for seed in 1 2; do job "scales_learned_s$seed" scales learned-sqrt 64 1e-3 "$seed" -; done
 n_jobs=${#jobs[@]}
 
 # the results: val_acc, test_acc of each job (index: the job's place in the list)
@@ -78,6 +92,8 @@ results[41]="0.99 0.9950"
 results[42]="0.99 0.9990"
 other_test=(0.60 0.61 0.65   0.71 0.72 0.76   0.60 0.70 0.65)
 for ((i = 0; i < 9; i++)); do results[$((43 + i))]="0.5 ${other_test[$i]}"; done
+results[52]="0.5 0.70"
+results[53]="0.5 0.74"
 
 id_of() { echo "${jobs[$1]%%	*}"; }
 
@@ -131,8 +147,8 @@ if [ "$rows" -eq "$n_jobs" ] && [ "$(grep -c ',missing,' all/runs.csv)" -eq 1 ] 
 else
     bad "runs.csv rows" "$rows rows, want $n_jobs" "$(grep missing all/runs.csv)"
 fi
-if head -n 1 all/runs.csv | grep -q '^id,stage,task,optim,scale,dk,lr,seed,variant,status,steps,val_acc,val_loss,test_acc,test_loss,test_examples,final_loss,steps_to_threshold,nan_count,fp_overflows,fp_underflows,fp_nans,time_s,score_std_init,score_std_end,qgrad_median_init,qgrad_median_end,jac_median_end,command$' &&
-    grep -q '^var_attncosine_s1,variants,sort,adamw,none,64,1e-3,1,attn=cosine,done,20,0.5,0.4,0.60,0.45,1000,0.5,-1,0,12,0,0,1.5,1.1,3.2,0.003,0.001,0.15,"./train --task=sort ' all/runs.csv; then
+if head -n 1 all/runs.csv | grep -q '^id,stage,task,optim,scale,dk,lr,seed,variant,status,steps,val_acc,val_loss,test_acc,test_loss,test_examples,final_loss,steps_to_threshold,nan_count,fp_overflows,fp_underflows,fp_nans,time_s,score_std_init,score_std_end,qgrad_median_init,qgrad_median_end,jac_median_end,entropy_norm_end,wq_grad_norm_init,scale_x_sqrt_dk_end,command$' &&
+    grep -q '^var_attncosine_s1,variants,sort,adamw,none,64,1e-3,1,attn=cosine,done,20,0.5,0.4,0.60,0.45,1000,0.5,-1,0,12,0,0,1.5,1.1,3.2,0.003,0.001,0.15,0.9,0.4,,"./train --task=sort ' all/runs.csv; then
     ok "runs.csv: its columns, the summary's numbers as written, layer means from the log, the command quoted last"
 else
     bad "runs.csv columns" "$(head -n 1 all/runs.csv)" "$(grep '^var_attncosine_s1' all/runs.csv)"
@@ -179,6 +195,16 @@ check_line "a variant against the plain model of another stage, by seed" "| 64 |
 check_line "... and one that is not distinguishable" "| 64 | \`qk-init=unit\` 1/√dₖ − \`-\` 1/√dₖ (headline) | +0.010 ± 0.025 | 3 | 1e-3; 1e-3 | not distinguishable at n = 3 |"
 # sqrt (headline) - 1/8 = 0.10 0.02 0.09: sd 0.04359, half 4.303 * 0.04359 / sqrt 3 = 0.108
 check_line "a stage without 1/√dₖ compared with headline's" "| 64 | 1/√dₖ (headline) − 1/8 | +0.070 ± 0.108 | 3 | 1e-3; 1e-3 | not distinguishable at n = 3 |"
+# learned s·sqrt(dk) at the end: layer means 0.9 and 1.2, mean 1.05, sd 0.2121, half 12.706 * 0.2121 / sqrt 2 = 1.906
+check_line "a learned multiplier's end value, mean ± CI over seeds and range" "| sort · adamw · \`-\` | learned from 1/√dₖ | 64 | 1e-3 | 1 | 1.050 ± 1.906 (n=2) | 0.900 – 1.200 |"
+# the headline at a glance: s = 1 0.75 0.69 0.78 0.72 0.80 (mean 0.748, sd 0.04438, half 2.776 * 0.04438 / sqrt 5 = 0.055),
+# dk 0.52 0.51 0.55 0.57 0.60 (0.550, sd 0.03674, half 0.046), and the paired differences above
+check_line "the headline stage in one table: every scale and both comparisons" "| sort · adamw | 64 | 0.748 ± 0.055 (n=5) | 0.740 ± 0.039 (n=5, 1 missing) | 0.550 ± 0.046 (n=5) | -0.008 ± 0.051: not distinguishable at n = 5 | +0.190 ± 0.015: higher |"
+# inside attention: every log's layer means are score std 1.1 -> 3.2, query gradient 0.003 -> 0.001, Jacobian 0.15 at
+# the end, entropy/log n 0.9 at the end, Wq's gradient norm 0.4 at the first step
+check_line "inside attention: layer means of the first and last logged step, per cell" "| sort · adamw | 1/√dₖ | 64 | 1.1 | 3.2 | 0.003 | 0.001 | 0.15 | 0.9 | 0.4 | 0 of 5 |"
+check_line "the runs section: per stage, the runs with NaN steps counted" "| variants | 6 | 6 | 0 | 1 |"
+check_line "... and in all" "| all | $n_jobs | $((n_jobs - 1)) | 1 | 1 |"
 check_line "the runs with non-finite values counted per cell" "| sort · adamw · \`attn=cosine\` | none | 64 | 1e-3 | 0 of 3 | 1 of 3 | 4 | 0 |"
 check_line "the binomial error of one run's accuracy at N = 1000" "N = 1000 test examples: at most 0.0158 (p = 0.5)"
 check_line "the missing run counted" "Missing runs: 1 of $n_jobs planned (listed at the end)."
@@ -194,6 +220,11 @@ if grep -q $'^sort\tadamw\t1\t16\t-\t1e-3\t2\t0.5000\t1\t1e-3$' all/best_lr.tsv 
     ok "best_lr.tsv: one chosen rate per (task, optim, scale, dk, variant), ties to the smaller"
 else
     bad "best_lr.tsv" "$(cat all/best_lr.tsv)"
+fi
+if grep -q 'chance: ln 20 = 3.00' all/curves_sort_adamw.svg && grep -q 'training loss (nats per target token)' all/curves_sort_adamw.svg; then
+    ok "the loss curves: in nats per target token, with the chance level of the runs' vocabulary"
+else
+    bad "the loss curves' axis and chance level"
 fi
 if grep -q 'n = 2–5 per point' all/dk_sort.svg && grep -q 'from stages lr, headline' all/dk_sort.svg && grep -q 'n = 2 per point' all/lr_sort_adamw.svg &&
     ! grep -q 'std over seeds' all/*.svg; then
@@ -259,7 +290,7 @@ refuse "--runs on a runs.csv cut short" "cut short" --runs cut.csv --out x
 sed '3s/,done,/,finished,/' all/runs.csv >badstatus.csv
 refuse "--runs: a status other than done or missing" "status \"finished\"" --runs badstatus.csv --out x
 sed '3s/,done,20,/,done,20,,/' all/runs.csv >shifted.csv
-refuse "--runs: a row with a field too many" "more than 29 fields" --runs shifted.csv --out x
+refuse "--runs: a row with a field too many" "more than 32 fields" --runs shifted.csv --out x
 refuse "--runs and folders together" "one or the other" --runs all/runs.csv all
 refuse "an unknown option" "unknown option --bogus" --bogus all
 

@@ -72,6 +72,9 @@ run_program "tape.sh ($bin)" tests/tape.sh "$bin"
 run_program "decode.sh ($bin)" tests/decode.sh "$bin"
 run_program "reading.sh" tests/reading.sh
 run_program "attention.sh ($bin)" tests/attention.sh "$bin"
+# the committed study: summary.md and best_lr.tsv made again from runs.csv, the quoted tables, and
+# (in the -O3 build, where the numbers were made) probe.md printed again by ./probe
+run_program "ablation_doc.sh ($bin)" tests/ablation_doc.sh "$bin" "$([ "$golden" = golden ] && echo probe)"
 [ "$golden" = golden ] && run_program "golden.sh ($bin)" tests/golden.sh "$bin"
 
 echo "== source checks"

@@ -19,12 +19,14 @@ enum { JOB_ID, JOB_STAGE, JOB_TASK, JOB_OPTIM, JOB_SCALE, JOB_DK, JOB_LR, JOB_SE
 extern const char *const g_job_cols[N_JOB_COLS];
 
 /* The per-run numbers of runs.csv, in column order: from the summary line (M_STEPS ..
- * M_TIME_S), then from the CSV log (M_STD_INIT .. M_JAC_END, means over layers of the first
- * and the last row). */
+ * M_TIME_S), then from the CSV log (M_STD_INIT .. M_SCALE_END, means over layers of the first
+ * and the last row; M_ENTROPY_END, the attention entropy / log(visible keys) at the last step;
+ * M_WQ_GRAD_INIT, the norm of Wq's gradient at the first step; M_SCALE_END,
+ * s·√dₖ at the end, only for a learned multiplier). */
 enum Metric {
     M_STEPS, M_VAL_ACC, M_VAL_LOSS, M_TEST_ACC, M_TEST_LOSS, M_TEST_EXAMPLES, M_FINAL_LOSS, M_STEPS_TO_THRESHOLD,
     M_NAN_COUNT, M_FP_OVERFLOWS, M_FP_UNDERFLOWS, M_FP_NANS, M_TIME_S,
-    M_STD_INIT, M_STD_END, M_QGRAD_INIT, M_QGRAD_END, M_JAC_END, N_METRICS
+    M_STD_INIT, M_STD_END, M_QGRAD_INIT, M_QGRAD_END, M_JAC_END, M_ENTROPY_END, M_WQ_GRAD_INIT, M_SCALE_END, N_METRICS
 };
 enum { N_SUMMARY_METRICS = M_TIME_S + 1 };
 extern const char *const g_metric_cols[N_METRICS];
@@ -46,6 +48,8 @@ typedef struct Curve {
     char *id;
     int n;
     double *step, *score_std, *qgrad_median; /* means over layers, per logged row */
+    double *loss;                            /* the training loss (nats per target token), per logged row */
+    double vocab;                            /* the run's vocabulary size (its first output line); NAN: unknown */
 } Curve;
 
 /* ------------------------------------------------------------------ report.c: helpers */

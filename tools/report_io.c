@@ -23,7 +23,7 @@ const char *const g_job_cols[N_JOB_COLS] = {"id", "stage", "task", "optim", "sca
 const char *const g_metric_cols[N_METRICS] = {
     "steps", "val_acc", "val_loss", "test_acc", "test_loss", "test_examples", "final_loss", "steps_to_threshold",
     "nan_count", "fp_overflows", "fp_underflows", "fp_nans", "time_s",
-    "score_std_init", "score_std_end", "qgrad_median_init", "qgrad_median_end", "jac_median_end"};
+    "score_std_init", "score_std_end", "qgrad_median_init", "qgrad_median_end", "jac_median_end", "entropy_norm_end", "wq_grad_norm_init", "scale_x_sqrt_dk_end"};
 
 /* ------------------------------------------------------------------ files */
 
@@ -138,6 +138,7 @@ void free_curves(Curve *curves, int n_curves)
         free(curves[i].step);
         free(curves[i].score_std);
         free(curves[i].qgrad_median);
+        free(curves[i].loss);
     }
     free(curves);
 }
@@ -217,6 +218,7 @@ typedef struct Summary {
     char *text[N_SUMMARY_METRICS]; /* the fields' values as written ("nan" for any NaN) */
     char *rest;                    /* the whole line without time_s, to compare two copies */
     double steps;
+    double vocab;                  /* "vocabulary N" of the "task ..." line; NAN when there is none */
 } Summary;
 
 static void free_summary(Summary *s)
@@ -244,8 +246,17 @@ static bool read_summary(const char *path, Summary *s)
         }
     }
     if (!line) die("%s: no summary line: not the output of a finished ./train run", path);
+    double vocab = NAN; /* "task sort: ..., vocabulary 20" on the first line */
+    const char *first_end = memchr(text, '\n', size);
+    const char *voc = strstr(text, ", vocabulary ");
+    if (!strncmp(text, "task ", 5) && voc && (!first_end || voc < first_end)) {
+        char *end;
+        long v = strtol(voc + 13, &end, 10);
+        if (end != voc + 13 && v > 0) vocab = (double)v;
+    }
     if (!line_ended) die("%s: the summary line has no line end: the file is cut short", path);
     memset(s, 0, sizeof *s);
+    s->vocab = vocab;
     char *copy = xstrndup(line + 8, line_len - 8);
     s->rest = xmalloc(line_len + 1);
     s->rest[0] = 0;
@@ -352,12 +363,15 @@ static void read_log(const char *path, double steps, Row *r, Curve *curve)
         int metric;
         const double *row;
         const char *what;
-    } wanted[5] = {{M_STD_INIT, first_row, "score_std"},
+    } wanted[8] = {{M_STD_INIT, first_row, "score_std"},
                    {M_STD_END, last_row, "score_std"},
                    {M_QGRAD_INIT, first_row, "qgrad_median"},
                    {M_QGRAD_END, last_row, "qgrad_median"},
-                   {M_JAC_END, last_row, "jac_median"}};
-    for (int k = 0; k < 5; k++) {
+                   {M_JAC_END, last_row, "jac_median"},
+                   {M_ENTROPY_END, last_row, "entropy_norm"},
+                   {M_WQ_GRAD_INIT, first_row, "gnorm_wq"},
+                   {M_SCALE_END, last_row, "scale_x_sqrt_dk"}}; /* logged for a learned s only */
+    for (int k = 0; k < 8; k++) {
         bool present;
         double v = layer_mean(names, cols, wanted[k].row, wanted[k].what, &present);
         char buf[64] = "";
@@ -370,10 +384,16 @@ static void read_log(const char *path, double steps, Row *r, Curve *curve)
     curve->step = xmalloc(sizeof(double) * (size_t)rows);
     curve->score_std = xmalloc(sizeof(double) * (size_t)rows);
     curve->qgrad_median = xmalloc(sizeof(double) * (size_t)rows);
+    curve->loss = xmalloc(sizeof(double) * (size_t)rows);
+    curve->vocab = NAN;
+    int loss_col = -1;
+    for (int c = 0; c < cols && loss_col < 0; c++)
+        if (!strcmp(names[c], "loss")) loss_col = c;
     for (int i = 0; i < rows; i++) {
         const double *row = table + (size_t)i * (size_t)cols;
         bool present;
         curve->step[i] = row[0];
+        curve->loss[i] = loss_col >= 0 ? row[loss_col] : NAN;
         curve->score_std[i] = layer_mean(names, cols, row, "score_std", &present);
         curve->qgrad_median[i] = layer_mean(names, cols, row, "qgrad_median", &present);
     }
@@ -447,9 +467,11 @@ void load_folders(const char *const *folders, int n_folders, Row **rows_out, int
                 free(curve.step);
                 free(curve.score_std);
                 free(curve.qgrad_median);
+                free(curve.loss);
                 continue;
             }
-            read_log(log, used.steps, r, &curves[n_curves++]);
+            read_log(log, used.steps, r, &curves[n_curves]);
+            curves[n_curves++].vocab = used.vocab;
             have_log = true;
         }
         if (r->done) free_summary(&used);

@@ -417,7 +417,7 @@ static void plot_dk(const char *dir, const Row *rows, int n_rows, const char *ta
         strncat(from, u ? ", " : " ", sizeof from - strlen(from) - 1);
         strncat(from, used[u], sizeof from - strlen(from) - 1);
     }
-    strncat(from, " (variant -)", sizeof from - strlen(from) - 1);
+    strncat(from, "; the plain model (no variant flags)", sizeof from - strlen(from) - 1);
     svg_text(&s, MARGIN, 44, 12, "start", from);
     const char *notes[2] = {all_hi > 1 ? "bars: 95 % CI, clipped to [0, 1]" : "one seed: no interval", "n: runs per point"};
     scale_legend(&s, MARGIN + no * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 2);
@@ -450,8 +450,16 @@ static int logged_runs(const Row *rows, int n_rows, const Curve *curves, int n_c
     return n;
 }
 
+/* The metrics of the curves plot, one row of panels each. */
+enum { CURVE_STD, CURVE_QGRAD, CURVE_LOSS, N_CURVE_METRICS };
+
+static double curve_value(const Curve *c, int metric, int i)
+{
+    return metric == CURVE_STD ? c->score_std[i] : metric == CURVE_QGRAD ? c->qgrad_median[i] : c->loss[i];
+}
+
 /* Per logged row of the first curve: the median over the curves that logged the same step. */
-static int median_curve(const Curve *const *cs, int n, bool qgrad, double *x, double *y, int max)
+static int median_curve(const Curve *const *cs, int n, int metric, double *x, double *y, int max)
 {
     int rows = cs[0]->n < max ? cs[0]->n : max;
     double v[256];
@@ -459,8 +467,8 @@ static int median_curve(const Curve *const *cs, int n, bool qgrad, double *x, do
         int m = 0;
         for (int k = 0; k < n && m < 256; k++) {
             if (cs[k]->n <= i || cs[k]->step[i] != cs[0]->step[i]) continue;
-            double value = qgrad ? cs[k]->qgrad_median[i] : cs[k]->score_std[i];
-            if (isfinite(value) && value > 0) v[m++] = value;
+            double value = curve_value(cs[k], metric, i);
+            if (isfinite(value) && (value > 0 || metric == CURVE_LOSS)) v[m++] = value;
         }
         x[i] = cs[0]->step[i];
         y[i] = stats_quantile(v, m, 0.5);
@@ -504,27 +512,40 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
     const Curve **cs = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
     enum { MAX_POINTS = 4096 };
     double *x = xmalloc(sizeof(double) * MAX_POINTS), *y = xmalloc(sizeof(double) * MAX_POINTS);
-    /* the y ranges, one per metric, the same in every panel of its row */
-    double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0}, max_step = 1;
-    for (int m = 0; m < 2; m++)
+    /* the y ranges, one per metric, the same in every panel of its row; the loss axis from 0
+     * and up to the chance level at least; the vocabulary: the one of every logged run, when
+     * they agree */
+    double lo[N_CURVE_METRICS] = {INFINITY, INFINITY, 0}, hi[N_CURVE_METRICS] = {0, 0, 0}, max_step = 1, vocab = NAN;
+    bool one_vocab = true;
+    for (int m = 0; m < N_CURVE_METRICS; m++)
         for (int i = 0; i < ns; i++)
             for (int d = 0; d < nd; d++) {
                 int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], cs);
                 if (!n) continue;
-                int k = median_curve(cs, n, m == 1, x, y, MAX_POINTS);
+                for (int c = 0; c < n; c++) {
+                    if (isnan(vocab)) vocab = cs[c]->vocab;
+                    one_vocab &= cs[c]->vocab == vocab;
+                }
+                int k = median_curve(cs, n, m, x, y, MAX_POINTS);
                 for (int j = 0; j < k; j++) {
                     max_step = fmax(max_step, x[j]);
-                    if (!(y[j] > 0) || !isfinite(y[j])) continue;
-                    lo[m] = fmin(lo[m], y[j]);
+                    if (!isfinite(y[j]) || (m != CURVE_LOSS && !(y[j] > 0))) continue;
+                    if (m != CURVE_LOSS) lo[m] = fmin(lo[m], y[j]);
                     hi[m] = fmax(hi[m], y[j]);
                 }
             }
+    double chance = one_vocab && vocab > 1 ? log(vocab) : NAN; /* uniform over the vocabulary */
+    if (isfinite(chance)) hi[CURVE_LOSS] = fmax(hi[CURVE_LOSS], chance);
+    if (!(hi[CURVE_LOSS] > 0)) hi[CURVE_LOSS] = 1;
     char path[4096], tmp[4096], name[256], title[512];
     snprintf(name, sizeof name, "curves_%s_%s.svg", task, optim);
     Svg s;
-    open_plot(&s, dir, name, MARGIN + nd * (PANEL_W + MARGIN) + LEGEND_W, TOP + 2 * (PANEL_H + 80) + 20, path, tmp);
-    static const char *const ylabels[2] = {"std of the scores s·q·k (log)", "median over queries of ‖∂L/∂S_row‖ (log)"};
-    for (int m = 0; m < 2; m++)
+    open_plot(&s, dir, name, MARGIN + nd * (PANEL_W + MARGIN) + LEGEND_W, TOP + N_CURVE_METRICS * (PANEL_H + 80) + 20, path,
+              tmp);
+    static const char *const ylabels[N_CURVE_METRICS] = {"std of the scores s·q·k (log)",
+                                                         "median over queries of ‖∂L/∂S_row‖ (log)",
+                                                         "training loss (nats per target token)"};
+    for (int m = 0; m < N_CURVE_METRICS; m++)
         for (int d = 0; d < nd; d++) {
             int lo_n = 1 << 30, hi_n = 0;
             for (int i = 0; i < ns; i++) {
@@ -537,12 +558,18 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
             n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "line");
             snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", dks[d], nt);
             SvgPanel panel = {MARGIN + d * (PANEL_W + MARGIN), TOP + m * (PANEL_H + 80), PANEL_W, PANEL_H,
-                              svg_axis_for(0, max_step, false, "step"), svg_axis_for(lo[m], hi[m], true, ylabels[m]), ptitle};
+                              svg_axis_for(0, max_step, false, "step"),
+                              svg_axis_for(lo[m], hi[m], m != CURVE_LOSS, ylabels[m]), ptitle};
             svg_panel(&s, &panel); /* x: 5 % room either side, for the moved curves */
+            if (m == CURVE_LOSS && isfinite(chance)) {
+                char label[96];
+                snprintf(label, sizeof label, "chance: ln %.0f = %.2f (uniform over the vocabulary)", vocab, chance);
+                svg_hline(&s, &panel, chance, "#888888", label);
+            }
             for (int i = 0; i < ns; i++) {
                 int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], cs);
                 if (!n) continue;
-                int k = median_curve(cs, n, m == 1, x, y, MAX_POINTS);
+                int k = median_curve(cs, n, m, x, y, MAX_POINTS);
                 /* each scale moved a little along x (1.2 % of the axis per scale), so that equal
                  * curves lie side by side instead of hiding each other */
                 int g = 0;
@@ -560,10 +587,11 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
     free(cs);
     free(x);
     free(y);
-    snprintf(title, sizeof title, "%s, %s: attention statistics during training (stage %s)", task, optim, stage);
+    snprintf(title, sizeof title, "%s, %s: attention statistics and loss during training (stage %s)", task, optim, stage);
     svg_text(&s, MARGIN, 24, 15, "start", title);
     svg_text(&s, MARGIN, 44, 12, "start",
-             "Variant -, each scale at its best learning rate; a line is the median over seeds of the mean over layers");
+             "The plain model (no variant flags), each scale at its best learning rate; a line: the median over seeds (of "
+             "the mean over layers, for the attention statistics)");
     const char *notes[1] = {"n: logged runs per line"};
     scale_legend(&s, MARGIN + nd * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 1);
     finish(&s, tmp, path);
@@ -581,7 +609,7 @@ static bool sweeps(const Row *rows, int n_rows, const Pick *p)
         same.variant = rows[i].job[JOB_VARIANT];
         same.scale = rows[i].job[JOB_SCALE];
         same.dk = rows[i].dk;
-        double lrs[2];
+        double lrs[MAX_LIST];
         if (distinct_number(rows, n_rows, &same, true, lrs) > 1) return true;
     }
     return false;

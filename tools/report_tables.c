@@ -472,6 +472,50 @@ static void nonfinite_table(FILE *f, const char *stage)
     }
 }
 
+/* Where the multiplier is learned: s·√dₖ at the end of training (mean over layers and heads;
+ * 1 is 1/√dₖ), per cell of the stage, against where it started (1 from 1/√dₖ, √dₖ from 1).
+ * Printed only when some cell of the stage learns its s; not for the sweep stage, whose
+ * cells have one seed each. */
+static void learned_scale_table(FILE *f, const char *stage)
+{
+    if (!strcmp(stage, LR_STAGE)) return;
+    bool any = false;
+    for (int i = 0; i < g_n_cells; i++) {
+        const Cell *c = &g_cells[i];
+        const Row *k = key(c);
+        if (strcmp(k->job[JOB_STAGE], stage) || strncmp(k->job[JOB_SCALE], "learned", 7)) continue;
+        double *v = xmalloc(sizeof(double) * (size_t)c->n);
+        int n = 0;
+        double lo = INFINITY, hi = -INFINITY;
+        for (int r = 0; r < c->n; r++) {
+            double x = c->runs[r]->value[M_SCALE_END];
+            if (!c->runs[r]->done || !isfinite(x)) continue;
+            v[n++] = x;
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+        }
+        if (n == 0) {
+            free(v);
+            continue;
+        }
+        if (!any)
+            fprintf(f, "\n### Learned multipliers (stage `%s`): s·√dₖ at the end (1 = 1/√dₖ)\n\n"
+                       "Mean over layers and heads of each run; then mean ± 95 %% CI over seeds, and the range over seeds.\n\n"
+                       "| task · optim · variant | s | dₖ | lr | s·√dₖ at the start | at the end | range |\n"
+                       "|---|---|---:|---:|---:|---:|---:|\n", stage);
+        any = true;
+        StatsCi ci = stats_ci95(v, n);
+        char end[96];
+        if (ci.defined) snprintf(end, sizeof end, "%.3f ± %.3f (n=%d)", ci.mean, ci.half, n);
+        else snprintf(end, sizeof end, "%.3f (n=%d, no CI)", ci.mean, n);
+        double start = !strcmp(k->job[JOB_SCALE], "learned-1") ? sqrt(k->dk) : 1.0;
+        fprintf(f, "| %s · %s · `%s` | %s | %s | %s | %.3g | %s | %.3f – %.3f |\n", k->job[JOB_TASK], k->job[JOB_OPTIM],
+                k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], false), k->job[JOB_DK], k->job[JOB_LR], start, end, lo,
+                hi);
+        free(v);
+    }
+}
+
 /* ------------------------------------------------------------------ (b) test accuracy */
 
 /* Per (task, optim, variant) of the stage: rows scale, columns dk, the test accuracy of each
@@ -508,8 +552,10 @@ static void accuracy_tables(FILE *f, const char *stage)
             fprintf(f, "| %s |", scale_label(key(&g_cells[s0])->job[JOB_SCALE], false));
             for (int d = 0; d < nd; d++) {
                 fprintf(f, " ");
+                bool any_here = false;
                 for (int i = s0; i < s1; i = group_end(i, CELL_KEYS - 1)) {
                     if (key(&g_cells[i])->dk != dks[d]) continue;
+                    any_here = true;
                     const Cell *c = best_of(i, group_end(i, CELL_KEYS - 1));
                     if (!c) c = &g_cells[i]; /* nothing done at any rate: say so */
                     char text[160];
@@ -519,6 +565,7 @@ static void accuracy_tables(FILE *f, const char *stage)
                     shown++;
                     ceiling += c->test.n && at_ceiling(c->test.mean);
                 }
+                if (!any_here) fprintf(f, "–"); /* this scale was not run at this dk */
                 fprintf(f, " |");
             }
             fprintf(f, "\n");
@@ -658,25 +705,179 @@ static void variant_comparisons(FILE *f, const char *stage)
     }
 }
 
+/* ------------------------------------------------------------------ (e) the headline at a glance */
+
+/* A stage that compares scales (the plain model at 1/√dₖ and others: headline, dk16, ..) in one
+ * table: a row per (task, optim, dk), a column per scale (its test accuracy at its chosen rate),
+ * then 1/√dₖ against each other scale, paired by seed, with the verdict. The same numbers as
+ * the stage's own tables, side by side. */
+/* Whether the block of cells [a, b) (one task, optim, variant) compares scales against 1/√dₖ:
+ * it has 1/√dₖ and at least one other scale. */
+static bool block_compares_scales(int a, int b)
+{
+    bool sqrt_seen = false, other = false;
+    for (int i = a; i < b; i++) {
+        bool is_sqrt = !strcmp(key(&g_cells[i])->job[JOB_SCALE], "sqrt");
+        sqrt_seen |= is_sqrt;
+        other |= !is_sqrt;
+    }
+    return sqrt_seen && other;
+}
+
+static void overview_table(FILE *f, const char *stage)
+{
+    if (!strcmp(stage, LR_STAGE)) return;
+    const char *scales[16];
+    int ns = 0;
+    for (int a = 0; a < g_n_cells;) { /* the scales of the blocks that compare scales, in scale order */
+        int b = group_end(a, BLOCK_KEYS);
+        if (!strcmp(key(&g_cells[a])->job[JOB_STAGE], stage) && block_compares_scales(a, b))
+            for (int i = a; i < b; i++) {
+                const char *sc = key(&g_cells[i])->job[JOB_SCALE];
+                int j = 0;
+                while (j < ns && strcmp(scales[j], sc)) j++;
+                if (j == ns && ns < 16) scales[ns++] = sc;
+            }
+        a = b;
+    }
+    if (ns < 2) return;
+    for (int i = 1; i < ns; i++)
+        for (int j = i; j > 0 && scale_compare(scales[j], scales[j - 1]) < 0; j--) {
+            const char *t = scales[j];
+            scales[j] = scales[j - 1];
+            scales[j - 1] = t;
+        }
+    int ref = -1;
+    for (int j = 0; j < ns; j++)
+        if (!strcmp(scales[j], "sqrt")) ref = j;
+    fprintf(f, "\n## Stage `%s` at a glance\n\nTest accuracy, mean ± 95 %% CI over seeds, each scale at its chosen rate; "
+               "then the paired differences (seed by seed) and their verdict.\n\n| task · optim | dₖ |", stage);
+    for (int j = 0; j < ns; j++) fprintf(f, " s = %s |", scale_label(scales[j], false));
+    for (int j = 0; j < ns; j++)
+        if (j != ref) fprintf(f, " 1/√dₖ − %s |", scale_label(scales[j], false));
+    fprintf(f, "\n|---|---:|");
+    for (int j = 0; j < ns; j++) fprintf(f, "---:|");
+    for (int j = 0; j < ns; j++)
+        if (j != ref) fprintf(f, "---|");
+    fprintf(f, "\n");
+    for (int a = 0; a < g_n_cells;) {
+        int b = group_end(a, BLOCK_KEYS);
+        const Row *k = key(&g_cells[a]);
+        if (strcmp(k->job[JOB_STAGE], stage) || !block_compares_scales(a, b)) {
+            a = b;
+            continue;
+        }
+        double dks[64];
+        int nd = block_dks(a, b, dks, 64);
+        for (int d = 0; d < nd; d++) {
+            const Cell *cells[16];
+            for (int j = 0; j < ns; j++)
+                cells[j] = best_cell(stage, k->job[JOB_TASK], k->job[JOB_OPTIM], k->job[JOB_VARIANT], scales[j], dks[d]);
+            fprintf(f, "| %s · %s", k->job[JOB_TASK], k->job[JOB_OPTIM]);
+            if (strcmp(k->job[JOB_VARIANT], "-")) fprintf(f, " · `%s`", k->job[JOB_VARIANT]);
+            fprintf(f, " | %.0f |", dks[d]);
+            for (int j = 0; j < ns; j++) {
+                char text[160] = "–";
+                if (cells[j]) cell_text(text, sizeof text, cells[j]);
+                fprintf(f, " %s |", text);
+            }
+            for (int j = 0; j < ns; j++) {
+                if (j == ref) continue;
+                if (!cells[ref] || !cells[j]) {
+                    fprintf(f, " – |");
+                    continue;
+                }
+                StatsCi diff = paired(cells[ref], cells[j]);
+                char dt[64], vt[96];
+                diff_text(dt, sizeof dt, diff);
+                verdict_text(vt, sizeof vt, diff, cells[ref]->test.mean, cells[j]->test.mean);
+                fprintf(f, " %s: %s |", dt, vt);
+            }
+            fprintf(f, "\n");
+        }
+        a = b;
+    }
+}
+
+/* The median over a cell's done runs of one metric; NAN when none has it. */
+static double cell_median(const Cell *c, int metric)
+{
+    double *v = xmalloc(sizeof(double) * (size_t)c->n);
+    int n = 0;
+    for (int r = 0; r < c->n; r++)
+        if (c->runs[r]->done && isfinite(c->runs[r]->value[metric])) v[n++] = c->runs[r]->value[metric];
+    double m = stats_quantile(v, n, 0.5);
+    free(v);
+    return m;
+}
+
+/* For every stage but the sweep: what happened inside attention in each cell, as medians over
+ * its seeds of the per-run means over layers (from the runs' logs): the spread of the scaled
+ * scores s·q·k, and the per-query median of ||dL/dS_row|| (what the softmax's backward pass
+ * hands on to the scores of one query) and of the softmax Jacobian's norm, at the first logged
+ * step and at the last. */
+static void inside_table(FILE *f, const char *stage)
+{
+    if (!strcmp(stage, LR_STAGE)) return;
+    bool any = false;
+    for (int i = 0; i < g_n_cells; i++) any |= !strcmp(key(&g_cells[i])->job[JOB_STAGE], stage) && g_cells[i].done > 0;
+    if (!any) return;
+    fprintf(f, "\n## Stage `%s`: inside attention, first and last logged step\n\n"
+               "Medians over the seeds of each cell (at its chosen rate) of the per-run means over layers: the std of the "
+               "scaled scores s·q·k, the median over query rows of ‖∂L/∂S_row‖ (the gradient the softmax hands back to "
+               "one query's scores) and of the softmax Jacobian's norm ‖diag(p) − ppᵀ‖_F; the attention entropy ÷ "
+               "log(visible keys) at the end (1: uniform, 0: one key); the norm of Wq's gradient at the first step (before "
+               "clipping).\n\n"
+               "| task · optim | s | dₖ | score std: first | last | ‖∂L/∂S_row‖ median: first | last | "
+               "‖J‖ median: last | H/log n: last | ‖∇Wq‖: first | runs with NaN steps |\n"
+               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", stage);
+    for (int i = 0; i < g_n_cells; i = group_end(i, CELL_KEYS - 1)) {
+        const Row *k = key(&g_cells[i]);
+        if (strcmp(k->job[JOB_STAGE], stage)) continue;
+        const Cell *c = best_of(i, group_end(i, CELL_KEYS - 1));
+        if (!c) continue;
+        int with_nan = 0, done = 0;
+        for (int r = 0; r < c->n; r++)
+            if (c->runs[r]->done) {
+                done++;
+                with_nan += c->runs[r]->value[M_NAN_COUNT] > 0;
+            }
+        const int metrics[7] = {M_STD_INIT, M_STD_END, M_QGRAD_INIT, M_QGRAD_END, M_JAC_END, M_ENTROPY_END, M_WQ_GRAD_INIT};
+        fprintf(f, "| %s · %s", k->job[JOB_TASK], k->job[JOB_OPTIM]);
+        if (strcmp(k->job[JOB_VARIANT], "-")) fprintf(f, " · `%s`", k->job[JOB_VARIANT]);
+        fprintf(f, " | %s | %s |", scale_label(k->job[JOB_SCALE], false), k->job[JOB_DK]);
+        for (int m = 0; m < 7; m++) {
+            double v = cell_median(c, metrics[m]);
+            if (isfinite(v)) fprintf(f, " %.3g |", v);
+            else fprintf(f, " – |"); /* no run of the cell logged it */
+        }
+        fprintf(f, " %d of %d |\n", with_nan, done);
+    }
+}
+
 /* ------------------------------------------------------------------ summary.md */
 
 /* (d): the runs per stage, the binomial error of one accuracy, and the missing runs' count. */
 static void runs_section(FILE *f, const Row *rows, int n_rows)
 {
-    fprintf(f, "\n## Runs\n\n| stage | planned | done | missing |\n|---|---:|---:|---:|\n");
-    int planned = 0, done = 0;
+    fprintf(f, "\n## Runs\n\n\"With NaN steps\": done runs in which some step's loss, gradients or weights were NaN "
+               "or Inf (nan_count > 0; with --nan=continue such a step's update is skipped and the run goes on).\n\n"
+               "| stage | planned | done | missing | with NaN steps |\n|---|---:|---:|---:|---:|\n");
+    int planned = 0, done = 0, with_nan = 0;
     for (int a = 0; a < g_n_cells;) {
-        int b = group_end(a, 1), p = 0, d = 0;
+        int b = group_end(a, 1), p = 0, d = 0, w = 0;
         for (int i = a; i < b; i++) {
             p += g_cells[i].n;
             d += g_cells[i].done;
+            for (int r = 0; r < g_cells[i].n; r++) w += g_cells[i].runs[r]->done && g_cells[i].runs[r]->value[M_NAN_COUNT] > 0;
         }
-        fprintf(f, "| %s | %d | %d | %d |\n", key(&g_cells[a])->job[JOB_STAGE], p, d, p - d);
+        fprintf(f, "| %s | %d | %d | %d | %d |\n", key(&g_cells[a])->job[JOB_STAGE], p, d, p - d, w);
         planned += p;
         done += d;
+        with_nan += w;
         a = b;
     }
-    fprintf(f, "| all | %d | %d | %d |\n\n", planned, done, planned - done);
+    fprintf(f, "| all | %d | %d | %d | %d |\n\n", planned, done, planned - done, with_nan);
     double n_min = INFINITY, n_max = 0, p_sum = 0;
     int n_p = 0;
     for (int i = 0; i < n_rows; i++) {
@@ -742,8 +943,11 @@ void write_summary(const char *dir, const Row *rows, int n_rows)
         const char *stage = key(&g_cells[a])->job[JOB_STAGE];
         lr_sweep_tables(f, stage);
         chosen_rates_table(f, stage);
+        overview_table(f, stage);
+        inside_table(f, stage);
         if (strcmp(stage, LR_STAGE)) accuracy_tables(f, stage);
         nonfinite_table(f, stage);
+        learned_scale_table(f, stage);
         scale_comparisons(f, stage);
         variant_comparisons(f, stage);
     }
