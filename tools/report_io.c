@@ -363,15 +363,15 @@ static void read_log(const char *path, double steps, Row *r, Curve *curve)
         int metric;
         const double *row;
         const char *what;
-    } wanted[8] = {{M_STD_INIT, first_row, "score_std"},
-                   {M_STD_END, last_row, "score_std"},
-                   {M_QGRAD_INIT, first_row, "qgrad_median"},
-                   {M_QGRAD_END, last_row, "qgrad_median"},
-                   {M_JAC_END, last_row, "jac_median"},
-                   {M_ENTROPY_END, last_row, "entropy_norm"},
-                   {M_WQ_GRAD_INIT, first_row, "gnorm_wq"},
-                   {M_SCALE_END, last_row, "scale_x_sqrt_dk"}}; /* logged for a learned s only */
-    for (int k = 0; k < 8; k++) {
+    } wanted[] = {{M_STD_INIT, first_row, "score_std"},
+                  {M_STD_END, last_row, "score_std"},
+                  {M_QGRAD_INIT, first_row, "qgrad_median"},
+                  {M_QGRAD_END, last_row, "qgrad_median"},
+                  {M_JAC_END, last_row, "jac_median"},
+                  {M_ENTROPY_END, last_row, "entropy_norm"},
+                  {M_WQ_GRAD_INIT, first_row, "gnorm_wq"},
+                  {M_SCALE_END, last_row, "scale_x_sqrt_dk"}}; /* logged for a learned s only */
+    for (size_t k = 0; k < sizeof wanted / sizeof wanted[0]; k++) {
         bool present;
         double v = layer_mean(names, cols, wanted[k].row, wanted[k].what, &present);
         char buf[64] = "";

@@ -705,12 +705,8 @@ static void variant_comparisons(FILE *f, const char *stage)
     }
 }
 
-/* ------------------------------------------------------------------ (e) the headline at a glance */
+/* ------------------------------------------------------------------ (e) a stage at a glance; inside attention */
 
-/* A stage that compares scales (the plain model at 1/√dₖ and others: headline, dk16, ..) in one
- * table: a row per (task, optim, dk), a column per scale (its test accuracy at its chosen rate),
- * then 1/√dₖ against each other scale, paired by seed, with the verdict. The same numbers as
- * the stage's own tables, side by side. */
 /* Whether the block of cells [a, b) (one task, optim, variant) compares scales against 1/√dₖ:
  * it has 1/√dₖ and at least one other scale. */
 static bool block_compares_scales(int a, int b)
@@ -724,6 +720,10 @@ static bool block_compares_scales(int a, int b)
     return sqrt_seen && other;
 }
 
+/* A stage that compares scales (headline, dk16, qkinit, ..) in one table: a row per (task, optim,
+ * variant, dk) whose block compares scales, a column per scale (its test accuracy at its chosen
+ * rate), then 1/√dₖ against each other scale, paired by seed, with the verdict. The same numbers
+ * as the stage's own tables, side by side. */
 static void overview_table(FILE *f, const char *stage)
 {
     if (!strcmp(stage, LR_STAGE)) return;
@@ -842,11 +842,11 @@ static void inside_table(FILE *f, const char *stage)
                 done++;
                 with_nan += c->runs[r]->value[M_NAN_COUNT] > 0;
             }
-        const int metrics[7] = {M_STD_INIT, M_STD_END, M_QGRAD_INIT, M_QGRAD_END, M_JAC_END, M_ENTROPY_END, M_WQ_GRAD_INIT};
+        static const int metrics[] = {M_STD_INIT, M_STD_END, M_QGRAD_INIT, M_QGRAD_END, M_JAC_END, M_ENTROPY_END, M_WQ_GRAD_INIT};
         fprintf(f, "| %s · %s", k->job[JOB_TASK], k->job[JOB_OPTIM]);
         if (strcmp(k->job[JOB_VARIANT], "-")) fprintf(f, " · `%s`", k->job[JOB_VARIANT]);
         fprintf(f, " | %s | %s |", scale_label(k->job[JOB_SCALE], false), k->job[JOB_DK]);
-        for (int m = 0; m < 7; m++) {
+        for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
             double v = cell_median(c, metrics[m]);
             if (isfinite(v)) fprintf(f, " %.3g |", v);
             else fprintf(f, " – |"); /* no run of the cell logged it */
