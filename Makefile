@@ -67,7 +67,7 @@ all: $(PROGRAMS)
 train_SRC  := train.c $(APP)
 probe_SRC  := stats/probe.c $(STATS) $(APP)
 report_SRC := $(wildcard tools/*.c) viz/svg.c base/base.c
-bench_SRC  := bench/bench.c $(APP)
+bench_SRC  := $(wildcard bench/*.c) $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
 define program
@@ -79,7 +79,7 @@ $(foreach p,$(PROGRAMS),$(eval $(call program,asan32,build/asan32/$(p),$(p),$(SA
 $(eval $(call program,f32,build/bench,bench,$(OPT)))
 
 # The benchmark: prints its tables and writes bench.csv (see bench/bench.c). Takes a few minutes.
-bench: build/bench
+bench: build/bench train
 	build/bench
 
 # ---------------------------------------------------------------- compile rules per variant

@@ -68,6 +68,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
     for (int step = r->start; step < r->stop; step++) {
         /* Ctrl-C or kill: stop between steps, saved (run/interrupt.h) */
         if (interrupt_requested()) run_stop_interrupted(r, step, interrupt_requested());
+        threads_tick(&r->threads); /* fewer threads while other programs hold the cores (run/threads.h) */
         int done = step + 1;
         /* --stop-at pauses a run: rows and evaluations fall where an uninterrupted run has them,
          * so that a run resumed from the pause continues it exactly */
@@ -207,6 +208,9 @@ static void print_banner(const Run *r)
     gpt_describe_scores(c, scores, sizeof scores);
     printf("model: %d layers, dmodel %d, %d heads of dk %d, %zu parameters; scores %s\n", c->layers, c->dmodel, c->heads,
            c->dk, r->model.n_values, scores);
+    const ThreadGovernor *g = &r->threads;
+    if (g->on) printf("threads: %d (the cores this process may use; fewer while other programs keep them busy)\n", g->max);
+    else printf("threads: %d\n", g->max);
 }
 
 /* The row of step `done`: the mean training loss since the last row (and the loss threshold's

@@ -13,7 +13,10 @@
  * Model FLOPs per step: 6 P B T + 12 L B T^2 H dk, P = elements of all matmul weights (with
  * the output head), the convention of the comparison figures in the README.
  *
- *   ./bench [--configs=S,M,L,XL] [--steps=20] [--csv=bench.csv]
+ *   4. load: ./train's default run with its default threads and with --threads=1, quiet and
+ *      beside one busy process per core (bench_load.c).
+ *
+ *   ./bench [--configs=S,M,L,XL] [--steps=20] [--csv=bench.csv] [--train=./train]
  */
 #define _DEFAULT_SOURCE /* fork, pipe, execv, wait4 */
 
@@ -22,6 +25,7 @@
 #include "../model/optim.h"
 #include "../model/train_step.h"
 #include "../tensor/gemm.h"
+#include "bench_load.h"
 
 #include <math.h>
 #include <omp.h>
@@ -347,7 +351,7 @@ static void bench_steps(const Config *c, int nthreads, double peak1, double peak
 
 int main(int argc, char **argv)
 {
-    const char *csv = "bench.csv", *only = "S,M,L,XL", *child = NULL;
+    const char *csv = "bench.csv", *only = "S,M,L,XL", *child = NULL, *train = "./train";
     int steps = 20, threads = 1;
     g_self = argv[0];
     for (int i = 1; i < argc; i++) {
@@ -356,8 +360,9 @@ int main(int argc, char **argv)
         else if (!strncmp(argv[i], "--csv=", 6)) csv = argv[i] + 6;
         else if (!strncmp(argv[i], "--child=", 8)) child = argv[i] + 8;
         else if (!strncmp(argv[i], "--threads=", 10)) threads = atoi(argv[i] + 10);
+        else if (!strncmp(argv[i], "--train=", 8)) train = argv[i] + 8;
         else {
-            fprintf(stderr, "usage: %s [--configs=S,M,L,XL] [--steps=20] [--csv=bench.csv]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--configs=S,M,L,XL] [--steps=20] [--csv=bench.csv] [--train=./train]\n", argv[0]);
             return 2;
         }
     }
@@ -393,6 +398,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < N_CONFIGS; i++)
         if (selected(only, g_configs[i].name)) bench_steps(&g_configs[i], nthreads, peak1, peakn, steps);
     printf("\nminimum = parameters + gradients + Adam moments + every activation the tape keeps for the backward pass.\n");
+    bench_busy_neighbour(train, nthreads, g_csv);
     fclose(g_csv);
     return 0;
 }

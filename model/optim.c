@@ -22,8 +22,6 @@ const char *optim_name(int kind, const char **help)
     return s ? s->name : NULL;
 }
 
-enum { NORM_CHUNK = 4096 };
-
 void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const bool *decay, int n_params)
 {
     memset(o, 0, sizeof *o);
@@ -32,14 +30,20 @@ void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const boo
     o->params = params;
     o->decay = decay;
     o->n_params = n_params;
-    o->n_partial = 0;
     for (int i = 0; i < n_params; i++) {
         o->n_values += params[i]->size;
-        o->n_partial += (params[i]->size + NORM_CHUNK - 1) / NORM_CHUNK;
+        o->n_chunks += (params[i]->size + OPTIM_CHUNK - 1) / OPTIM_CHUNK;
     }
     for (int s = 0; s < o->spec->n_state; s++)
         if (optim_state_used(o, s)) o->state[s] = mem_alloc(o->n_values * sizeof(real)); /* zeroed */
-    o->partial = mem_alloc(o->n_partial * sizeof(double));
+    o->chunks = mem_alloc(o->n_chunks * sizeof *o->chunks);
+    o->partial = mem_alloc(o->n_chunks * sizeof(double));
+    size_t c = 0, offset = 0;
+    for (int i = 0; i < n_params; i++) {
+        for (size_t j0 = 0; j0 < params[i]->size; j0 += OPTIM_CHUNK)
+            o->chunks[c++] = (OptimChunk){i, j0, j0 + OPTIM_CHUNK < params[i]->size ? j0 + OPTIM_CHUNK : params[i]->size, offset};
+        offset += params[i]->size;
+    }
 }
 
 bool optim_state_used(const Optimizer *o, int k)
@@ -50,6 +54,7 @@ bool optim_state_used(const Optimizer *o, int k)
 void optim_free(Optimizer *o)
 {
     for (int s = 0; s < OPTIM_MAX_STATE; s++) mem_free(o->state[s]);
+    mem_free(o->chunks);
     mem_free(o->partial);
     memset(o, 0, sizeof *o);
 }
@@ -68,66 +73,58 @@ double optim_lr(const OptimConfig *c, int step)
 
 double optim_grad_norm(Optimizer *o)
 {
-    /* Chunks of fixed size, each summed by one thread; the partial sums added in order. */
-    size_t k = 0;
-    for (int i = 0; i < o->n_params; i++) {
-        const Tensor *p = o->params[i];
-        long chunks = (long)((p->size + NORM_CHUNK - 1) / NORM_CHUNK);
-        double *part = o->partial + k;
-#pragma omp parallel for schedule(static) if (p->size >= PARALLEL_MIN)
-        for (long c = 0; c < chunks; c++) {
-            size_t j0 = (size_t)c * NORM_CHUNK, j1 = j0 + NORM_CHUNK < p->size ? j0 + NORM_CHUNK : p->size;
-            double s = 0;
-            for (size_t j = j0; j < j1; j++) s += (double)p->grad[j] * p->grad[j];
-            part[c] = s;
-        }
-        k += (size_t)chunks;
+    /* Each chunk summed by one thread, the chunks' sums added in order: the same bits for any
+     * thread count. */
+#pragma omp parallel for schedule(static) if (o->n_values >= PARALLEL_MIN)
+    for (size_t c = 0; c < o->n_chunks; c++) {
+        const OptimChunk *k = &o->chunks[c];
+        const real *g = o->params[k->param]->grad;
+        double s = 0;
+        for (size_t j = k->j0; j < k->j1; j++) s += (double)g[j] * g[j];
+        o->partial[c] = s;
     }
     double total = 0;
-    for (size_t c = 0; c < k; c++) total += o->partial[c];
+    for (size_t c = 0; c < o->n_chunks; c++) total += o->partial[c];
     return sqrt(total);
 }
 
 void optim_scale_grads(Optimizer *o, double f)
 {
-    for (int i = 0; i < o->n_params; i++) {
-        Tensor *p = o->params[i];
-#pragma omp parallel for schedule(static) if (p->size >= PARALLEL_MIN)
-        for (size_t j = 0; j < p->size; j++) p->grad[j] = (real)(p->grad[j] * f);
+#pragma omp parallel for schedule(static) if (o->n_values >= PARALLEL_MIN)
+    for (size_t c = 0; c < o->n_chunks; c++) {
+        const OptimChunk *k = &o->chunks[c];
+        real *g = o->params[k->param]->grad;
+        for (size_t j = k->j0; j < k->j1; j++) g[j] = (real)(g[j] * f);
     }
 }
 
-/* The state buffers of the parameter that starts at element `off`. */
-static void state_at(const Optimizer *o, size_t off, real **out)
+/* The update of every chunk: with apply, written in place; without, each chunk's NaN probe
+ * into o->partial (see OptimSpec.update). */
+static void update_chunks(Optimizer *o, int step, double lr, bool apply)
 {
-    for (int s = 0; s < o->spec->n_state; s++) out[s] = o->state[s] ? o->state[s] + off : NULL;
+#pragma omp parallel for schedule(static) if (o->n_values >= PARALLEL_MIN)
+    for (size_t c = 0; c < o->n_chunks; c++) {
+        const OptimChunk *k = &o->chunks[c];
+        Tensor *p = o->params[k->param];
+        OptimStep s = {&o->cfg, step, lr, o->decay[k->param] ? o->cfg.weight_decay : 0};
+        real *state[OPTIM_MAX_STATE];
+        for (int b = 0; b < o->spec->n_state; b++) state[b] = o->state[b] ? o->state[b] + k->offset + k->j0 : NULL;
+        real probe = o->spec->update(&s, k->j1 - k->j0, p->data + k->j0, p->grad + k->j0, state, apply);
+        o->partial[c] = probe;
+    }
 }
 
 bool optim_step(Optimizer *o, int step, double lr, int *bad_param)
 {
-    OptimStep k = {&o->cfg, step, lr, 0};
-    real *state[OPTIM_MAX_STATE];
     /* Pass 1 computes every new value without storing it: a step that would produce a NaN or
      * an Inf (an overflow, a bad gradient) must leave the model exactly as it was. */
-    size_t off = 0;
-    for (int i = 0; i < o->n_params; i++) {
-        Tensor *p = o->params[i];
-        k.weight_decay = o->decay[i] ? o->cfg.weight_decay : 0;
-        state_at(o, off, state);
-        if (o->spec->update(&k, p->size, p->data, p->grad, state, false) != 0) {
-            *bad_param = i;
+    update_chunks(o, step, lr, false);
+    for (size_t c = 0; c < o->n_chunks; c++)
+        if (o->partial[c] != 0) { /* NaN: the first chunk that has one names the parameter */
+            *bad_param = o->chunks[c].param;
             return false;
         }
-        off += p->size;
-    }
     /* Pass 2 applies it. */
-    off = 0;
-    for (int i = 0; i < o->n_params; i++) {
-        Tensor *p = o->params[i];
-        k.weight_decay = o->decay[i] ? o->cfg.weight_decay : 0;
-        state_at(o, off, state);
-        o->spec->update(&k, p->size, p->data, p->grad, state, true);
-        off += p->size;
-    }
+    update_chunks(o, step, lr, true);
     return true;
 }

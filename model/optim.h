@@ -40,8 +40,9 @@ typedef struct OptimSpec {
     /* Whether state buffer k is kept (allocated, updated, saved) under this configuration;
      * NULL: all of them. (SGD's momentum buffer exists only when mu > 0.) */
     bool (*state_used)(const OptimConfig *cfg, int k);
-    /* The new values of n elements of one parameter: p from p, its gradient g and the state
-     * buffers (state[i] + the parameter's offset). With apply, they are written in place and
+    /* The new values of n elements of one parameter (a chunk, on one thread: the caller
+     * spreads the chunks over the threads): p from p, its gradient g and the state buffers
+     * (state[i] + the chunk's offset). With apply, they are written in place and
      * the result is 0. Without, nothing is written and the result is the sum of 0 * every new
      * value: NaN exactly when one of them would be NaN or infinite. */
     real (*update)(const OptimStep *k, size_t n, real *p, const real *g, real *const *state, bool apply);
@@ -54,6 +55,14 @@ const OptimSpec *optim_spec(int kind);
 /* Its name as --optim spells it and a line of help; NULL past the last. */
 const char *optim_name(int kind, const char **help);
 
+enum { OPTIM_CHUNK = 4096 };
+
+typedef struct OptimChunk {
+    int param;                  /* index into params */
+    size_t j0, j1;              /* elements [j0, j1) of it */
+    size_t offset;              /* where the parameter starts in the state buffers */
+} OptimChunk;
+
 typedef struct Optimizer {
     OptimConfig cfg;
     const OptimSpec *spec;
@@ -63,8 +72,12 @@ typedef struct Optimizer {
     size_t n_values;            /* total elements; each state buffer follows the parameters' order */
     real *state[OPTIM_MAX_STATE]; /* spec->n_state buffers of n_values, zero at the start;
                                      NULL for a buffer this configuration does not use */
-    double *partial;            /* scratch for the deterministic gradient norm */
-    size_t n_partial;
+    /* The parameters cut into chunks of at most OPTIM_CHUNK elements, each handled by one
+     * thread: the gradient norm, the clipping and the update each run as one parallel loop
+     * over all the chunks of all the parameters (one parallel region, not one per parameter). */
+    OptimChunk *chunks;
+    size_t n_chunks;
+    double *partial;            /* per chunk: its sum of squares, or its update's NaN probe */
 } Optimizer;
 
 /* Whether the optimizer keeps state buffer k under its configuration (see OptimSpec). */

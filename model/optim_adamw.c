@@ -9,7 +9,6 @@
  */
 #include "optim.h"
 
-#include "../tensor/parallel.h"
 
 #include <math.h>
 
@@ -36,12 +35,12 @@ static real adamw_update(const OptimStep *s, size_t n, real *p, const real *g, r
                     (real)(1 / (1 - pow(c->beta2, s->step + 1))), (real)c->eps};
     real *m = state[0], *v = state[1];
     if (apply) {
-#pragma omp parallel for simd schedule(static) if (n >= PARALLEL_MIN)
+#pragma omp simd
         for (size_t j = 0; j < n; j++) adamw_one(&k, p[j], g[j], m[j], v[j], &p[j], &m[j], &v[j]);
         return 0;
     }
     real probe = 0; /* x * 0 is NaN exactly when x is NaN or infinite */
-#pragma omp parallel for simd schedule(static) reduction(+ : probe) if (n >= PARALLEL_MIN)
+#pragma omp simd reduction(+ : probe)
     for (size_t j = 0; j < n; j++) {
         real np, nm, nv;
         adamw_one(&k, p[j], g[j], m[j], v[j], &np, &nm, &nv);

@@ -14,7 +14,6 @@
  * SGD checkpoint has the same layout as an AdamW one). */
 #include "optim.h"
 
-#include "../tensor/parallel.h"
 
 enum { SGD_STATE_M, SGD_STATE_V, SGD_STATE_MOMENTUM };
 
@@ -32,21 +31,21 @@ static real sgd_update(const OptimStep *s, size_t n, real *p, const real *g, rea
     real probe = 0; /* NaN exactly when a new value would be NaN or infinite */
     if (s->cfg->momentum == 0) {
         if (apply) {
-#pragma omp parallel for simd schedule(static) if (n >= PARALLEL_MIN)
+#pragma omp simd
             for (size_t j = 0; j < n; j++) p[j] = p[j] - lr * (g[j] + wd * p[j]);
             return 0;
         }
-#pragma omp parallel for simd schedule(static) reduction(+ : probe) if (n >= PARALLEL_MIN)
+#pragma omp simd reduction(+ : probe)
         for (size_t j = 0; j < n; j++) probe += (p[j] - lr * (g[j] + wd * p[j])) * 0;
         return probe;
     }
     real *u = state[SGD_STATE_MOMENTUM];
     if (apply) {
-#pragma omp parallel for simd schedule(static) if (n >= PARALLEL_MIN)
+#pragma omp simd
         for (size_t j = 0; j < n; j++) sgd_one(lr, wd, mu, p[j], g[j], u[j], &p[j], &u[j]);
         return 0;
     }
-#pragma omp parallel for simd schedule(static) reduction(+ : probe) if (n >= PARALLEL_MIN)
+#pragma omp simd reduction(+ : probe)
     for (size_t j = 0; j < n; j++) {
         real np, nu;
         sgd_one(lr, wd, mu, p[j], g[j], u[j], &np, &nu);

@@ -35,7 +35,8 @@ static void decoder_open(Decoder *d, const Options *given, const OptGiven *set, 
     if (!o->load[0])
         die(EXIT_USER, "--decode needs --load=FILE: the checkpoint of a trained model (./train --save=FILE writes one)");
     StFile ckpt;
-    run_prepare(o, set, argc, argv, &ckpt);
+    ThreadGovernor threads; /* a fixed count: decoding has no steps to govern between */
+    run_prepare(o, set, argc, argv, &ckpt, &threads);
     char err[2048];
     DataConfig dc = data_config_from_options(o);
     if (!dataset_open(&d->data, &dc, err, sizeof err)) die(EXIT_USER, "%s", err);

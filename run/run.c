@@ -9,7 +9,6 @@
 #include "paths.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +120,7 @@ void run_options(Options *o, OptGiven *set, int argc, char **argv)
     }
 }
 
-void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile *ckpt)
+void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile *ckpt, ThreadGovernor *threads)
 {
     char err[2048];
     if (o->decode) options_decode_ignore_config(o, set);
@@ -133,7 +132,7 @@ void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile 
     if (o->load[0] && o->data[0] && !set[options_index("data")] && access(o->data, F_OK) != 0)
         die(EXIT_USER, "--load=%s was made with --data=%s, which is not found from here: give --data=PATH", o->load, o->data);
     check_paths(o, argc, argv);
-    if (o->threads > 0) omp_set_num_threads(o->threads);
+    threads_setup(threads, o->threads);
 }
 
 void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char **argv)
@@ -144,7 +143,7 @@ void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char
     memcpy(r->given, set, sizeof r->given);
     interrupt_install();
     StFile ckpt;
-    run_prepare(o, set, argc, argv, &ckpt);
+    run_prepare(o, set, argc, argv, &ckpt, &r->threads);
 
     /* data: the task decides the vocabulary and how long sequences get */
     DataConfig dc = data_config_from_options(o);

@@ -13,6 +13,7 @@
 #include "inject.h"
 #include "logbook.h"
 #include "options.h"
+#include "threads.h"
 
 typedef struct Run {
     Options o;
@@ -34,6 +35,7 @@ typedef struct Run {
     int saves;                   /* checkpoints written so far */
     AttentionMap attention_init; /* --attention-svg-at=init|both: the model as --seed initialises it */
     OptGiven given[OPTIONS_MAX]; /* which options were given: a resumed run's figure names them */
+    ThreadGovernor threads;      /* the thread count, lowered while other programs hold the cores */
 } Run;
 
 /* Reads the options from argv: a --config file, then the flags over it; set[i] records which
@@ -43,8 +45,8 @@ void run_options(Options *o, OptGiven *set, int argc, char **argv);
 /* With --load, opens its checkpoint into *ckpt (verified) and applies its configuration: options
  * not given take its values, given ones of the model and the data must agree. Then checks the
  * options together, refuses given ones that would do nothing here, checks every file the run
- * reads or writes, and sets the threads. The caller loads from *ckpt and closes it. */
-void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile *ckpt);
+ * reads or writes, and sets the thread count (run/threads.h). The caller loads from *ckpt and closes it. */
+void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile *ckpt, ThreadGovernor *threads);
 /* The training run of the options run_options read: run_prepare, then the data, the model,
  * the optimizer, a --load'ed checkpoint's state and the rest. */
 void run_setup(Run *r, const Options *o, const OptGiven *set, int argc, char **argv);

@@ -8,6 +8,7 @@
 #include "../base/rng.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 static Arena g_arena;
@@ -351,6 +352,57 @@ static void test_sgd_step(void)
     arena_free(&g_arena);
 }
 
+/* The optimizer works on chunks of OPTIM_CHUNK elements spread over the threads: three
+ * parameters of several chunks each (one of them not a whole number of chunks), updated in
+ * parallel. The update matches the same update done one parameter at a time, and a NaN in the
+ * last chunk of the third parameter refuses the step, names that parameter, changes nothing. */
+static void test_optimizer_chunks_update_and_refuse_in_parallel(void)
+{
+    enum { N_P = 3 };
+    int rows[N_P] = {40, 17, 33}; /* x 1024 columns: 10, 4.25 and 8.25 chunks */
+    arena_init(&g_arena, 1 << 23);
+    Tensor *ps[N_P], *single[N_P];
+    bool decay[N_P] = {true, false, true};
+    for (int i = 0; i < N_P; i++) {
+        ps[i] = tensor_new2(&g_arena, rows[i], 1024, "p");
+        single[i] = tensor_new2(&g_arena, rows[i], 1024, "q");
+        tensor_grad(&g_arena, ps[i]);
+        tensor_grad(&g_arena, single[i]);
+        for (size_t j = 0; j < ps[i]->size; j++) {
+            ps[i]->data[j] = single[i]->data[j] = (real)sin(0.01 * (double)j + i);
+            ps[i]->grad[j] = single[i]->grad[j] = (real)cos(0.03 * (double)j - i);
+        }
+    }
+    OptimConfig c = {.kind = OPTIM_ADAMW, .lr = 1e-2, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1};
+    Optimizer all, one[N_P];
+    optim_init(&all, &c, ps, decay, N_P);
+    int bad = -1;
+    omp_set_num_threads(2);
+    CHECK(all.n_chunks == 10 + 5 + 9, "%zu chunks, want 24", all.n_chunks);
+    CHECK(optim_step(&all, 0, 1e-2, &bad), "a finite update was refused");
+    omp_set_num_threads(1);
+    for (int i = 0; i < N_P; i++) {
+        optim_init(&one[i], &c, &single[i], &decay[i], 1);
+        CHECK(optim_step(&one[i], 0, 1e-2, &bad), "a finite update was refused");
+        CHECK(memcmp(ps[i]->data, single[i]->data, ps[i]->size * sizeof(real)) == 0,
+              "parameter %d: the update over all parameters differs from its own", i);
+        CHECK(memcmp(all.state[1] + (i == 0 ? 0 : i == 1 ? ps[0]->size : ps[0]->size + ps[1]->size), one[i].state[1],
+                     ps[i]->size * sizeof(real)) == 0, "parameter %d: the second moments differ", i);
+        optim_free(&one[i]);
+    }
+    omp_set_num_threads(2);
+    real *before = mem_alloc(ps[2]->size * sizeof(real));
+    memcpy(before, ps[2]->data, ps[2]->size * sizeof(real));
+    double norm = optim_grad_norm(&all);
+    ps[2]->grad[ps[2]->size - 1] = NAN;
+    CHECK(isnan(optim_grad_norm(&all)) && isfinite(norm), "the norm must see the NaN in the last chunk");
+    CHECK(!optim_step(&all, 1, 1e-2, &bad) && bad == 2, "the NaN must refuse the step and name parameter 2 (bad = %d)", bad);
+    CHECK(memcmp(before, ps[2]->data, ps[2]->size * sizeof(real)) == 0, "a refused update changed the parameters");
+    mem_free(before);
+    optim_free(&all);
+    arena_free(&g_arena);
+}
+
 static void test_xavier_init_bounds_and_variance(void)
 {
     GptConfig cfg = {.vocab = 50, .context = 20, .layers = 1, .dmodel = 64, .heads = 4, .dk = 32,
@@ -545,6 +597,7 @@ int main(int argc, char **argv)
         {"optim: AdamW matches the update written out; norm and clipping", test_adamw_step_by_hand},
         {"optim: AdamW's eps is outside the square root", test_adamw_eps_outside_the_square_root},
         {"optim: SGD", test_sgd_step},
+        {"optim: chunks of all parameters are updated in parallel, and a NaN in the last one refuses the step", test_optimizer_chunks_update_and_refuse_in_parallel},
         {"model: Xavier bounds, embedding std, LN and scale init", test_xavier_init_bounds_and_variance},
         {"optim: SGD with heavy-ball momentum, by hand", test_sgd_momentum_step_by_hand},
         {"model: --qk-init=unit gives q entries of variance 1 (Xavier: 2C/(C + H dk))", test_qk_init_unit_gives_unit_variance_queries},

@@ -7,6 +7,7 @@
 #include "../model/optim.h"
 #include "../model/metrics.h"
 #include "../model/train_step.h"
+#include "../run/threads.h"
 
 #include <math.h>
 #include <omp.h>
@@ -278,6 +279,68 @@ static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
     check_thread_bits(c, "bf16");
 }
 
+/* The thread governor (run/threads.h) may change the thread count between any two steps: a run
+ * whose count changes at every step ends with the same bits as a run on one thread. The model
+ * is large enough ([8, 12, 128] activations, 128 x 512 weights) for the loops, the gemm and
+ * the optimizer's chunks to run in parallel. */
+static void test_changing_the_thread_count_between_steps_changes_no_bit(void)
+{
+    GptConfig cfg = {.layers = 2, .dmodel = 128, .heads = 4, .dk = 32, .scale_mode = SCALE_SQRT, .init_gain = 1,
+                     .dropout = 0.1, .attn_dropout = 0.1};
+    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1,
+                      .steps = 10};
+    real *params[2];
+    for (int run = 0; run < 2; run++) {
+        Rig g;
+        rig_open(&g, &cfg, &oc, 32, 1.0);
+        for (int step = 0; step < 4; step++) {
+            omp_set_num_threads(run == 0 ? 1 : 1 + (step + 1) % 2); /* run 1: 2, 1, 2, 1 threads */
+            StepBatch b = rig_batch(&g, step);
+            StepResult res = train_step(&g.trainer, &b, step, NULL);
+            CHECK(res.updated && isfinite(res.loss), "run %d, step %d failed", run, step);
+        }
+        params[run] = mem_alloc(g.model.n_values * sizeof(real));
+        memcpy(params[run], g.model.values, g.model.n_values * sizeof(real));
+        size_t n = g.model.n_values;
+        rig_close(&g);
+        if (run == 1) {
+            CHECK(memcmp(params[0], params[1], n * sizeof(real)) == 0,
+                  "the parameters after 4 steps differ between 1 thread and a count that changes every step");
+            CHECK(distance(params[0], params[1], n) == 0, "(distance %g)", distance(params[0], params[1], n));
+        }
+    }
+    omp_set_num_threads(2);
+    mem_free(params[0]);
+    mem_free(params[1]);
+}
+
+/* The governor's decision (run/threads.h), case by case. */
+static void test_thread_governor_decides_from_delay_and_idle_cores(void)
+{
+    struct {
+        int current, max;
+        double delay, idle;
+        int windows, want;
+        const char *why;
+    } cases[] = {
+        {2, 2, 0.02, 0.0, 1, 2, "a quiet machine keeps every thread"},
+        {2, 2, 0.30, 0.0, 1, 1, "waiting for a CPU: drop to one thread"},
+        {4, 4, 0.11, 0.0, 1, 1, "just over the threshold"},
+        {1, 2, 0.50, 0.0, 3, 1, "one thread, no idle core: stay"},
+        {1, 2, 0.00, 0.95, 1, 2, "one thread, the other core idle: use it"},
+        {1, 2, 0.00, 0.60, 1, 1, "one thread, the other core idle 60%: not enough"},
+        {1, 8, 0.00, 2.90, 1, 4, "one thread, three cores idle: four threads"},
+        {1, 4, 0.00, 7.00, 1, 4, "never above the maximum"},
+        {3, 8, 0.01, 0.0, THREADS_RECHECK - 1, 3, "between: keep for a while"},
+        {3, 8, 0.01, 0.0, THREADS_RECHECK, 1, "between: then look again on one thread"},
+        {8, 8, 0.01, 0.0, 100, 8, "at the maximum: no need to look again"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = threads_decide(cases[i].current, cases[i].max, cases[i].delay, cases[i].idle, cases[i].windows);
+        CHECK(got == cases[i].want, "%s: %d threads, want %d", cases[i].why, got, cases[i].want);
+    }
+}
+
 /* The steps the trainer runs (batch, forward, loss, backward, norm, clipping, update, reset):
  * after the first one, nothing is allocated. (./train also computes the metrics on log
  * steps; they take their scratch space from the tape's arena.) */
@@ -309,6 +372,8 @@ int main(int argc, char **argv)
         {"step: hooks are called in order and can skip the update", test_step_hooks_are_called_and_can_skip},
         {"determinism: every gradient has the same bits with 1 and 2 threads", test_every_gradient_has_the_same_bits_for_1_and_2_threads},
         {"step: steps after the first allocate nothing", test_training_steps_allocate_nothing_after_the_first},
+        {"determinism: changing the thread count between steps changes no bit", test_changing_the_thread_count_between_steps_changes_no_bit},
+        {"threads: the governor decides from the run queue delay and the idle cores", test_thread_governor_decides_from_delay_and_idle_cores},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }
