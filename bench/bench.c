@@ -24,7 +24,7 @@
 #include "../tensor/gemm.h"
 
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #include "paths.h"
 
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

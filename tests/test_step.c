@@ -9,7 +9,7 @@
 #include "../model/train_step.h"
 
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 #include <string.h>
 
 /* A small model, its optimizer, tape and a fixed batch of a copy task. */
