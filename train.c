@@ -27,7 +27,7 @@
 #include "run/tape_print.h"
 
 #include <math.h>
-#include <omp.h>
+#include "base/openmp.h"
 #include <stdio.h>
 
 /* The step's context for its hooks. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { MEM_ALIGN = 64 };
@@ -139,4 +140,12 @@ const char *name_of(NameTable table, int n, int v, const char **help)
     if (v < 0 || v >= n || !table[v][0]) return NULL;
     if (help) *help = table[v][1];
     return table[v][0];
+}
+
+/* The stand-in for omp_get_wtime in builds without OpenMP (base/openmp.h). */
+double base_monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

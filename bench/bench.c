@@ -28,7 +28,7 @@
 #include "bench_load.h"
 
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>

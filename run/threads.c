@@ -5,7 +5,7 @@
 
 #include <fcntl.h>
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>

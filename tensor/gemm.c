@@ -20,7 +20,7 @@
 
 #include <assert.h>
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 #include <string.h>
 
 GemmShape gemm_layout(GemmShape s)
@@ -96,19 +96,27 @@ static inline real fma_r(real a, real b, real c)
 
 /* ------------------------------------------------------------------ packing B */
 
-static bool g_portable; /* tests set it to run the portable code where there are intrinsics */
+static bool g_portable; /* tests set it to run the build's own code where there are variants */
 
 void gemm_force_portable(bool on) { g_portable = on; }
 
-#if defined(__AVX512F__) && !defined(REAL_DOUBLE)
+/* Runtime dispatch (x86-64 only): see "the variants" below. GEMM_DISPATCH says whether this
+ * compiler can build functions for an ISA the build does not assume, and test the CPU. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GEMM_DISPATCH 1
 #include <immintrin.h>
-#define GEMM_HAVE_AVX512 1
+#define TARGET_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
+#define TARGET_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define GEMM_DISPATCH 0
+#endif
 
+#if GEMM_DISPATCH && !defined(REAL_DOUBLE)
 /* The x86 fast path of the one transposing copy: 16 rows of 16 floats (row c at src + c ld)
  * to out[k][c] (out + k ldo), transposed in registers in four rounds of interleaving (32-bit
- * pairs, 64-bit pairs, 128-bit lanes, 256-bit halves). The portable loop in pack_b computes
- * the same values one by one; tests run both and compare them. */
-static void transpose16(const real *src, size_t ld, real *out, size_t ldo)
+ * pairs, 64-bit pairs, 128-bit lanes, 256-bit halves). It only moves values: the portable loop
+ * in pack_b gives the same bits one by one; tests run both and compare them. */
+TARGET_AVX512 static void transpose16(const real *src, size_t ld, real *out, size_t ldo)
 {
     __m512 r[16], t[16];
     for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + i * ld);
@@ -133,17 +141,23 @@ static void transpose16(const real *src, size_t ld, real *out, size_t ldo)
     }
     for (int k = 0; k < 16; k++) _mm512_storeu_ps(out + k * ldo, r[k]);
 }
+#define HAVE_TRANSPOSE16 1
 #else
-#define GEMM_HAVE_AVX512 0
-static void transpose16(const real *src, size_t ld, real *out, size_t ldo)
-{
-    (void)src, (void)ld, (void)out, (void)ldo; /* never called: no AVX-512 in this build */
-}
+#define HAVE_TRANSPOSE16 0
 #endif
 
+typedef void KernelFn(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, bool add);
+typedef void TransposeFn(const real *src, size_t ld, real *out, size_t ldo);
+/* One variant of the code: the micro-kernel's two block shapes, and the transposing copy
+ * (NULL: pack_b's portable loop). */
+typedef struct {
+    const char *name;
+    KernelFn *wide, *narrow;
+    TransposeFn *transpose16;
+} Kernels;
 /* Pack rows [k0, k0+kc) x cols [j0, j0+nc) of op(B) as NR-column strips: strip q holds, for
  * each k, the NR values B(k0 + k, j0 + q*NR + c) (zero past the last column). */
-static void pack_b(const GemmShape *s, const real *B, int k0, int kc, int j0, int nc, real *dst)
+static void pack_b(const Kernels *ks, const GemmShape *s, const real *B, int k0, int kc, int j0, int nc, real *dst)
 {
     for (int q = 0; q < nc; q += NR) {
         int cols = nc - q < NR ? nc - q : NR;
@@ -159,12 +173,12 @@ static void pack_b(const GemmShape *s, const real *B, int k0, int kc, int j0, in
         /* B stored N x K: a transposing copy. Whole 16 x 16 blocks go through registers where
          * the machine allows; everything else, one value at a time. */
         int k_fast = 0, c_fast = 0;
-        if (GEMM_HAVE_AVX512 && !g_portable) {
+        if (ks->transpose16) {
             k_fast = kc / 16 * 16;
             c_fast = cols / 16 * 16;
             for (int c = 0; c < c_fast; c += 16)
                 for (int k = 0; k < k_fast; k += 16)
-                    transpose16(B + (size_t)(j0 + q + c) * s->ldb + k0 + k, (size_t)s->ldb, d + (size_t)k * NR + c, NR);
+                    ks->transpose16(B + (size_t)(j0 + q + c) * s->ldb + k0 + k, (size_t)s->ldb, d + (size_t)k * NR + c, NR);
         }
         for (int c = 0; c < NR; c++) {
             const real *src = B + (size_t)(j0 + q + c) * s->ldb + k0;
@@ -217,6 +231,16 @@ static inline void block_kernel(int mr, int nr, int kc, const real *restrict a, 
             for (int j = 0; j < nr; j++) C[r * ldc + j] = t[r][j];
 }
 
+/* The variants. Why: a generic x86-64 build (-march=x86-64-v2, what distributions build)
+ * may not assume FMA, so there the kernel's fmaf() is a call to libm's exact software routine
+ * and training is ~100x slower. So the kernel is compiled three times: for the build's own
+ * target, for AVX2 + FMA and for AVX-512 (each a superset of the build's ISA: on a native
+ * build they may all be the same code), and gemm picks the widest the CPU has (kernels()).
+ * All variants compute the same bits: every element of C is the same sum, over k in order,
+ * of correctly rounded fma; they differ only in how many columns one instruction handles.
+ * On an x86 without FMA (before 2013) the build's own variant runs, with libm's correctly
+ * rounded software fmaf: the same results, slowly. aarch64 always has FMA and its default
+ * -O3 has NEON, so there the build's own variant is the fast one. */
 UNCHECKED static void kernel_wide(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, bool add)
 {
     block_kernel(MR, NR, kc, a, a_row, a_k, b, C, ldc, add);
@@ -227,10 +251,58 @@ UNCHECKED static void kernel_narrow(int kc, const real *a, size_t a_row, size_t 
     block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, add);
 }
 
+#if GEMM_DISPATCH
+UNCHECKED TARGET_AVX2 static void kernel_wide_avx2(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C,
+                                                   size_t ldc, bool add)
+{
+    block_kernel(MR, NR, kc, a, a_row, a_k, b, C, ldc, add);
+}
+
+UNCHECKED TARGET_AVX2 static void kernel_narrow_avx2(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C,
+                                                     size_t ldc, bool add)
+{
+    block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, add);
+}
+
+UNCHECKED TARGET_AVX512 static void kernel_wide_avx512(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C,
+                                                       size_t ldc, bool add)
+{
+    block_kernel(MR, NR, kc, a, a_row, a_k, b, C, ldc, add);
+}
+
+UNCHECKED TARGET_AVX512 static void kernel_narrow_avx512(int kc, const real *a, size_t a_row, size_t a_k, const real *b,
+                                                         real *C, size_t ldc, bool add)
+{
+    block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, add);
+}
+#endif
+
+/* The variant for this call: the widest the CPU has, or the build's own when a test forces the
+ * portable code. Checked on every call (a load and a bit test): gemm may be called from several
+ * threads at once, and there is then no first call to initialise anything in. */
+static const Kernels *kernels(void)
+{
+    static const Kernels build = {"build", kernel_wide, kernel_narrow, NULL};
+#if GEMM_DISPATCH
+    static const Kernels avx2 = {"avx2", kernel_wide_avx2, kernel_narrow_avx2, NULL};
+#if HAVE_TRANSPOSE16
+    static const Kernels avx512 = {"avx512", kernel_wide_avx512, kernel_narrow_avx512, transpose16};
+#else
+    static const Kernels avx512 = {"avx512", kernel_wide_avx512, kernel_narrow_avx512, NULL};
+#endif
+    if (g_portable) return &build;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return &avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &avx2;
+#endif
+    return &build;
+}
+
+const char *gemm_kernel_name(void) { return kernels()->name; }
+
 /* A block at the edge of C (fewer rows or columns than the kernel's): computed whole into a
  * scratch block, then the valid part is stored. When rows are missing, the rows that exist
  * are first copied into a zero-padded buffer, so that nothing past the end of A is read. */
-static void edge_kernel(bool narrow, int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc,
+static void edge_kernel(const Kernels *ks, bool narrow, int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc,
                         int rows, int cols, bool add)
 {
     int mr = narrow ? 2 * MR : MR;
@@ -243,14 +315,14 @@ static void edge_kernel(bool narrow, int kc, const real *a, size_t a_row, size_t
         a_row = 1;
         a_k = (size_t)mr;
     }
-    if (narrow) kernel_narrow(kc, a, a_row, a_k, b, t, NR, false);
-    else kernel_wide(kc, a, a_row, a_k, b, t, NR, false);
+    if (narrow) ks->narrow(kc, a, a_row, a_k, b, t, NR, false);
+    else ks->wide(kc, a, a_row, a_k, b, t, NR, false);
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < cols; j++) C[r * ldc + j] = add ? C[r * ldc + j] + t[r * NR + j] : t[r * NR + j];
 }
 
 /* Row blocks [ib_lo, ib_hi) of one column block jb (of width nc_max) of one batch item. */
-static void gemm_run(const GemmShape *s, const real *A, const real *B, real *C, int nc_max, int jb, int ib_lo, int ib_hi)
+static void gemm_run(const Kernels *ks, const GemmShape *s, const real *A, const real *B, real *C, int nc_max, int jb, int ib_lo, int ib_hi)
 {
     int j0 = jb * nc_max, nc = s->N - j0 < nc_max ? s->N - j0 : nc_max;
     if (s->K == 0) { /* an empty sum */
@@ -261,7 +333,7 @@ static void gemm_run(const GemmShape *s, const real *A, const real *B, real *C, 
     for (int k0 = 0; k0 < s->K; k0 += KC) {
         int kc = s->K - k0 < KC ? s->K - k0 : KC;
         bool add = s->accumulate || k0 > 0;
-        pack_b(s, B, k0, kc, j0, nc, g_pack_b);
+        pack_b(ks, s, B, k0, kc, j0, nc, g_pack_b);
         /* A is read in place: element (i, k) of op(A) at A + i a_row + k a_k */
         size_t a_row = s->trans_a ? 1 : (size_t)s->lda, a_k = s->trans_a ? (size_t)s->lda : 1;
         for (int ib = ib_lo; ib < ib_hi; ib++) {
@@ -274,9 +346,9 @@ static void gemm_run(const GemmShape *s, const real *A, const real *B, real *C, 
                     int rows = mc - p < mr ? mc - p : mr;
                     const real *a = A + (size_t)(i0 + p) * a_row + (size_t)k0 * a_k, *b = g_pack_b + (size_t)q * kc;
                     real *c = C + (size_t)(i0 + p) * s->ldc + j0 + q;
-                    if (rows < mr || cols < nr) edge_kernel(narrow, kc, a, a_row, a_k, b, c, (size_t)s->ldc, rows, cols, add);
-                    else if (narrow) kernel_narrow(kc, a, a_row, a_k, b, c, (size_t)s->ldc, add);
-                    else kernel_wide(kc, a, a_row, a_k, b, c, (size_t)s->ldc, add);
+                    if (rows < mr || cols < nr) edge_kernel(ks, narrow, kc, a, a_row, a_k, b, c, (size_t)s->ldc, rows, cols, add);
+                    else if (narrow) ks->narrow(kc, a, a_row, a_k, b, c, (size_t)s->ldc, add);
+                    else ks->wide(kc, a, a_row, a_k, b, c, (size_t)s->ldc, add);
                 }
             }
         }
@@ -300,6 +372,7 @@ void gemm(const GemmShape *s, const real *A, const real *B, real *C)
     long tiles = (long)s->batch * nb * mb;
     if (tiles == 0) return;
     if (tiles == 1) threads = 1;
+    const Kernels *ks = kernels();
 #pragma omp parallel num_threads(threads)
     {
         /* this thread's share of the tiles, in (batch, column block, row block) order */
@@ -308,7 +381,7 @@ void gemm(const GemmShape *s, const real *A, const real *B, real *C)
         while (lo < hi) {
             long b = lo / (nb * mb), rest = lo % (nb * mb), jb = rest / mb, ib = rest % mb;
             long end = lo + (mb - ib) < hi ? lo + (mb - ib) : hi; /* the rest of this column block */
-            gemm_run(s, A + b * s->stride_a, B + b * s->stride_b, C + b * s->stride_c, nc_max, (int)jb, (int)ib,
+            gemm_run(ks, s, A + b * s->stride_a, B + b * s->stride_b, C + b * s->stride_c, nc_max, (int)jb, (int)ib,
                      (int)(ib + end - lo));
             lo = end;
         }

@@ -28,9 +28,12 @@ typedef struct GemmShape {
 GemmShape gemm_layout(GemmShape s);
 
 void gemm(const GemmShape *s, const real *A, const real *B, real *C);
-/* Where x86 intrinsics speed up a part of gemm, a portable loop computes the same values;
- * true makes gemm use the portable code everywhere (for tests). */
+/* On x86-64, gemm runs the kernel variant for the widest vector ISA the CPU has (AVX-512,
+ * AVX2 + FMA, or the build's own code), and AVX-512 intrinsics for a transposing copy; every
+ * variant computes the same bits. true makes gemm use the build's own, portable code (tests
+ * compare the two). gemm_kernel_name says which variant runs: "avx512", "avx2" or "build". */
 void gemm_force_portable(bool on);
+const char *gemm_kernel_name(void);
 void gemm_reference(const GemmShape *s, const real *A, const real *B, real *C);
 
 #endif

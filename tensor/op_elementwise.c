@@ -9,7 +9,7 @@
 
 #include <assert.h>
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 
 /* ------------------------------------------------------------------ add */
 

@@ -8,7 +8,7 @@
 
 #include <float.h>
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -8,7 +8,7 @@
 #include "../base/rng.h"
 
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 #include <string.h>
 
 static Arena g_arena;

@@ -10,7 +10,7 @@
 #include "../run/threads.h"
 
 #include <math.h>
-#include <omp.h>
+#include "../base/openmp.h"
 #include <string.h>
 
 /* A small model, its optimizer, tape and a fixed batch of a copy task. */
