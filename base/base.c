@@ -142,7 +142,6 @@ const char *name_of(NameTable table, int n, int v, const char **help)
     return table[v][0];
 }
 
-/* The stand-in for omp_get_wtime in builds without OpenMP (base/openmp.h). */
 double base_monotonic_seconds(void)
 {
     struct timespec ts;

@@ -50,4 +50,8 @@ size_t text_bom(const char *text, size_t size);
 bool size_mul(size_t a, size_t b, size_t *out);
 bool size_add(size_t a, size_t b, size_t *out);
 
+/* Seconds on a clock that never jumps (CLOCK_MONOTONIC): for timing and for the thread
+ * governor's windows; base/openmp.h's omp_get_wtime without OpenMP. */
+double base_monotonic_seconds(void);
+
 #endif

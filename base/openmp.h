@@ -20,8 +20,8 @@ static inline int omp_get_thread_num(void) { return 0; }
 static inline int omp_get_num_procs(void) { return 1; }
 static inline void omp_set_num_threads(int n) { (void)n; }
 
-/* Seconds on a clock that never jumps, as omp_get_wtime: clock_gettime(CLOCK_MONOTONIC) in
- * base/base.c, which is compiled as POSIX (a header cannot ask for that after the fact). */
+/* omp_get_wtime: a clock that never jumps (base/base.c, compiled as POSIX: a header cannot
+ * ask for clock_gettime after the fact). */
 double base_monotonic_seconds(void);
 static inline double omp_get_wtime(void) { return base_monotonic_seconds(); }
 #endif

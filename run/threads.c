@@ -3,6 +3,8 @@
 
 #include "threads.h"
 
+#include "../base/base.h"
+
 #include <fcntl.h>
 #include <math.h>
 #include "../base/openmp.h"
@@ -10,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The whole of a small /proc or /sys file into buf (NUL-terminated); false if unreadable.
@@ -20,7 +21,7 @@ static bool read_small_file(const char *path, char *buf, size_t size)
     int fd = open(path, O_RDONLY);
     if (fd < 0) return false;
     size_t n = 0;
-    ssize_t got;
+    ssize_t got = 0;
     while (n + 1 < size && (got = read(fd, buf + n, size - 1 - n)) > 0) n += (size_t)got;
     close(fd);
     buf[n] = 0;
@@ -57,13 +58,6 @@ int threads_usable(void)
     int quota = cgroup_cpu_limit();
     if (quota > 0 && quota < n) n = quota;
     return n > 0 ? n : 1;
-}
-
-static double monotonic_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* The calling thread's total wait for a CPU while runnable, in seconds: the second field of
@@ -138,7 +132,7 @@ void threads_setup(ThreadGovernor *g, int requested)
     double delay, idle;
     g->on = given == 0 && g->max > 1 && run_queue_delay(&delay) && idle_seconds(&idle);
     if (g->on) {
-        g->window_start = monotonic_seconds();
+        g->window_start = base_monotonic_seconds();
         g->delay_start = delay;
         g->idle_start = idle;
     }
@@ -162,7 +156,7 @@ int threads_decide(int current, int max, double delay_fraction, double idle_core
 void threads_tick(ThreadGovernor *g)
 {
     if (!g->on) return;
-    double now = monotonic_seconds(), wall = now - g->window_start;
+    double now = base_monotonic_seconds(), wall = now - g->window_start;
     if (wall < THREADS_WINDOW_S) return;
     double delay, idle;
     if (!run_queue_delay(&delay) || !idle_seconds(&idle)) { /* the files went away: stop governing */
