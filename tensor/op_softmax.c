@@ -24,6 +24,7 @@
  */
 #include "ops.h"
 #include "parallel.h"
+#include "sum16.h"
 
 #include <assert.h>
 
@@ -44,14 +45,11 @@ static void softmax_rows(const Tensor *x, real s, Mask mask, real *out)
         real *p = out + row * N;
         int n = mask_visible((int)(row % R), R, N, mask);
         real m = s * in[0];
+        /* a max is exact, so the order the compiler picks cannot change it */
 #pragma omp simd reduction(max : m)
         for (int j = 1; j < n; j++) m = s * in[j] > m ? s * in[j] : m;
-        real sum = 0;
-#pragma omp simd reduction(+ : sum)
-        for (int j = 0; j < n; j++) {
-            p[j] = real_exp(s * in[j] - m);
-            sum += p[j];
-        }
+        for (int j = 0; j < n; j++) p[j] = real_exp(s * in[j] - m);
+        real sum = sum16(p, n); /* in a fixed order: the same bits on every machine (sum16.h) */
         real inv = 1 / sum; /* sum >= 1: the max term is exp(0) */
         for (int j = 0; j < n; j++) p[j] *= inv;
         for (int j = n; j < N; j++) p[j] = 0;
@@ -154,9 +152,7 @@ static void softmax_backward(Tape *tp, TapeEntry *e)
         const real *p = out->data + row * N, *g = out->grad + row * N;
         real *d = dx + row * N;
         int n = mask_visible((int)(row % R), R, N, saved->mask);
-        real dot = 0;
-#pragma omp simd reduction(+ : dot)
-        for (int j = 0; j < n; j++) dot += g[j] * p[j];
+        real dot = dot16(g, p, n); /* sum_i g_i p_i, in a fixed order (sum16.h) */
         for (int j = 0; j < n; j++) d[j] += s * (p[j] * (g[j] - dot));
     }
     if (saved->row_grad_norms) { /* a loop of its own: the one above stays as fast as without */
