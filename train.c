@@ -210,6 +210,7 @@ static void print_banner(const Run *r)
            c->dk, r->model.n_values, scores);
     const ThreadGovernor *g = &r->threads;
     if (g->on) printf("threads: %d (the cores this process may use; fewer while other programs keep them busy)\n", g->max);
+    else if (!threads_have_openmp()) printf("threads: 1 (this build has no OpenMP)\n");
     else printf("threads: %d\n", g->max);
 }
 

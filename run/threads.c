@@ -117,11 +117,29 @@ static void set_count(ThreadGovernor *g, int n)
     omp_set_num_threads(n);
 }
 
+bool threads_have_openmp(void)
+{
+#ifdef _OPENMP
+    return true;
+#else
+    return false;
+#endif
+}
+
 void threads_setup(ThreadGovernor *g, int requested)
 {
     memset(g, 0, sizeof *g);
     int usable = threads_usable(), from_env = env_thread_count();
     int given = requested > 0 ? requested : from_env;
+#ifndef _OPENMP
+    /* built without OpenMP (base/openmp.h): one thread, whatever is asked */
+    if (given > 1)
+        fprintf(stderr, "warning: %s=%d: this build has no OpenMP, so it runs on one thread (the results are the same)\n",
+                requested > 0 ? "--threads" : "OMP_NUM_THREADS", given);
+    g->max = 1;
+    set_count(g, 1);
+    return;
+#endif
     if (given > usable)
         fprintf(stderr,
                 "warning: %s=%d is more than the %d core%s this process may use: the threads will wait for each other "

@@ -45,6 +45,8 @@ int threads_usable(void);
  * or threads_usable(). A count given above threads_usable() is kept and warned about on stderr.
  * The governor is on only when neither gives a count. */
 void threads_setup(ThreadGovernor *g, int requested);
+/* False when the program was built without OpenMP (one thread, whatever is asked). */
+bool threads_have_openmp(void);
 
 /* Between steps: at the end of a window, looks at the machine and may change the count. */
 void threads_tick(ThreadGovernor *g);

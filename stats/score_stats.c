@@ -47,6 +47,12 @@ QkMoments qk_moments(int dk, long samples, uint64_t seed)
     return m;
 }
 
+/* max(m, x) and min(m, x) as comparisons, for the loops over floats widened to double: gcc 12
+ * for aarch64 stops with an internal compiler error (in vect_transform_reduction) when it
+ * vectorises such a loop written with fmax/fmin. */
+static inline double larger(double m, double x) { return x > m ? x : m; }
+static inline double smaller(double m, double x) { return x < m ? x : m; }
+
 RowExperiment row_experiment(int dk, int n_keys, uint64_t seed)
 {
     Arena a;
@@ -63,16 +69,16 @@ RowExperiment row_experiment(int dk, int n_keys, uint64_t seed)
     Tensor *P = op_softmax(&tp, S, MASK_NONE), *Ps = op_softmax(&tp, Ss, MASK_NONE);
     RowExperiment e = {S->data[0], S->data[0], Ss->data[0], Ss->data[0], P->data[0], P->data[0], Ps->data[0], Ps->data[0]};
     for (size_t i = 0; i < S->size; i++) {
-        e.raw_min = fmin(e.raw_min, S->data[i]);
-        e.raw_max = fmax(e.raw_max, S->data[i]);
-        e.scaled_min = fmin(e.scaled_min, Ss->data[i]);
-        e.scaled_max = fmax(e.scaled_max, Ss->data[i]);
+        e.raw_min = smaller(e.raw_min, S->data[i]);
+        e.raw_max = larger(e.raw_max, S->data[i]);
+        e.scaled_min = smaller(e.scaled_min, Ss->data[i]);
+        e.scaled_max = larger(e.scaled_max, Ss->data[i]);
     }
     for (int j = 0; j < n_keys; j++) { /* the first row */
-        e.raw_pmax = fmax(e.raw_pmax, P->data[j]);
-        e.raw_pmin = fmin(e.raw_pmin, P->data[j]);
-        e.scaled_pmax = fmax(e.scaled_pmax, Ps->data[j]);
-        e.scaled_pmin = fmin(e.scaled_pmin, Ps->data[j]);
+        e.raw_pmax = larger(e.raw_pmax, P->data[j]);
+        e.raw_pmin = smaller(e.raw_pmin, P->data[j]);
+        e.scaled_pmax = larger(e.scaled_pmax, Ps->data[j]);
+        e.scaled_pmin = smaller(e.scaled_pmin, Ps->data[j]);
     }
     tape_free(&tp);
     arena_free(&a);
@@ -300,7 +306,7 @@ RangeStats range_stats(int dk, int n_tokens, long sequences, double limit, uint6
             double sm = 0;
             for (int a = 0; a < n_tokens; a++) {
                 double rm = 0;
-                for (int b = 0; b < n_tokens; b++) rm = fmax(rm, fabs(S->data[((size_t)i * n_tokens + a) * n_tokens + b]));
+                for (int b = 0; b < n_tokens; b++) rm = larger(rm, fabs(S->data[((size_t)i * n_tokens + a) * n_tokens + b]));
                 row_max[(s0 + i) * n_tokens + a] = rm;
                 rows_in += rm <= limit;
                 sm = fmax(sm, rm);

@@ -210,17 +210,16 @@ static void add_pairs_backward(Tape *tp, TapeEntry *e)
     Tensor *a = e->in[0], *b = e->in[1];
     int N = a->shape[0], R = a->shape[1], C = b->shape[1], D = a->shape[2];
     const real *g = e->out->grad;
-    bool parallel = e->out->size >= PARALLEL_MIN;
     if (a->requires_grad) {
         real *da = tape_grad(tp, a);
-#pragma omp parallel for schedule(static) if (parallel)
+#pragma omp parallel for schedule(static) if (e->out->size >= PARALLEL_MIN)
         for (int ni = 0; ni < N * R; ni++) /* the row (n, i) of a: g[n, i, j] for j = 0..C-1 */
             for (int j = 0; j < C; j++)
                 for (int d = 0; d < D; d++) da[(size_t)ni * D + d] += g[((size_t)ni * C + j) * D + d];
     }
     if (b->requires_grad) {
         real *db = tape_grad(tp, b);
-#pragma omp parallel for schedule(static) if (parallel)
+#pragma omp parallel for schedule(static) if (e->out->size >= PARALLEL_MIN)
         for (int nj = 0; nj < N * C; nj++) { /* the row (n, j) of b: g[n, i, j] for i = 0..R-1 */
             int n = nj / C, j = nj % C;
             for (int i = 0; i < R; i++)

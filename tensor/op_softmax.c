@@ -44,10 +44,7 @@ static void softmax_rows(const Tensor *x, real s, Mask mask, real *out)
         const real *in = x->data + row * N;
         real *p = out + row * N;
         int n = mask_visible((int)(row % R), R, N, mask);
-        real m = s * in[0];
-        /* a max is exact, so the order the compiler picks cannot change it */
-#pragma omp simd reduction(max : m)
-        for (int j = 1; j < n; j++) m = s * in[j] > m ? s * in[j] : m;
+        real m = max16_scaled(in, n, s); /* exact: any order gives the same max */
         for (int j = 0; j < n; j++) p[j] = real_exp(s * in[j] - m);
         real sum = sum16(p, n); /* in a fixed order: the same bits on every machine (sum16.h) */
         real inv = 1 / sum; /* sum >= 1: the max term is exp(0) */

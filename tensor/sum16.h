@@ -13,7 +13,8 @@
  * step is an elementwise operation on the array acc, which any vector width (4, 8 or 16 floats)
  * computes without changing a single rounding; so the compiler vectorises it and the bits stay
  * the same. -ffp-contract=off (Makefile) keeps a * b + c from being fused in dot16.
- * (A max needs none of this: it is exact, so any order gives the same value.)
+ * A max is exact, so any order gives the same value; max16_scaled uses the 16 lanes only so that
+ * every compiler vectorises it (clang will not vectorise a max kept in one variable).
  */
 #ifndef TENSOR_SUM16_H
 #define TENSOR_SUM16_H
@@ -50,6 +51,21 @@ static inline real dot16(const real *a, const real *b, int n)
         for (int l = 0; l < SUM_LANES; l++) acc[l] += a[i + l] * b[i + l];
     for (int l = 0; i + l < n; l++) acc[l] += a[i + l] * b[i + l];
     return sum16_combine(acc);
+}
+
+/* max_j s x[j] over j < n (n >= 1), each term taken when it is > the max so far: a NaN term is
+ * passed over, unless x[0] is NaN (then the max is NaN, and so is the softmax row). */
+static inline real max16_scaled(const real *x, int n, real s)
+{
+    real acc[SUM_LANES];
+    for (int l = 0; l < SUM_LANES; l++) acc[l] = s * x[0];
+    int i = 1;
+    for (; i + SUM_LANES <= n; i += SUM_LANES)
+        for (int l = 0; l < SUM_LANES; l++) acc[l] = s * x[i + l] > acc[l] ? s * x[i + l] : acc[l];
+    for (int l = 0; i + l < n; l++) acc[l] = s * x[i + l] > acc[l] ? s * x[i + l] : acc[l];
+    for (int w = SUM_LANES / 2; w >= 1; w /= 2)
+        for (int l = 0; l < w; l++) acc[l] = acc[l + w] > acc[l] ? acc[l + w] : acc[l];
+    return acc[0];
 }
 
 #endif

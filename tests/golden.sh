@@ -6,6 +6,8 @@
 #                                      prints "N passed, N failed"
 #   tests/golden.sh BIN_DIR --write    write tests/golden/runs.txt anew (only for a change that is
 #                                      meant to change the numbers: say so in its commit)
+#   EMULATOR='qemu-aarch64 -L /usr/aarch64-linux-gnu' tests/golden.sh build/aarch64
+#                                      a cross build's ./train, run under the emulator
 #
 # A fingerprint is the CSV log without its two timing columns, the summary line without time_s,
 # the checkpoint's header entries and the SHA-256 of its data section (see fingerprint below);
@@ -13,11 +15,11 @@
 #
 # The runs are deterministic for any thread count and, since every floating-point sum has a
 # fixed order (tensor/sum16.h; the gemm adds over k in order with correctly rounded fma), for
-# any build: one file, runs.txt, recorded with gcc -O3 -march=native on an AVX-512 machine and
-# checked equal, byte for byte, with builds for x86-64-v3, x86-64-v2 and clang
-# (tests/same_bits.sh compares builds directly). glibc's expf/logf and double log/cos/pow are
-# still used in a few places (tests/same_bits.sh lists them); they are the same on every x86-64 glibc
-# machine in practice, and another libm could differ in a last bit.
+# any build: one file, runs.txt, recorded with gcc -O3 -march=native on an AVX-512 machine, and
+# matched by the builds for x86-64-v2, clang, no OpenMP, and aarch64 (under qemu-user), which
+# `make test` runs in each. glibc's expf/logf and double log/cos/pow are still used in a few
+# places (tests/same_bits.sh lists them): the same results on x86-64 and aarch64 glibc so far;
+# another libm could differ in a last bit.
 #
 # Before the fixed order (commit 815a6ea and older) a sum vectorised for another vector width
 # added in another order, and one file per width held the fingerprints of commit 3300faf. The
@@ -28,6 +30,7 @@ set -u
 bin=${1:?usage: tests/golden.sh BIN_DIR [--write]}
 mode=${2:-compare}
 train=$(cd "$bin" && pwd)/train
+emulator=${EMULATOR:-} # empty, or the command that runs another machine's program (word-split)
 here=$(cd "$(dirname "$0")" && pwd)
 golden=$here/golden/runs.txt
 dir=${TEST_TMPDIR:-$(mktemp -d)}/golden
@@ -44,7 +47,7 @@ fingerprint() {
     shift
     rm -f "$dir/$name.st" "$dir/$name.csv"
     # run inside $dir: a corpus is named by a relative path, which the checkpoint records
-    (cd "$dir" && "$train" "$@" --save="$name.st" --log="$name.csv" --quiet >"$name.out" 2>&1)
+    (cd "$dir" && $emulator "$train" "$@" --save="$name.st" --log="$name.csv" --quiet >"$name.out" 2>&1)
     echo "== $name: exit $?"
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) drop[i] = $i == "tokens_per_s" || $i == "time_s" }
              { line = ""; for (i = 1; i <= NF; i++) if (!drop[i]) line = line (line == "" ? "" : ",") $i; print "csv: " line }' \
@@ -110,7 +113,7 @@ run_all() {
         >"$dir/pairs.tsv"
     fingerprint tsv --data=pairs.tsv --layers=1 --dmodel=16 --heads=2 --scale=dk --batch=4 --steps=12 \
         --warmup=2 --log-every=3 --eval-examples=8 --seed=11
-    "$train" --task=copy --layers=1 --dmodel=16 --heads=2 --batch=4 --max-len=4 --steps=16 --stop-at=8 --warmup=2 \
+    $emulator "$train" --task=copy --layers=1 --dmodel=16 --heads=2 --batch=4 --max-len=4 --steps=16 --stop-at=8 --warmup=2 \
         --log-every=2 --eval-examples=8 --dropout=0.2 --seed=2 --save="$dir/half.st" --quiet >/dev/null 2>&1
     fingerprint resumed --load=half.st
     # checkpoints written by the old code itself (tests/fixtures, made on an AVX2 machine with

@@ -2,7 +2,10 @@
 # same_bits.sh - the same short training runs in two or more builds, compared byte for byte.
 #
 #   tests/same_bits.sh BIN_DIR BIN_DIR [BIN_DIR ...]     prints "N passed, N failed"
+#   EMULATOR='qemu-aarch64 -L /usr/aarch64-linux-gnu' tests/same_bits.sh . build/aarch64
 #
+# A ./train built for another machine (its ELF header names another machine than /bin/sh's)
+# runs under $EMULATOR.
 # Each BIN_DIR holds a ./train built some other way (gcc -march=native, -march=x86-64-v2,
 # clang, another machine's build copied over, ...). Every case below runs in each folder; its
 # checkpoint (parameters, optimizer state, step, metadata) must have the same bytes as the first
@@ -15,15 +18,27 @@
 # exp/tanh are the project's own (tensor/fastmath.h). What it does not cover: the few libm calls
 # left (expf for a learned multiplier stored as a logarithm and the naive/reduced-precision
 # softmax, logf in the cross-entropy, log/cos/pow in double for the initialisation and the
-# schedule) are glibc's on every build here, so builds on one machine share them. glibc picks an
-# FMA variant of some (expf, logf, log, pow, cos) by CPU at run time, and aarch64 or another libm
-# has its own: those are not proven equal (not tested here; aarch64 under qemu-user not tried).
+# schedule) are glibc's, which picks an FMA variant of some (expf, logf, log, pow, cos) by CPU
+# at run time; they gave the same bits on AVX-512 x86-64 and on aarch64 (under qemu-user) for
+# every case here, but another libm is not proven to.
 set -u
 [ $# -ge 2 ] || { echo "usage: tests/same_bits.sh BIN_DIR BIN_DIR [BIN_DIR ...]" >&2; exit 2; }
+# elf_machine FILE: the e_machine field of an ELF file (62 x86-64, 183 aarch64)
+elf_machine() { od -An -t u2 -j 18 -N 2 "$1" 2>/dev/null | tr -d ' '; }
+host=$(elf_machine "$(readlink -f /bin/sh)")
 bins=()
+runners=() # per folder: empty, or the emulator its train runs under
 for b in "$@"; do
     [ -x "$b/train" ] || { echo "error: no $b/train" >&2; exit 2; }
     bins+=("$(cd "$b" && pwd)")
+    if [ "$(elf_machine "$b/train")" = "$host" ]; then
+        runners+=("")
+    elif [ -n "${EMULATOR:-}" ]; then
+        runners+=("$EMULATOR")
+    else
+        echo "error: $b/train is built for another machine; set EMULATOR (e.g. EMULATOR='qemu-aarch64 -L /usr/aarch64-linux-gnu')" >&2
+        exit 2
+    fi
 done
 dir=${TEST_TMPDIR:-$(mktemp -d)}/same_bits
 mkdir -p "$dir"
@@ -48,7 +63,7 @@ run_case() {
     shift 2
     threads=$([ "$i" -eq 0 ] && echo --threads=1)
     mkdir -p "$dir/$i"
-    (cd "$dir/$i" && "${bins[$i]}/train" "$@" $threads --quiet --save="$name.st" >"$name.out" 2>&1)
+    (cd "$dir/$i" && ${runners[$i]} "${bins[$i]}/train" "$@" $threads --quiet --save="$name.st" >"$name.out" 2>&1)
 }
 
 # compare NAME: every folder's NAME.st and summary against the first's

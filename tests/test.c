@@ -1,12 +1,33 @@
 /* test.c - the runner behind test.h. */
 #include "test.h"
 
+#include "../base/openmp.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-static int g_failures; /* failed checks in the running test */
+static int g_failures;        /* failed checks in the running test */
+static const char *g_skipped; /* why the running test was skipped, or NULL */
+
+void test_skip(const char *why) { g_skipped = why; }
+
+bool test_have_threads(void)
+{
+#ifdef _OPENMP
+    return true;
+#else
+    return false;
+#endif
+}
+
+bool test_skip_without_threads(void)
+{
+    if (test_have_threads()) return false;
+    test_skip("this build has no OpenMP: one thread only, nothing to compare with");
+    return true;
+}
 
 bool test_check(bool ok, const char *file, int line, const char *fmt, ...)
 {
@@ -37,8 +58,11 @@ int test_main(int argc, char **argv, const TestCase *tests, int n)
     for (int i = 0; i < n; i++) {
         if (!selected(argc, argv, tests[i].name)) continue;
         g_failures = 0;
+        g_skipped = NULL;
         tests[i].fn();
-        if (g_failures == 0) {
+        if (g_skipped && g_failures == 0) {
+            printf("skip  %s: %s\n", tests[i].name, g_skipped);
+        } else if (g_failures == 0) {
             passed++;
             printf("ok    %s\n", tests[i].name);
         } else {

@@ -76,7 +76,7 @@ static void test_capture_is_the_example_in_a_batch(void)
                     if (j <= i) sum += p;
                     else above += fabs((double)p);
                 }
-                worst_sum = fmax(worst_sum, fabs(sum - 1));
+                worst_sum = test_max(worst_sum, fabs(sum - 1));
             }
     CHECK(worst_sum < 1e-5 && above == 0, "rows sum to 1 within %g; weight above the diagonal %g", worst_sum, above);
     CHECK(!strcmp(am.multiplier_name, "s") && fabs(am.multiplier[0] - 0.25) < 1e-12, "s = %g, want 1/sqrt(16)",
@@ -103,7 +103,7 @@ static void test_capture_is_the_example_in_a_batch(void)
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < n; j++) {
                     real in_batch = trace[l].weights->data[(((size_t)2 * H + h) * T + i) * T + j];
-                    worst = fmax(worst, fabs((double)in_batch - attention_map_weight(&am, l, h, i, j)));
+                    worst = test_max(worst, fabs((double)in_batch - attention_map_weight(&am, l, h, i, j)));
                 }
     CHECK(worst < 1e-6, "alone vs in a batch: weights differ by %g", worst);
     double h00 = attention_mean_entropy(am.weights, n);

@@ -191,7 +191,7 @@ static void test_softmax_huge_logits_and_exact_mask(void)
     for (int row = 0; row < 8; row++) {
         int r = row % 4; /* causal: row r sees columns 0..r */
         double mx = -INFINITY, sum = 0;
-        for (int j = 0; j <= r; j++) mx = fmax(mx, x->data[row * 4 + j]);
+        for (int j = 0; j <= r; j++) mx = test_max(mx, x->data[row * 4 + j]);
         for (int j = 0; j <= r; j++) sum += exp((double)x->data[row * 4 + j] - mx);
         for (int j = 0; j < 4; j++) {
             double want = j <= r ? exp((double)x->data[row * 4 + j] - mx) / sum : 0;
@@ -351,8 +351,8 @@ static void test_new_ops_against_double(void)
             dot += yd[j] * gz[r * 13 + j];
         }
         for (int j = 0; j < 13; j++) {
-            worst_y = fmax(worst_y, fabs(u->data[r * 13 + j] - yd[j]));
-            worst_d = fmax(worst_d, fabs(z->grad[r * 13 + j] - (gz[r * 13 + j] - yd[j] * dot) / len));
+            worst_y = test_max(worst_y, fabs(u->data[r * 13 + j] - yd[j]));
+            worst_d = test_max(worst_d, fabs(z->grad[r * 13 + j] - (gz[r * 13 + j] - yd[j] * dot) / len));
         }
     }
     CHECK(worst_y < 1e-6 && worst_d < 1e-5, "l2_normalize: worst error %g in y, %g in dx", worst_y, worst_d);
@@ -379,12 +379,12 @@ static void test_new_ops_against_double(void)
             for (int i = 0; i < 3; i++) {
                 double want = 0;
                 for (int j = 0; j < 5; j++) want += go[((n * 3 + i) * 5 + j) * 4 + d];
-                worst_g = fmax(worst_g, fabs(a->grad[(n * 3 + i) * 4 + d] - want));
+                worst_g = test_max(worst_g, fabs(a->grad[(n * 3 + i) * 4 + d] - want));
             }
             for (int j = 0; j < 5; j++) {
                 double want = 0;
                 for (int i = 0; i < 3; i++) want += go[((n * 3 + i) * 5 + j) * 4 + d];
-                worst_g = fmax(worst_g, fabs(b->grad[(n * 5 + j) * 4 + d] - want));
+                worst_g = test_max(worst_g, fabs(b->grad[(n * 5 + j) * 4 + d] - want));
             }
         }
     CHECK(wrong == 0 && o->shape[0] == 2 && o->shape[1] == 3 && o->shape[2] == 5 && o->shape[3] == 4,
@@ -646,7 +646,7 @@ static void test_softmax_naive_overflows_fp16_not_bf16(void)
     for (size_t i = 0; i < k->size; i++) k->data[i] = (real)rng_normal(&r);
     Tensor *s = op_matmul(&g_tape, q, k, TRANSPOSE_B); /* [Q, K], unscaled */
     double top = -INFINITY;
-    for (int i = 0; i < Q * K; i++) top = fmax(top, s->data[i]);
+    for (int i = 0; i < Q * K; i++) top = test_max(top, s->data[i]);
     CHECK(top > 12 && top < 85, "the scores should reach past fp16's e^11.09 and stay below e^88.7: max %g", top);
 
     FormatCounts c[3] = {{0}};
@@ -672,7 +672,7 @@ static void test_softmax_naive_overflows_fp16_not_bf16(void)
                 finite &= isfinite(p[v]->data[row * K + j]);
                 sum += p[v]->data[row * K + j];
             }
-            worst = fmax(worst, fabs(sum - 1));
+            worst = test_max(worst, fabs(sum - 1));
         }
         CHECK(c[v].overflow == 0 && c[v].nan == 0 && finite && worst < tol[v],
               "%s: %ld overflows, %ld NaN, finite %d, row sums off by %g (tolerance %g)",
@@ -713,14 +713,14 @@ static void test_softmax_spec_defaults_and_row_grad_norms(void)
         double y[N], e[N], sum = 0, dot = 0, sq = 0;
         for (int j = 0; j < n; j++) y[j] = (double)s * x->data[row * N + j];
         double m = y[0];
-        for (int j = 1; j < n; j++) m = fmax(m, y[j]);
+        for (int j = 1; j < n; j++) m = test_max(m, y[j]);
         for (int j = 0; j < n; j++) sum += e[j] = exp(y[j] - m);
         for (int j = 0; j < n; j++) dot += seed[row * N + j] * e[j] / sum;
         for (int j = 0; j < n; j++) {
             double d = e[j] / sum * (seed[row * N + j] - dot); /* dL/dy_j */
             sq += d * d;
         }
-        worst = fmax(worst, fabs(norms[row] - sqrt(sq)) / fmax(sqrt(sq), 1e-3));
+        worst = test_max(worst, fabs(norms[row] - sqrt(sq)) / fmax(sqrt(sq), 1e-3));
     }
     CHECK(worst < 1e-5, "row gradient norms off by %g (relative)", worst);
 }
@@ -761,6 +761,7 @@ static void new_ops_results(int threads, real *dst, FormatCounts *counts)
 
 static void test_new_ops_same_bits_for_any_thread_count(void)
 {
+    if (test_skip_without_threads()) return;
     static real one[NEW_OPS_VALUES], two[NEW_OPS_VALUES];
     FormatCounts c1[2] = {{0}}, c2[2] = {{0}};
     memset(one, 0, sizeof one);
@@ -869,7 +870,7 @@ static void check_gemm_against_reference(bool portable)
                     gemm(&g, A, B, C1);
                     gemm_reference(&g, A, B, C2);
                     double worst = 0;
-                    for (size_t i = 0; i < nc; i++) worst = fmax(worst, fabs((double)C1[i] - C2[i]));
+                    for (size_t i = 0; i < nc; i++) worst = test_max(worst, fabs((double)C1[i] - C2[i]));
                     CHECK(worst <= 1e-5 * K, "%dx%dx%d ta=%d tb=%d acc=%d portable=%d: max diff %g", M, N, K, ta, tb, acc,
                           portable, worst);
                     mem_free(A);
@@ -936,6 +937,7 @@ static void test_gemm_batched_matches_loop(void)
 
 static void test_gemm_inside_a_parallel_region(void)
 {
+    if (test_skip_without_threads()) return;
     /* Callers may run gemm from several threads at once (./probe does): each must get its own
      * packing buffers. Four products of several tiles each, two threads, against one by one. */
     enum { P = 4, M = 150, N = 300, K = 270 };
@@ -1000,6 +1002,7 @@ static void run_big_net(int threads, real *loss_out, real *grads_out)
 
 static void test_same_bits_for_any_thread_count(void)
 {
+    if (test_skip_without_threads()) return;
     static real g1[DGRADS], g2[DGRADS];
     real l1, l2;
     run_big_net(1, &l1, g1);
@@ -1032,13 +1035,13 @@ static void test_fast_exp_and_tanh_match_libm(void)
     for (int i = 0; i <= 1000000; i++) {
         float x = -87.0f * (float)i / 1000000;
         double e = exp((double)x);
-        worst_exp = fmax(worst_exp, fabs(exp_nonpositive(x) - e) / e);
+        worst_exp = test_max(worst_exp, fabs(exp_nonpositive(x) - e) / e);
         float u = 20.0f * (float)(i - 500000) / 500000;
         double t = tanh((double)u);
-        worst_tanh = fmax(worst_tanh, fabs(tanh_fast(u) - t));
-        if (u != 0) worst_tanh_rel = fmax(worst_tanh_rel, fabs(tanh_fast(u) - t) / fabs(t));
+        worst_tanh = test_max(worst_tanh, fabs(tanh_fast(u) - t));
+        if (u != 0) worst_tanh_rel = test_max(worst_tanh_rel, fabs(tanh_fast(u) - t) / fabs(t));
         float tiny = ldexpf(1.0f, -(i % 120)); /* 1 down to 2^-119: the series branch */
-        worst_tanh_rel = fmax(worst_tanh_rel, fabs(tanh_fast(tiny) - tanh((double)tiny)) / tanh((double)tiny));
+        worst_tanh_rel = test_max(worst_tanh_rel, fabs(tanh_fast(tiny) - tanh((double)tiny)) / tanh((double)tiny));
     }
     CHECK(worst_exp < 2e-7, "exp: worst relative error %g", worst_exp);
     CHECK(worst_tanh < 2e-7, "tanh: worst absolute error %g", worst_tanh);

@@ -247,7 +247,7 @@ static void test_checkpoint_round_trip_and_corruption(void)
     options_defaults(&o);
     Vocab v;
     vocab_init(&v);
-    for (int i = 0; i < 5; i++) vocab_add(&v, "abcde" + i, 1);
+    for (int i = 0; i < 5; i++) vocab_add(&v, &"abcde"[i], 1);
     char err[512];
     char path[4096]; /* a copy: test_path returns a buffer that later calls reuse */
     snprintf(path, sizeof path, "%s", test_path("ckpt.safetensors"));
@@ -331,7 +331,7 @@ static void test_checkpoint_round_trip_and_corruption(void)
     /* and so is another vocabulary: the same size with other words, or another size */
     Vocab w2;
     vocab_init(&w2);
-    for (int i = 0; i < 5; i++) vocab_add(&w2, "vwxyz" + i, 1);
+    for (int i = 0; i < 5; i++) vocab_add(&w2, &"vwxyz"[i], 1);
     CHECK(!checkpoint_load(path, &b, &ob, &rs, &w2, err, sizeof err) && strstr(err, "vocabulary"), "same size, other words: %s", err);
     vocab_free(&w2);
     vocab_add(&v, "z", 1);
@@ -362,7 +362,7 @@ static void test_checkpoint_run_state_is_checked(void)
     options_defaults(&o);
     Vocab v;
     vocab_init(&v);
-    for (int i = 0; i < 5; i++) vocab_add(&v, "abcde" + i, 1);
+    for (int i = 0; i < 5; i++) vocab_add(&v, &"abcde"[i], 1);
     struct {
         RunState rs;
         const char *expect; /* NULL: loads */

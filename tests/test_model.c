@@ -209,13 +209,13 @@ static void check_layer0_weights(ScaleMode mode, double c)
                     S[j] = 0;
                     for (int d = 0; d < DK; d++) S[j] += q[i][h * DK + d] * k[j][h * DK + d];
                     S[j] *= s;
-                    mx = fmax(mx, S[j]);
+                    mx = test_max(mx, S[j]);
                 }
                 for (int j = 0; j <= i; j++) sum += exp(S[j] - mx);
                 for (int j = 0; j < T; j++) {
                     double want = j <= i ? exp(S[j] - mx) / sum : 0;
                     double got = trace[0].weights->data[(((size_t)b * H + h) * T + i) * T + j];
-                    worst = fmax(worst, fabs(got - want));
+                    worst = test_max(worst, fabs(got - want));
                 }
             }
         }
@@ -414,7 +414,7 @@ static void test_xavier_init_bounds_and_variance(void)
     double bound = 2 * sqrt(6.0 / (64 + 128)), var = 0, maxabs = 0;
     for (size_t i = 0; i < wq->size; i++) {
         var += (double)wq->data[i] * wq->data[i];
-        maxabs = fmax(maxabs, fabs(wq->data[i]));
+        maxabs = test_max(maxabs, fabs(wq->data[i]));
     }
     var /= wq->size;
     /* U(-b, b) has variance b^2 / 3; 8192 samples: relative standard error ~ 0.9%, allow 5% */

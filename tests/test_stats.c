@@ -63,7 +63,7 @@ static void test_row_experiment_is_consistent(void)
 static void explicit_jacobian(const double *y, const double *g, int n, double *jg, double *frob)
 {
     double p[8], m = y[0], z = 0, f = 0;
-    for (int i = 1; i < n; i++) m = fmax(m, y[i]);
+    for (int i = 1; i < n; i++) m = test_max(m, y[i]);
     for (int i = 0; i < n; i++) z += p[i] = exp(y[i] - m);
     for (int i = 0; i < n; i++) p[i] /= z;
     for (int i = 0; i < n; i++) {

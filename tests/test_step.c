@@ -255,6 +255,7 @@ static void check_thread_bits(GptConfig cfg, const char *what)
 
 static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
 {
+    if (test_skip_without_threads()) return;
     GptConfig cfg = {.vocab = 64, .context = 32, .layers = 2, .dmodel = 128, .heads = 4, .dk = 32,
                      .scale_mode = SCALE_LEARNED, .scale_init = SCALE_SQRT, .tau_init = 10, .attn_dropout = 0.1,
                      .dropout = 0.1, .init_gain = 1};
@@ -285,6 +286,7 @@ static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
  * the optimizer's chunks to run in parallel. */
 static void test_changing_the_thread_count_between_steps_changes_no_bit(void)
 {
+    if (test_skip_without_threads()) return;
     GptConfig cfg = {.layers = 2, .dmodel = 128, .heads = 4, .dk = 32, .scale_mode = SCALE_SQRT, .init_gain = 1,
                      .dropout = 0.1, .attn_dropout = 0.1};
     OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1,
