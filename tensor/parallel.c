@@ -4,6 +4,7 @@
 void parallel_column_blocks(int cols, size_t work, ColumnBlockFn fn, void *ctx)
 {
     int blocks = (cols + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
+    (void)work; /* read by the OpenMP if clause only: unused in a build without OpenMP */
 #pragma omp parallel for schedule(static) if (work >= PARALLEL_MIN)
     for (int blk = 0; blk < blocks; blk++) {
         int j0 = blk * COLUMN_BLOCK, j1 = j0 + COLUMN_BLOCK < cols ? j0 + COLUMN_BLOCK : cols;
