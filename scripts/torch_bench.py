@@ -25,8 +25,10 @@ The model and the step are those of bench.c (model/gpt.c, model/train_step.c):
     tensors only, decoupled), the learning rate of our schedule (warm-up 10 steps to 1e-3,
     cosine to 1e-4 over 1000) set every step, the global gradient norm clipped to 1.0.
   - One timed step = zero_grad + forward + loss + backward + clip + AdamW step; median of
-    --steps steps after 3 warm-up steps, each setting in a fresh process; the better median of
-    --rounds rounds (the settings alternate within a round), as bench.c does for ours.
+    --steps steps after 3 warm-up steps, each setting in a fresh process; the best median of
+    --rounds rounds (the settings alternate within a round), as bench.c does for ours. After
+    the first round, a setting more than 1.5x slower than its config's best is not run again
+    (it cannot become the anchor; this keeps the slow default out of the later rounds).
   The FLOPs per step are therefore the same as ours (bench.c: 6 P B T + 12 L B T^2 H dk); the
   comparison divides times, so the formula cancels out.
 
@@ -37,8 +39,9 @@ Differences that remain (each, if anything, in PyTorch's favour or neutral):
     (we memset our gradient buffer).
   - clip_grad_norm_ always rescales (by min(1, clip/norm)); we skip the rescale when the norm
     is below the clip, and we run one extra pass that checks the update for non-finite values.
-  - AdamW is PyTorch 1.13's default CPU implementation (a loop over tensors; foreach and fused
-    variants are CUDA paths in 1.13). There is no torch.compile in 1.13, and
+  - AdamW is PyTorch 1.13's multi-tensor implementation (foreach=True; the default, a Python
+    loop over the tensors, was as fast or slower in a trial at S and M); 1.13 has no fused
+    AdamW. There is no torch.compile in 1.13, and
     F.scaled_dot_product_attention does not exist yet: attention is the plain matmul /
     masked_fill / softmax / matmul chain, as in any 1.13 GPT.
   - oneDNN (MKL-DNN) is in the build but float32 matmuls on CPU go to the BLAS; the BLAS is
@@ -56,7 +59,7 @@ SapphireRapids, Cooperlake, SkylakeX, Haswell, Zen as the CPU flags allow) and k
 fastest per variant, then tries, per config:
     default                     `import torch` as a user would: no environment, torch's threads
     <blas>/t1                   torch.set_num_threads(1), the BLAS on 1 thread
-    <blas>/t2[/passive]         2 threads for torch and for the BLAS (OMP_WAIT_POLICY=passive or not)
+    <blas>/t2[/active|passive]  2 threads for torch and for the BLAS (OMP_WAIT_POLICY unset, active, passive)
     openblas-pthread/t1-b2      torch on 1 thread, OpenBLAS's own pool on 2
 (and MKL_NUM_THREADS for a torch with MKL). The anchor `./bench` divides by is the best of
 these per config, never the default. The header of the CSV names the torch version, each
@@ -87,6 +90,7 @@ CONFIGS = {  # name: (B, T, C, L, H, V), as bench/bench.c
     "XL": (8, 256, 512, 6, 8, 256),
 }
 WARMUP = 3
+PRUNE = 1.5  # after round 1, a setting slower than this times its config's best is not run again
 
 OPENBLAS_DIRS = {  # Debian's OpenBLAS variants, each a folder with its own libblas.so.3
     "openblas-pthread": "/usr/lib/x86_64-linux-gnu/openblas-pthread",
@@ -227,7 +231,7 @@ def child(args):
     no_decay = [p for p in params if p.dim() != 2]
     opt = torch.optim.AdamW(
         [{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
-        lr=1e-3, betas=(0.9, 0.98), eps=1e-8,
+        lr=1e-3, betas=(0.9, 0.98), eps=1e-8, foreach=not args.no_foreach,
     )
     g = torch.Generator().manual_seed(3)
     tokens = torch.randint(0, V, (B, T), generator=g)
@@ -342,6 +346,7 @@ def main():
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--torch-threads", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--probe", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--no-foreach", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.probe:
         return probe(args)
@@ -405,7 +410,7 @@ def main():
         e1.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
         settings.append((f"{v}/t1", e1, 1, 1))
         if nthreads > 1:
-            for wait in ("", "passive"):
+            for wait in ("", "active", "passive"):  # "": libgomp's default (spin a while, then sleep)
                 e2 = variant_env(base, v, ct)
                 e2.update(OMP_NUM_THREADS=str(nthreads), OPENBLAS_NUM_THREADS=str(nthreads), MKL_NUM_THREADS=str(nthreads))
                 if wait:
@@ -427,6 +432,9 @@ def main():
     for rnd in range(args.rounds):
         for c in configs:
             for name, env, tt, nominal in settings:
+                if rnd > 0 and (c, name) in best and best[(c, name)][1] > PRUNE * min(
+                        ms for (cc, _), (_, ms) in best.items() if cc == c):
+                    continue  # far behind after round 1: it cannot become the anchor
                 try:
                     r = run_child(["--child", c, "--torch-threads", str(tt), "--steps", str(args.steps)], env, 3600)
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
