@@ -129,7 +129,7 @@ bench: $(BUILD)/bench $(call prog,train)
 	$(BUILD)/bench --train=$(call prog,train) --torch=$(BUILD)/torch_bench.csv
 
 # PyTorch's times at the same configs on this machine (optional; scripts/torch_bench.py, not
-# part of the build or the tests): about 25 minutes. Needs torch in /usr/bin/python3 (or PYTHON=).
+# part of the build or the tests): about half an hour. Needs torch in /usr/bin/python3 (or PYTHON=).
 PYTHON ?= /usr/bin/python3
 torch-bench:
 	@if $(PYTHON) -c 'import torch' 2>/dev/null; then $(PYTHON) scripts/torch_bench.py --out=$(BUILD)/torch_bench.csv; \
