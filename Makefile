@@ -5,6 +5,7 @@
 #   make test     build and run the whole test suite
 #   make asan     the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench    the speed benchmark (bench/bench.c): kernels and training steps against the FMA peak
+#   make torch-bench  PyTorch's times at the bench's configs (optional, Python), which make bench compares with
 #   make fuzz     libFuzzer on the config, TSV and checkpoint readers (clang; FUZZ_SECONDS=60 each)
 #   make valgrind a short run, a save and a resume under valgrind's memcheck
 #   make clean
@@ -104,7 +105,7 @@ objs = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
 # the path of program $(1) of this build: ./train for the default build, $(BUILD)/train else
 prog = $(if $(filter .,$(BIN)),$(1),$(BIN)/$(1))
 
-.PHONY: all test asan bench fuzz valgrind clean
+.PHONY: all test asan bench torch-bench fuzz valgrind clean
 all: $(foreach p,$(PROGRAMS),$(call prog,$(p)))
 
 # ---------------------------------------------------------------- programs
@@ -123,8 +124,16 @@ $(foreach p,$(PROGRAMS),$(eval $(call program,asan32,$(BUILD)/asan32/$(p),$(p),$
 $(eval $(call program,f32,$(BUILD)/bench,bench,$(OPT)))
 
 # The benchmark: prints its tables and writes bench.csv (see bench/bench.c). Takes a few minutes.
+# With $(BUILD)/torch_bench.csv present (make torch-bench), it also prints ours / PyTorch's best.
 bench: $(BUILD)/bench $(call prog,train)
-	$(BUILD)/bench --train=$(call prog,train)
+	$(BUILD)/bench --train=$(call prog,train) --torch=$(BUILD)/torch_bench.csv
+
+# PyTorch's times at the same configs on this machine (optional; scripts/torch_bench.py, not
+# part of the build or the tests): about half an hour. Needs torch in /usr/bin/python3 (or PYTHON=).
+PYTHON ?= /usr/bin/python3
+torch-bench:
+	@if $(PYTHON) -c 'import torch' 2>/dev/null; then $(PYTHON) scripts/torch_bench.py --out=$(BUILD)/torch_bench.csv; \
+	else echo "torch-bench: $(PYTHON) has no torch: apt-get install python3-torch libopenblas0-pthread libopenblas0-openmp (Debian), or make torch-bench PYTHON=/path/to/python"; exit 2; fi
 
 # ---------------------------------------------------------------- compile rules per variant
 $(BUILD)/f32/%.o: %.c
