@@ -374,7 +374,7 @@ def main():
 
     # 1. the BLAS variants and the fastest kernel of each
     variants = [v for v, d in OPENBLAS_DIRS.items() if os.path.exists(os.path.join(d, "libblas.so.3"))]
-    default_info = run_child(["--probe"], dict(os.environ), 300)
+    default_info = run_child(["--probe"], dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1"), 300)
     mkl = default_info["mkl"]
     if not variants:
         variants = ["system"]
@@ -387,7 +387,11 @@ def main():
             openblas = v in OPENBLAS_DIRS or default_info["blas"]["core"]
             for ct in [None] + ([name for name, need in CORETYPES if need <= flags] if openblas else []):
                 try:
-                    r = run_child(["--probe"], variant_env(base, v, ct), 300)
+                    # one thread for the BLAS too: torch.set_num_threads does not reach OpenBLAS's
+                    # own pthread pool, which would otherwise run the probe on every core
+                    env = variant_env(base, v, ct)
+                    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+                    r = run_child(["--probe"], env, 300)
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
                     print(f"  {v} core {ct or 'auto'}: failed ({e})")
                     continue

@@ -105,7 +105,11 @@ void gemm_force_portable(bool on) { g_portable = on; }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GEMM_DISPATCH 1
 #include <immintrin.h>
+#ifdef __clang__ /* clang uses 256-bit vectors on AVX-512 unless a function asks for 512 */
+#define TARGET_AVX512 __attribute__((target("avx512f,avx512vl,fma"), min_vector_width(512)))
+#else
 #define TARGET_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
+#endif
 #define TARGET_AVX2 __attribute__((target("avx2,fma")))
 #else
 #define GEMM_DISPATCH 0
@@ -203,7 +207,7 @@ UNCHECKED_INLINE
 static inline void block_kernel(int mr, int nr, int kc, const real *restrict a, size_t a_row, size_t a_k,
                                 const real *restrict b, real *restrict C, size_t ldc, bool add)
 {
-    real t[2 * MR][NR];
+    real t[MR * NR]; /* the block, row r at t + r nr: both shapes fill it exactly (8 x 32 = 16 x 16) */
 #if defined(__GNUC__) || defined(__clang__)
     /* ask for C's lines now (for writing), so they arrive while the k loop runs */
     for (int r = 0; r < mr; r++)
@@ -211,24 +215,27 @@ static inline void block_kernel(int mr, int nr, int kc, const real *restrict a, 
 #endif
     for (int r = 0; r < mr; r++) /* k = 0 starts the sums (zeroing them first costs a memset) */
 #pragma omp simd
-        for (int c = 0; c < nr; c++) t[r][c] = a[r * a_row] * b[c];
+        for (int c = 0; c < nr; c++) t[r * nr + c] = a[r * a_row] * b[c];
     for (int k = 1; k < kc; k++) {
         const real *bk = b + (size_t)k * NR;
         const real *ak = a + (size_t)k * a_k;
+#ifdef __clang__ /* vectorise each row's loop over c, not this one (clang would, with gathers of A) */
+#pragma clang loop vectorize(disable)
+#endif
         for (int r = 0; r < mr; r++) {
             real ar = ak[r * a_row];
 #pragma omp simd
-            for (int c = 0; c < nr; c++) t[r][c] = fma_r(ar, bk[c], t[r][c]);
+            for (int c = 0; c < nr; c++) t[r * nr + c] = fma_r(ar, bk[c], t[r * nr + c]);
         }
     }
     if (add)
         for (int r = 0; r < mr; r++)
 #pragma omp simd
-            for (int j = 0; j < nr; j++) C[r * ldc + j] += t[r][j];
+            for (int j = 0; j < nr; j++) C[r * ldc + j] += t[r * nr + j];
     else
         for (int r = 0; r < mr; r++)
 #pragma omp simd
-            for (int j = 0; j < nr; j++) C[r * ldc + j] = t[r][j];
+            for (int j = 0; j < nr; j++) C[r * ldc + j] = t[r * nr + j];
 }
 
 /* The variants. Why: a generic x86-64 build (-march=x86-64-v2, what distributions build)

@@ -1,8 +1,6 @@
 /* test.c - the runner behind test.h. */
 #include "test.h"
 
-#include "../base/openmp.h"
-
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -13,20 +11,14 @@ static const char *g_skipped; /* why the running test was skipped, or NULL */
 
 void test_skip(const char *why) { g_skipped = why; }
 
-bool test_have_threads(void)
-{
-#ifdef _OPENMP
-    return true;
-#else
-    return false;
-#endif
-}
-
 bool test_skip_without_threads(void)
 {
-    if (test_have_threads()) return false;
+#ifdef _OPENMP /* defined by the compiler under -fopenmp */
+    return false;
+#else
     test_skip("this build has no OpenMP: one thread only, nothing to compare with");
     return true;
+#endif
 }
 
 bool test_check(bool ok, const char *file, int line, const char *fmt, ...)

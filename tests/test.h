@@ -31,11 +31,9 @@ static inline double test_max(double m, double x) { return m != m || x <= m ? m 
 /* For a test that cannot mean anything in this build: the test returns right after, and is
  * printed as "skip  NAME: why", counted neither passed nor failed. */
 void test_skip(const char *why);
-/* True when the build runs parallel loops on several threads (OpenMP); false in an OPENMP=0
- * build, where "1 thread vs 2 threads" compares one thread with itself. */
-bool test_have_threads(void);
-/* Returns true after test_skip when the build has one thread only: tests comparing thread
- * counts begin with `if (test_skip_without_threads()) return;`. */
+/* In a build without OpenMP (OPENMP=0), where "1 thread vs 2 threads" would compare one thread
+ * with itself: calls test_skip and returns true. Tests comparing thread counts begin with
+ * `if (test_skip_without_threads()) return;`. */
 bool test_skip_without_threads(void);
 
 /* A path for a scratch file: $TEST_TMPDIR/name (tests/run.sh makes and removes the folder),
