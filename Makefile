@@ -20,7 +20,7 @@
 #   make ARCH=-march=x86-64-v2 BUILD=build/v2 test     a generic x86-64 build
 #   make OPENMP=0 BUILD=build/noomp test               no OpenMP: one thread, the same results
 #   make CROSS=aarch64 test                            aarch64 cross build in build/aarch64, its
-#                                                      unit tests and a short run under qemu-user
+#                                                      unit tests and the golden runs under qemu-user
 # OpenMP is detected: a compiler that cannot link -fopenmp (Apple's clang) builds with OPENMP=0.
 
 # Parallel by default: every dependency is explicit (-MMD), so any order is safe. An explicit
@@ -129,7 +129,7 @@ bench: $(BUILD)/bench $(call prog,train)
 	$(BUILD)/bench --train=$(call prog,train) --torch=$(BUILD)/torch_bench.csv
 
 # PyTorch's times at the same configs on this machine (optional; scripts/torch_bench.py, not
-# part of the build or the tests): about half an hour. Needs torch in /usr/bin/python3 (or PYTHON=).
+# part of the build or the tests): about 25 minutes on 2 cores. Needs torch in /usr/bin/python3 (or PYTHON=).
 PYTHON ?= /usr/bin/python3
 torch-bench:
 	@if $(PYTHON) -c 'import torch' 2>/dev/null; then $(PYTHON) scripts/torch_bench.py --out=$(BUILD)/torch_bench.csv; \

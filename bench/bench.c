@@ -15,7 +15,7 @@
  * Model FLOPs per step: 6 P B T + 12 L B T^2 H dk, P = elements of all matmul weights (with
  * the output head), the convention of the comparison figures in the README.
  *
- *   4. load: ./train's default run with its default threads and with --threads=1, quiet and
+ *   5. load: ./train's default run with its default threads and with --threads=1, quiet and
  *      beside one busy process per core (bench_load.c).
  *
  *   ./bench [--configs=S,M,L,XL] [--steps=20] [--csv=bench.csv] [--train=./train] [--torch=build/torch_bench.csv]

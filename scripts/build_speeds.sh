@@ -14,6 +14,7 @@
 set -u
 [ $# -gt 0 ] || set -- . build/v2 build/clang build/noomp
 rounds=${ROUNDS:-3}
+[[ "$rounds" =~ ^[1-9][0-9]?$ ]] || { echo "error: ROUNDS=$rounds: give a count from 1 to 99" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 abs=()
@@ -28,8 +29,7 @@ for ((r = 0; r < rounds; r++)); do
     for b in "$@"; do
         start=$(date +%s.%N)
         if ! (cd "$dir" && "${abs[$i]}/train" --quiet --save="$i.st" >"$i.out" 2>&1); then
-            echo "error: $b/train failed:" >&2
-            tail -n 3 "$dir/$i.out" >&2
+            echo "error: $b/train failed: $(tail -n 1 "$dir/$i.out")" >&2
             exit 1
         fi
         t=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')

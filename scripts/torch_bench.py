@@ -59,7 +59,8 @@ SapphireRapids, Cooperlake, SkylakeX, Haswell, Zen as the CPU flags allow) and k
 fastest per variant, then tries, per config:
     default                     `import torch` as a user would: no environment, torch's threads
     <blas>/t1                   torch.set_num_threads(1), the BLAS on 1 thread
-    <blas>/t2[/active|passive]  2 threads for torch and for the BLAS (OMP_WAIT_POLICY unset, active, passive)
+    <blas>/tN[/active|passive]  N threads (the cores this process may use, as ./bench) for torch and for the
+                                BLAS (OMP_WAIT_POLICY unset, active, passive)
     openblas-pthread/t1-b2      torch on 1 thread, OpenBLAS's own pool on 2
 (and MKL_NUM_THREADS for a torch with MKL). The anchor `./bench` divides by is the best of
 these per config, never the default. The header of the CSV names the torch version, each
@@ -78,6 +79,7 @@ import os
 import platform
 import shlex
 import subprocess
+import tempfile
 import sys
 
 MARKER = "# torch_bench.py output: PyTorch training-step times for bench/bench.c"
@@ -308,7 +310,11 @@ def run_child(argv, env, timeout):
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
         raise RuntimeError(last)
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    lines = proc.stdout.strip().splitlines()
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, ValueError):
+        raise RuntimeError("the measuring process printed no result") from None
 
 
 def variant_env(base, variant, coretype):
@@ -366,7 +372,8 @@ def main():
         fail(f"{sys.executable} has no torch: apt-get install python3-torch, then run with /usr/bin/python3")
 
     cpu, flags, ncpu = cpu_info()
-    nthreads = min(2, ncpu) if ncpu >= 2 else 1
+    # as many threads as ./bench gives ours (every core this process may use)
+    nthreads = max(1, len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else max(1, ncpu)
     base = dict(os.environ)
     for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "MKL_NUM_THREADS",
               "GOMP_SPINCOUNT", "OPENBLAS_VERBOSE"):
@@ -482,8 +489,9 @@ def main():
                 rows.append(f"{c},{name},{th},{ms:.3f}")
     if not rows:
         fail("every measurement failed")
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
+    # a fresh temporary file beside the output (never an existing one), renamed over it at the end
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(args.out) + ".", dir=os.path.dirname(os.path.abspath(args.out)))
+    with os.fdopen(fd, "w") as f:
         f.write("\n".join(lines + rows) + "\n")
     os.replace(tmp, args.out)
 
@@ -509,4 +517,7 @@ def default_core(probes, variant):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:  # one line, not a traceback
+        fail(str(e))

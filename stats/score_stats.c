@@ -49,7 +49,8 @@ QkMoments qk_moments(int dk, long samples, uint64_t seed)
 
 /* max(m, x) and min(m, x) as comparisons, for the loops over floats widened to double: gcc 12
  * for aarch64 stops with an internal compiler error (in vect_transform_reduction) when it
- * vectorises such a loop written with fmax/fmin. */
+ * vectorises such a loop written with fmax/fmin. A NaN x is passed over, as with fmax; unlike
+ * fmax, a NaN m (the first value) stays. The probe's random scores are never NaN. */
 static inline double larger(double m, double x) { return x > m ? x : m; }
 static inline double smaller(double m, double x) { return x < m ? x : m; }
 

@@ -5,7 +5,7 @@
 #   EMULATOR='qemu-aarch64 -L /usr/aarch64-linux-gnu' tests/same_bits.sh . build/aarch64
 #
 # A ./train built for another machine (its ELF header names another machine than /bin/sh's)
-# runs under $EMULATOR.
+# runs under $EMULATOR, split into words and run from a scratch folder: give absolute paths.
 # Each BIN_DIR holds a ./train built some other way (gcc -march=native, -march=x86-64-v2,
 # clang, another machine's build copied over, ...). Every case below runs in each folder; its
 # checkpoint (parameters, optimizer state, step, metadata) must have the same bytes as the first
@@ -63,6 +63,7 @@ run_case() {
     shift 2
     threads=$([ "$i" -eq 0 ] && echo --threads=1)
     mkdir -p "$dir/$i"
+    rm -f "$dir/$i/$name.st" "$dir/$i/$name.out" # never compare a file left by an earlier run
     (cd "$dir/$i" && ${runners[$i]} "${bins[$i]}/train" "$@" $threads --quiet --save="$name.st" >"$name.out" 2>&1)
 }
 

@@ -4,6 +4,7 @@
 
 #include "../tensor/gemm.h"
 #include "../tensor/ops.h"
+#include "../tensor/sum16.h"
 #include "../base/rng.h"
 
 #include <float.h>
@@ -1109,6 +1110,51 @@ static void test_backward_forensics_name_the_op(void)
     }
 }
 
+/* sum16.h promises one order of additions, whatever the vector width: x[j] goes to partial sum
+ * j % 16, in order of j, and the 16 partial sums are combined pairwise (l with l + 8, then + 4,
+ * + 2, + 1). Written out here one scalar operation at a time, that order must give the same
+ * bits for every n; a left-to-right sum must differ for some n (else this could not tell). */
+static real sum16_by_hand(const real *a, const real *b, int n)
+{
+    real acc[16] = {0};
+    for (int j = 0; j < n; j++) acc[j % 16] += b ? a[j] * b[j] : a[j];
+    real h8[8], h4[4], h2[2];
+    for (int l = 0; l < 8; l++) h8[l] = acc[l] + acc[l + 8];
+    for (int l = 0; l < 4; l++) h4[l] = h8[l] + h8[l + 4];
+    for (int l = 0; l < 2; l++) h2[l] = h4[l] + h4[l + 2];
+    return h2[0] + h2[1];
+}
+
+static void test_sum16_adds_in_its_documented_order(void)
+{
+    enum { N = 40 };
+    real x[N], y[N];
+    Rng r = rng_stream(21, 0);
+    for (int j = 0; j < N; j++) { /* signs and magnitudes 2^-20 .. 2^20: the order shows in the last bits */
+        x[j] = (real)ldexp(rng_uniform(&r) + 0.5, (int)rng_below(&r, 41) - 20) * (rng_below(&r, 2) ? 1 : -1);
+        y[j] = (real)(rng_uniform(&r) - 0.5);
+    }
+    int differs = 0;
+    for (int n = 1; n <= N; n++) {
+        real s = sum16(x, n), d = dot16(x, y, n), want_s = sum16_by_hand(x, NULL, n), want_d = sum16_by_hand(x, y, n);
+        CHECK(memcmp(&s, &want_s, sizeof s) == 0, "n = %d: sum16 %.9g, by hand %.9g", n, s, want_s);
+        CHECK(memcmp(&d, &want_d, sizeof d) == 0, "n = %d: dot16 %.9g, by hand %.9g", n, d, want_d);
+        real seq = 0, top = 3 * x[0];
+        for (int j = 0; j < n; j++) seq += x[j];
+        differs += memcmp(&seq, &s, sizeof s) != 0;
+        for (int j = 1; j < n; j++) top = 3 * x[j] > top ? 3 * x[j] : top;
+        CHECK(max16_scaled(x, n, 3) == top, "n = %d: max16_scaled %.9g, want %.9g", n, max16_scaled(x, n, 3), top);
+    }
+    CHECK(differs > 0, "a left-to-right sum equals sum16 for every n: the data cannot tell orders apart");
+    /* a NaN first term makes the max NaN; a later one is passed over */
+    real z[20];
+    for (int j = 0; j < 20; j++) z[j] = (real)j;
+    z[7] = NAN;
+    CHECK(max16_scaled(z, 20, 1) == 19, "a NaN at 7: max %g, want 19", max16_scaled(z, 20, 1));
+    z[0] = NAN;
+    CHECK(isnan(max16_scaled(z, 20, 1)), "a NaN first: max %g, want NaN", max16_scaled(z, 20, 1));
+}
+
 /* The forensics replay runs after a real backward pass has given its gradient buffers back to
  * the pool, on a graph with reshape views (which share their source's gradient): it must
  * compute exactly the same gradients, and find nothing non-finite. */
@@ -1159,6 +1205,7 @@ static void test_rng_reference_values_and_statistics(void)
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
+        {"sum16: sums, dot products and the max in the documented order", test_sum16_adds_in_its_documented_order},
         {"tape: gradients add up when a tensor is reused", test_tape_accumulates_when_a_tensor_is_reused},
         {"tape: reset between steps, no allocation after the first", test_tape_reset_and_no_allocation_after_first_step},
         {"tape: nothing recorded with grad disabled", test_grad_disabled_records_nothing},
