@@ -26,6 +26,7 @@
 #include "../model/gpt.h"
 #include "../model/optim.h"
 #include "../model/train_step.h"
+#include "../run/threads.h"
 #include "../tensor/gemm.h"
 #include "bench_load.h"
 #include "bench_torch.h"
@@ -401,7 +402,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: cannot write %s\n", csv);
         return 2;
     }
-    int nthreads = omp_get_num_procs();
+    int nthreads = threads_usable(); /* what ./train uses by default: affinity mask, cgroup quota */
     fprintf(g_csv, "kind,config,what,threads_or_batch,a,b,c,d,e,f,g,h,i\n");
 
     /* The peak is measured before and after the matmul rounds and the higher figure kept, so
@@ -414,8 +415,8 @@ int main(int argc, char **argv)
     printf("## Peak: a calibrated FMA loop (the better of two measurements)\n\n| threads | GFLOP/s |\n|---:|---:|\n"
            "| 1 | %.1f |\n| %d | %.1f |\n\n", peak1, nthreads, peakn);
     fprintf(g_csv, "peak,,,1,%.2f\npeak,,,%d,%.2f\n", peak1, nthreads, peakn);
-    printf("## Matmul (the best of %d rounds of 5 timings)\n\n| config | product | batch x MxNxK | 1 thread GFLOP/s | %% of peak | %d threads | %% of peak |\n"
-           "|---|---|---|---:|---:|---:|---:|\n", ROUNDS, nthreads);
+    printf("## Matmul (the best of %d rounds of 5 timings; gemm kernel: %s, picked for this CPU at run time)\n\n| config | product | batch x MxNxK | 1 thread GFLOP/s | %% of peak | %d threads | %% of peak |\n"
+           "|---|---|---|---:|---:|---:|---:|\n", ROUNDS, gemm_kernel_name(), nthreads);
     print_matmuls(&mm, peak1, peakn);
     printf("\n## Training step (forward, backward, AdamW; median of %d steps after 3 warm-up, the better of 2 rounds)\n\n"
            "| config | threads | ms/step | tokens/s | model GFLOP/s | %% of peak | peak RSS MiB | minimum MiB | RSS / minimum |\n"

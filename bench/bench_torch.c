@@ -1,6 +1,9 @@
 /* bench_torch.c - reads scripts/torch_bench.py's CSV (see bench_torch.h). Strict: any line
  * that is not what the script writes is an error, so a figure is never silently misread. */
+#define _DEFAULT_SOURCE /* access */
 #include "bench_torch.h"
+
+#include "../base/base.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { LINE_MAX_LEN = 4096 };
 
@@ -20,6 +24,7 @@ static int fail(char *err, size_t errlen, const char *path, int line, const char
     va_end(ap);
     if (line > 0) snprintf(err, errlen, "%s line %d: %s", path, line, msg);
     else snprintf(err, errlen, "%s: %s", path, msg);
+    message_one_line(err); /* a field quoted from the file may hold control characters */
     return -1;
 }
 
@@ -85,11 +90,10 @@ int torch_table_read(const char *path, TorchTable *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->path, sizeof t->path, "%s", path);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT) return 0;
-        return fail(err, errlen, path, 0, "cannot read: %s", strerror(errno));
-    }
+    if (access(path, F_OK) != 0 && errno == ENOENT) return 0; /* no comparison: not an error */
+    char why[256];
+    FILE *f = file_open_regular(path, why, sizeof why); /* a FIFO or a folder is refused, not read */
+    if (!f) return fail(err, errlen, path, 0, "cannot read: %s", why);
     char line[LINE_MAX_LEN + 2];
     int ln = 0, rc = 0;
     bool header = false;

@@ -102,11 +102,12 @@ void optim_scale_grads(Optimizer *o, double f)
  * into o->partial (see OptimSpec.update). */
 static void update_chunks(Optimizer *o, int step, double lr, bool apply)
 {
+    double inv_bias1 = 1 / (1 - pow(o->cfg.beta1, step + 1)), inv_bias2 = 1 / (1 - pow(o->cfg.beta2, step + 1));
 #pragma omp parallel for schedule(static) if (o->n_values >= PARALLEL_MIN)
     for (size_t c = 0; c < o->n_chunks; c++) {
         const OptimChunk *k = &o->chunks[c];
         Tensor *p = o->params[k->param];
-        OptimStep s = {&o->cfg, step, lr, o->decay[k->param] ? o->cfg.weight_decay : 0};
+        OptimStep s = {&o->cfg, step, lr, o->decay[k->param] ? o->cfg.weight_decay : 0, inv_bias1, inv_bias2};
         real *state[OPTIM_MAX_STATE];
         for (int b = 0; b < o->spec->n_state; b++) state[b] = o->state[b] ? o->state[b] + k->offset + k->j0 : NULL;
         real probe = o->spec->update(&s, k->j1 - k->j0, p->data + k->j0, p->grad + k->j0, state, apply);

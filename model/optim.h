@@ -29,6 +29,8 @@ typedef struct OptimStep {
     int step;                   /* 0-based (Adam's bias correction counts step + 1 updates) */
     double lr;
     double weight_decay;        /* for this parameter: cfg->weight_decay, or 0 where it does not decay */
+    double inv_bias1, inv_bias2; /* 1 / (1 - beta^(step + 1)), Adam's bias corrections: once per step,
+                                    not once per chunk */
 } OptimStep;
 
 typedef struct OptimSpec {

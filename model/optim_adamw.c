@@ -31,8 +31,8 @@ static real adamw_update(const OptimStep *s, size_t n, real *p, const real *g, r
 {
     const OptimConfig *c = s->cfg;
     AdamConsts k = {(real)s->lr, (real)s->weight_decay, (real)c->beta1, (real)c->beta2, (real)(1 - c->beta1),
-                    (real)(1 - c->beta2), (real)(1 / (1 - pow(c->beta1, s->step + 1))),
-                    (real)(1 / (1 - pow(c->beta2, s->step + 1))), (real)c->eps};
+                    (real)(1 - c->beta2), (real)s->inv_bias1,
+                    (real)s->inv_bias2, (real)c->eps};
     real *m = state[0], *v = state[1];
     if (apply) {
 #pragma omp simd

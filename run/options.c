@@ -1,6 +1,7 @@
 /* options.c - the option table and its parsers. Every user error is one line naming the
  * flag (or the file and line) and what is wrong with it. */
 #include "options.h"
+#include "threads.h"
 
 #include "attention_svg.h"
 #include "forensics.h"
@@ -98,7 +99,7 @@ static const OptSpec g_specs[] = {
     {"seed", KIND_SEED, GROUP_DATA, OFF(seed), "1", 0, 0, NULL, "seeds init, data (and the validation split) and dropout"},
     {"loss-threshold", KIND_REAL, GROUP_TRAIN, OFF(loss_threshold), "0.1", 0, 1e9, NULL, "summary: first step whose mean loss is below"},
     /* the run */
-    {"threads", KIND_INT, GROUP_RUN, OFF(threads), "0", 0, 1024, NULL, "OpenMP threads (0: $OMP_NUM_THREADS if set, else one per core this process may use, fewer while other programs keep them busy); results do not depend on it"},
+    {"threads", KIND_INT, GROUP_RUN, OFF(threads), "0", 0, THREADS_MAX, NULL, "OpenMP threads (0: $OMP_NUM_THREADS if set, else one per core this process may use, fewer while other programs keep them busy); results do not depend on it"},
     {"log", KIND_TEXT, GROUP_RUN, OFF(log), "", 0, 0, NULL, "CSV file for the metrics"},
     {"log-every", KIND_INT, GROUP_TRAIN, OFF(log_every), "50", 1, 100000000, NULL, "steps between log lines"},
     {"eval-every", KIND_INT, GROUP_TRAIN, OFF(eval_every), "200", 0, 100000000, NULL, "steps between evaluations (0: at the end only)"},

@@ -4,6 +4,7 @@
 #include "threads.h"
 
 #include "../base/base.h"
+#include "exit.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -107,7 +108,9 @@ static int env_thread_count(void)
     if (!s || !*s) return 0;
     char *end;
     long n = strtol(s, &end, 10);
-    return n > 0 && n <= 1 << 20 && (*end == 0 || *end == ',') ? (int)n : 0;
+    if (!(n > 0 && (*end == 0 || *end == ','))) return 0;
+    if (n > THREADS_MAX) die(EXIT_USER, "OMP_NUM_THREADS=%ld: at most %d threads (as --threads)", n, THREADS_MAX);
+    return (int)n;
 }
 
 static void set_count(ThreadGovernor *g, int n)
@@ -133,13 +136,13 @@ void threads_setup(ThreadGovernor *g, int requested)
     int given = requested > 0 ? requested : from_env;
 #ifndef _OPENMP
     /* built without OpenMP (base/openmp.h): one thread, whatever is asked */
+    (void)usable;
     if (given > 1)
         fprintf(stderr, "warning: %s=%d: this build has no OpenMP, so it runs on one thread (the results are the same)\n",
                 requested > 0 ? "--threads" : "OMP_NUM_THREADS", given);
     g->max = 1;
     set_count(g, 1);
-    return;
-#endif
+#else
     if (given > usable)
         fprintf(stderr,
                 "warning: %s=%d is more than the %d core%s this process may use: the threads will wait for each other "
@@ -154,6 +157,7 @@ void threads_setup(ThreadGovernor *g, int requested)
         g->delay_start = delay;
         g->idle_start = idle;
     }
+#endif
 }
 
 int threads_decide(int current, int max, double delay_fraction, double idle_cores, int windows)

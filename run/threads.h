@@ -24,6 +24,7 @@
 #include <stdbool.h>
 
 enum { THREADS_RECHECK = 8 };
+enum { THREADS_MAX = 1024 }; /* the most --threads or OMP_NUM_THREADS may ask for */
 #define THREADS_WINDOW_S 0.25
 #define THREADS_CONTENDED 0.10
 

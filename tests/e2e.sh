@@ -311,6 +311,14 @@ if [ $rc -eq 2 ] && [ "$(wc -l <"$dir/badflag.err")" -eq 1 ] && grep -q -- "--lr
 else
     bad "a bad flag: one line, exit 2, nothing written" "exit $rc" "$(cat "$dir/badflag.err")"
 fi
+OMP_NUM_THREADS=5000 "$train" --steps=1 --log="$dir/never.csv" >"$dir/envthreads.out" 2>"$dir/envthreads.err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <"$dir/envthreads.err")" -eq 1 ] && grep -q "OMP_NUM_THREADS=5000" "$dir/envthreads.err" &&
+    [ ! -e "$dir/never.csv" ]; then
+    ok "OMP_NUM_THREADS above the limit of --threads: one line naming it, exit 2, nothing written"
+else
+    bad "OMP_NUM_THREADS=5000: one line, exit 2" "exit $rc" "$(head -n 3 "$dir/envthreads.err")"
+fi
 "$train" --dmodel=16384 --heads=16 >/dev/null 2>"$dir/mem.err"
 if [ $? -eq 2 ] && grep -q "GiB" "$dir/mem.err"; then
     ok "a model too large for the machine is refused before anything is allocated"
