@@ -80,20 +80,27 @@ OPT     := -O3
 SAN     := -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDLIBS  := -lm
 
-# The layers, each using only those before it: base <- tensor <- io, model; base <- data;
-# eval uses model and data; viz (SVG drawing) uses nothing; run (the program around the step)
-# uses all of them.
+# The layers, each using only those before it: base <- tensor <- io, model, optim; base <- data;
+# eval uses model and data; instrument (what a run measures and draws) uses model, eval and viz;
+# options, then checkpoint, then run (the program around the step) and decode use all of them;
+# viz (SVG drawing) uses nothing. scores (the probe's statistics) and study (./report's
+# tables, plots and statistics) belong to their programs, probe.c and report.c.
 BASE_SRC := $(wildcard base/*.c)
 ENGINE  := $(wildcard tensor/*.c)
 IO      := $(wildcard io/*.c)
 MODEL   := $(wildcard model/*.c)
+OPTIM   := $(wildcard optim/*.c)
 DATA    := $(wildcard data/*.c)
 EVAL    := $(wildcard eval/*.c)
 VIZ     := $(wildcard viz/*.c)
+INSTRUMENT := $(wildcard instrument/*.c)
+OPTIONS := $(wildcard options/*.c)
+CHECKPOINT := $(wildcard checkpoint/*.c)
 RUN     := $(wildcard run/*.c)
-STATS   := stats/score_stats.c
-TESTLIB := tests/test.c tests/gradcheck.c tests/fuzz_targets.c $(STATS)
-APP     := $(BASE_SRC) $(ENGINE) $(IO) $(MODEL) $(DATA) $(EVAL) $(VIZ) $(RUN)
+DECODE  := $(wildcard decode/*.c)
+SCORES  := scores/score_stats.c
+TESTLIB := tests/test.c tests/gradcheck.c tests/fuzz_targets.c $(SCORES)
+APP     := $(BASE_SRC) $(ENGINE) $(IO) $(MODEL) $(OPTIM) $(DATA) $(EVAL) $(VIZ) $(INSTRUMENT) $(OPTIONS) $(CHECKPOINT) $(RUN) $(DECODE)
 
 PROGRAMS := train probe report
 
@@ -110,8 +117,8 @@ all: $(foreach p,$(PROGRAMS),$(call prog,$(p)))
 
 # ---------------------------------------------------------------- programs
 train_SRC  := train.c $(APP)
-probe_SRC  := stats/probe.c $(STATS) $(APP)
-report_SRC := $(wildcard tools/*.c) viz/svg.c base/base.c
+probe_SRC  := probe.c $(SCORES) $(APP)
+report_SRC := report.c $(wildcard study/*.c) viz/svg.c base/base.c
 bench_SRC  := $(wildcard bench/*.c) $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
@@ -161,9 +168,9 @@ $(foreach t,$(TESTS32),$(eval $(call test_program,f32,$(t),$(OPT))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,f64,$(t),$(OPT))))
 $(foreach t,$(TESTS32),$(eval $(call test_program,asan32,$(t),$(SAN))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,asan64,$(t),$(SAN))))
-# test_report checks the report's statistics: it links tools/stats.c too
-$(BUILD)/f32/tests/test_report: $(BUILD)/f32/tools/stats.o
-$(BUILD)/asan32/tests/test_report: $(BUILD)/asan32/tools/stats.o
+# test_report checks the report's statistics: it links study/stats.c too
+$(BUILD)/f32/tests/test_report: $(BUILD)/f32/study/stats.o
+$(BUILD)/asan32/tests/test_report: $(BUILD)/asan32/study/stats.o
 
 # The golden fingerprints (tests/golden.sh) hold for the optimised builds: every build (gcc or
 # clang, any -march, with or without OpenMP, aarch64) gives the same bits, since every sum has a

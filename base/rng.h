@@ -19,7 +19,7 @@ typedef enum RngStream {
     RNG_STREAM_VALIDATION = 11, /* the held-out examples of a synthetic task (data/dataset.c) */
     RNG_STREAM_TRAINING = 12,   /* each step's training batch, keyed by the step (data/dataset.c) */
     RNG_STREAM_DROPOUT = 21,    /* each step's dropout masks, keyed by the step (model/train_step.c) */
-    RNG_STREAM_PROBE_QK = 31,   /* ./probe: q.k moments (stats/score_stats.c) */
+    RNG_STREAM_PROBE_QK = 31,   /* ./probe: q.k moments (scores/score_stats.c) */
     RNG_STREAM_PROBE_ROWS = 32, /* ./probe: the first seed's experiment */
     RNG_STREAM_PROBE_SOFTMAX = 33, /* ./probe: softmax entropy and Jacobian */
     RNG_STREAM_BENCH = 41,      /* the benchmark's inputs (bench/bench.c) */

@@ -24,9 +24,9 @@
 
 #include "../base/rng.h"
 #include "../model/gpt.h"
-#include "../model/optim.h"
+#include "../optim/optim.h"
 #include "../model/train_step.h"
-#include "../run/threads.h"
+#include "../base/threads.h"
 #include "../tensor/gemm.h"
 #include "bench_load.h"
 #include "bench_torch.h"

@@ -5,7 +5,7 @@
  * time of --threads=1; on the quiet machine, never slower than --threads=1.
  *
  * What it shows: with OpenMP's spinning barriers alone, every barrier of a step waits for the
- * thread a neighbour pushed off its core; run/threads.h's governor sees that (the run queue
+ * thread a neighbour pushed off its core; base/threads.h's governor sees that (the run queue
  * delay) and drops to one thread until a core is free again.
  */
 #define _DEFAULT_SOURCE /* fork, execv, kill */

@@ -3,8 +3,8 @@
 
 #include "run.h"
 
-#include "attention_svg.h"
-#include "exit.h"
+#include "../instrument/attention_svg.h"
+#include "../base/exit.h"
 #include "interrupt.h"
 #include "paths.h"
 

@@ -3,17 +3,17 @@
 #define RUN_RUN_H
 
 #include "../data/data.h"
-#include "../eval/attention_map.h"
+#include "../instrument/attention_map.h"
 #include "../eval/eval.h"
 #include "../model/gpt.h"
-#include "../model/optim.h"
+#include "../optim/optim.h"
 #include "../model/train_step.h"
-#include "checkpoint.h"
-#include "forensics.h"
-#include "inject.h"
-#include "logbook.h"
-#include "options.h"
-#include "threads.h"
+#include "../checkpoint/checkpoint.h"
+#include "../instrument/forensics.h"
+#include "../instrument/inject.h"
+#include "../instrument/logbook.h"
+#include "../options/options.h"
+#include "../base/threads.h"
 
 typedef struct Run {
     Options o;
@@ -45,7 +45,7 @@ void run_options(Options *o, OptGiven *set, int argc, char **argv);
 /* With --load, opens its checkpoint into *ckpt (verified) and applies its configuration: options
  * not given take its values, given ones of the model and the data must agree. Then checks the
  * options together, refuses given ones that would do nothing here, checks every file the run
- * reads or writes, and sets the thread count (run/threads.h). The caller loads from *ckpt and closes it. */
+ * reads or writes, and sets the thread count (base/threads.h). The caller loads from *ckpt and closes it. */
 void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile *ckpt, ThreadGovernor *threads);
 /* The training run of the options run_options read: run_prepare, then the data, the model,
  * the optimizer, a --load'ed checkpoint's state and the rest. */

@@ -208,7 +208,7 @@ def build_model(torch, B, T, C, L, H, V):
 
 
 def schedule_lr(step, lr=1e-3, min_lr=1e-4, warmup=10, steps=1000):
-    """model/optim.c's optim_lr: linear warm-up, then cosine down to min_lr."""
+    """optim/optim.c's optim_lr: linear warm-up, then cosine down to min_lr."""
     import math
 
     if step < warmup:

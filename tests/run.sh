@@ -93,7 +93,7 @@ passed_before_checks=$passed failed_before_checks=$failed
 # Every heap allocation goes through mem_alloc (base/base.c), so the allocation counter
 # that the no-malloc-in-a-step test reads sees all of them.
 no_raw_malloc() {
-    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r base tensor io model data eval viz run 2>/dev/null \
+    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r base tensor io model optim data eval viz instrument options checkpoint run decode 2>/dev/null \
         | grep -v '^base/base.c:'
 }
 check "no malloc/free outside base/base.c" no_raw_malloc

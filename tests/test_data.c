@@ -3,7 +3,7 @@
 
 #include "../data/data.h"
 #include "../base/rng.h"
-#include "../run/options.h"
+#include "../options/options.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* test_io.c - safetensors files, checkpoints, and the option parsers. */
 #include "test.h"
 
-#include "../run/checkpoint.h"
-#include "../run/options.h"
+#include "../checkpoint/checkpoint.h"
+#include "../options/options.h"
 #include "../io/safetensors.h"
 
 #include <math.h>
@@ -517,7 +517,7 @@ static void test_help_sections_cover_every_option(void)
     int missing = 0;
     for (int i = 0; i < options_count(); i++)
         if (options_help_section(i) < 0) {
-            CHECK(false, "--%s is in no --help section (run/options.c: g_help_sections)", options_name(i));
+            CHECK(false, "--%s is in no --help section (options/options.c: g_help_sections)", options_name(i));
             missing++;
         }
     CHECK(options_count() > 40 && missing == 0, "%d options, %d without a section", options_count(), missing);

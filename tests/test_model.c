@@ -3,8 +3,8 @@
 #include "test.h"
 
 #include "../model/gpt.h"
-#include "../model/metrics.h"
-#include "../model/optim.h"
+#include "../instrument/attention_stats.h"
+#include "../optim/optim.h"
 #include "../base/rng.h"
 
 #include <math.h>

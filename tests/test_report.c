@@ -1,7 +1,7 @@
-/* test_report.c - the statistics of ./report (tools/stats.c), against values worked out by hand. */
+/* test_report.c - the statistics of ./report (study/stats.c), against values worked out by hand. */
 #include "test.h"
 
-#include "../tools/stats.h"
+#include "../study/stats.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
-/* test_stats.c - the Monte Carlo statistics behind ./probe (stats/score_stats.c). */
+/* test_stats.c - the Monte Carlo statistics behind ./probe (scores/score_stats.c). */
 #include "test.h"
 
-#include "../stats/score_stats.h"
+#include "../scores/score_stats.h"
 #include "../tensor/format.h"
 
 #include <math.h>

@@ -5,10 +5,10 @@
 
 #include "../base/rng.h"
 #include "../model/gpt.h"
-#include "../model/optim.h"
+#include "../optim/optim.h"
 #include "../model/train_step.h"
-#include "../run/tape_dot.h"
-#include "../run/tape_print.h"
+#include "../instrument/tape_dot.h"
+#include "../instrument/tape_print.h"
 
 #include <math.h>
 #include <stdlib.h>

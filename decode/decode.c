@@ -5,8 +5,8 @@
 #include "decode.h"
 
 #include "../eval/eval.h"
-#include "exit.h"
-#include "run.h"
+#include "../base/exit.h"
+#include "../run/run.h"
 
 #include <errno.h>
 #include <stdio.h>

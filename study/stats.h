@@ -5,8 +5,8 @@
  * Conventions: a value that cannot be computed is NAN (never a made-up 0): the mean of no
  * values, the standard deviation of one, the interval of one run.
  */
-#ifndef TOOLS_STATS_H
-#define TOOLS_STATS_H
+#ifndef STUDY_STATS_H
+#define STUDY_STATS_H
 
 #include <stdbool.h>
 

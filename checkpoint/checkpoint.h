@@ -1,13 +1,13 @@
 /* checkpoint.h - the model, optimizer and run state as safetensors files (docs/FORMAT.md). */
-#ifndef RUN_CHECKPOINT_H
-#define RUN_CHECKPOINT_H
+#ifndef CHECKPOINT_CHECKPOINT_H
+#define CHECKPOINT_CHECKPOINT_H
 
 #include "../data/data.h"
-#include "../eval/attention_map.h"
+#include "../instrument/attention_map.h"
 #include "../io/safetensors.h"
 #include "../model/gpt.h"
-#include "../model/optim.h"
-#include "options.h"
+#include "../optim/optim.h"
+#include "../options/options.h"
 
 /* What a resumed run needs, beyond the parameters and the optimizer state, to continue
  * exactly as an uninterrupted run would (its log and summary included). */

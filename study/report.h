@@ -7,8 +7,8 @@
  *   report_probe.c   the probe figure, from ./probe's Markdown output
  *   report.c         main: the command line, the output files, small shared helpers
  */
-#ifndef TOOLS_REPORT_H
-#define TOOLS_REPORT_H
+#ifndef STUDY_REPORT_H
+#define STUDY_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,8 +5,8 @@
  * optim.c: its name, the state it keeps per parameter element (named, so that checkpoints can
  * store it as "optim.<state>.<parameter>") and its update rule.
  */
-#ifndef MODEL_OPTIM_H
-#define MODEL_OPTIM_H
+#ifndef OPTIM_OPTIM_H
+#define OPTIM_OPTIM_H
 
 #include "../tensor/tensor.h"
 

@@ -1,10 +1,10 @@
 /* options.c - the option table and its parsers. Every user error is one line naming the
  * flag (or the file and line) and what is wrong with it. */
 #include "options.h"
-#include "threads.h"
+#include "../base/threads.h"
 
-#include "attention_svg.h"
-#include "forensics.h"
+#include "../instrument/attention_svg.h"
+#include "../instrument/forensics.h"
 
 #include <assert.h>
 #include <errno.h>

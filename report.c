@@ -21,7 +21,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* mkdir */
 
-#include "report.h"
+#include "study/report.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,8 +1,8 @@
 /* metrics.h - what the scale ablation measures inside attention. */
-#ifndef MODEL_METRICS_H
-#define MODEL_METRICS_H
+#ifndef INSTRUMENT_ATTENTION_STATS_H
+#define INSTRUMENT_ATTENTION_STATS_H
 
-#include "gpt.h"
+#include "../model/gpt.h"
 
 typedef struct AttentionStats {
     double score_mean, score_std; /* of the scaled scores s q.k over visible (unmasked) entries */

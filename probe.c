@@ -18,10 +18,10 @@
  *
  *   ./probe [--samples=N] [--pairs=N] [--seed=S] [--draws=N]
  */
-#include "score_stats.h"
+#include "scores/score_stats.h"
 
-#include "../base/rng.h"
-#include "../tensor/format.h" /* FP16_MAX */
+#include "base/rng.h"
+#include "tensor/format.h" /* FP16_MAX */
 
 #include <math.h>
 #include <stdarg.h>

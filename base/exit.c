@@ -1,7 +1,7 @@
 /* exit.c - see exit.h. */
 #include "exit.h"
 
-#include "../base/base.h"
+#include "base.h"
 
 #include <stdarg.h>
 #include <stdio.h>

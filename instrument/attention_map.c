@@ -2,7 +2,7 @@
 #include "attention_map.h"
 
 #include "../base/base.h"
-#include "../model/metrics.h"
+#include "attention_stats.h"
 
 #include <assert.h>
 #include <math.h>

@@ -15,11 +15,11 @@
  * the source token that the token's query weighs most in the last layer, by the mean of the
  * attention weights over heads, and that mean weight.
  */
-#ifndef RUN_DECODE_H
-#define RUN_DECODE_H
+#ifndef DECODE_DECODE_H
+#define DECODE_DECODE_H
 
 #include "../data/data.h"
-#include "options.h"
+#include "../options/options.h"
 
 #include <stdbool.h>
 #include <stddef.h>

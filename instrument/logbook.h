@@ -1,9 +1,9 @@
 /* logbook.h - what ./train reports while it trains: per-layer attention metrics, a CSV row and
  * a console line every --log-every steps. The columns are listed in the README. */
-#ifndef RUN_LOGBOOK_H
-#define RUN_LOGBOOK_H
+#ifndef INSTRUMENT_LOGBOOK_H
+#define INSTRUMENT_LOGBOOK_H
 
-#include "../model/metrics.h"
+#include "attention_stats.h"
 
 #include <stdio.h>
 

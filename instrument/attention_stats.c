@@ -1,5 +1,5 @@
 /* metrics.c - score statistics, attention entropy and peakedness, per layer. */
-#include "metrics.h"
+#include "attention_stats.h"
 
 #include "../tensor/parallel.h"
 

@@ -3,12 +3,12 @@
 
 #include "threads.h"
 
-#include "../base/base.h"
+#include "base.h"
 #include "exit.h"
 
 #include <fcntl.h>
 #include <math.h>
-#include "../base/openmp.h"
+#include "openmp.h"
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>

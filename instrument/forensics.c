@@ -1,7 +1,7 @@
 /* forensics.c - see forensics.h. */
 #include "forensics.h"
 
-#include "exit.h"
+#include "../base/exit.h"
 
 #include <stdio.h>
 #include <stdlib.h>

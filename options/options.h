@@ -6,12 +6,12 @@
  * --optim, --nan) takes its names from the module that owns the values (the task table, the
  * optimizer table, ...), so a new task or optimizer is an option value without a change here.
  */
-#ifndef RUN_OPTIONS_H
-#define RUN_OPTIONS_H
+#ifndef OPTIONS_OPTIONS_H
+#define OPTIONS_OPTIONS_H
 
 #include "../data/data.h"
 #include "../model/gpt.h"
-#include "../model/optim.h"
+#include "../optim/optim.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,8 +58,8 @@ typedef struct Options {
     int nan;                   /* NanMode */
     char inject[OPT_TEXT_LEN];
     bool quiet;
-    bool print_tape;           /* describe the first step's tape and exit (run/tape_print.c) */
-    char tape_dot[OPT_TEXT_LEN]; /* the same as a Graphviz graph, here (run/tape_dot.c) */
+    bool print_tape;           /* describe the first step's tape and exit (instrument/tape_print.c) */
+    char tape_dot[OPT_TEXT_LEN]; /* the same as a Graphviz graph, here (instrument/tape_dot.c) */
     /* --decode: no training; sources from standard input through a --load'ed model */
     bool decode, show_attention;
 } Options;
