@@ -7,6 +7,7 @@
  * that matters for training, and how much, is what `--scale` lets you measure.
  */
 #include "gpt.h"
+#include "../tensor/parallel.h"
 
 #include <assert.h>
 #include <math.h>
@@ -216,6 +217,35 @@ static const ScoreRule g_score_rules[] = {
     [ATTN_ADDITIVE] = additive_scores,
 };
 
+/* |dL/dS| of each query row, hung on P by tape_watch_grad (ctx: the rows' array): with g = dL/dP,
+ * dS_j = p_j (g_j - sum_i g_i p_i) over the keys the row sees, sqrt(sum_j dS_j^2) in double;
+ * -1 for a row no gradient reached (g = 0 there: no path to the loss). S is what the softmax
+ * exponentiates (fold * raw). */
+static void note_row_grad_norms(const Tensor *P, void *ctx)
+{
+    real *norms = ctx;
+    int N = tensor_cols(P), R = P->shape[P->ndim - 2];
+    size_t rows = tensor_rows(P);
+#pragma omp parallel for schedule(static) if (P->size >= PARALLEL_MIN)
+    for (size_t row = 0; row < rows; row++) {
+        const real *p = P->data + row * N, *g = P->grad + row * N;
+        int n = mask_visible((int)(row % R), R, N, MASK_CAUSAL);
+        bool reached = false;
+        for (int j = 0; j < n && !reached; j++) reached = g[j] != 0;
+        if (!reached) {
+            norms[row] = -1;
+            continue;
+        }
+        double dot = 0, sq = 0;
+        for (int j = 0; j < n; j++) dot += (double)g[j] * p[j];
+        for (int j = 0; j < n; j++) {
+            double d = p[j] * (g[j] - dot);
+            sq += d * d;
+        }
+        norms[row] = (real)sqrt(sq);
+    }
+}
+
 /* P = softmax(fold * raw) with the causal mask: row i spreads 1 over keys j <= i. In fp32 with
  * the stable softmax, fold is applied inside the softmax (S is never stored); in a reduced
  * precision S is a stored tensor, rounded like the others. */
@@ -235,13 +265,17 @@ static Tensor *attention_weights(Tape *tp, const GptLayer *ly, const GptConfig *
         for (size_t i = 0; i < rows; i++) trace->row_grad_norms[i] = NAN; /* until the backward pass */
     }
     tp->scope = ly->label[LABEL_WEIGHTS];
-    SoftmaxSpec spec = {.scale = fold,
-                        .mask = MASK_CAUSAL,
-                        .naive = cfg->softmax == SOFTMAX_NAIVE,
-                        .format = cfg->precision,
-                        .counts = cfg->precision != FORMAT_FP32 ? &trace->rounding : NULL,
-                        .row_grad_norms = trace->row_grad_norms};
-    trace->weights = op_softmax_spec(tp, S, &spec);
+    if (cfg->softmax == SOFTMAX_NAIVE || cfg->precision != FORMAT_FP32) {
+        SoftmaxEmulation em = {.scale = fold,
+                               .mask = MASK_CAUSAL,
+                               .naive = cfg->softmax == SOFTMAX_NAIVE,
+                               .format = cfg->precision,
+                               .counts = cfg->precision != FORMAT_FP32 ? &trace->rounding : NULL};
+        trace->weights = op_softmax_emulated(tp, S, &em);
+    } else {
+        trace->weights = op_softmax_scaled(tp, S, fold, MASK_CAUSAL);
+    }
+    if (trace->want_row_grads) tape_watch_grad(tp, trace->weights, note_row_grad_norms, trace->row_grad_norms);
     return trace->weights;
 }
 

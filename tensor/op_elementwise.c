@@ -129,7 +129,7 @@ static void gelu_backward(Tape *tp, TapeEntry *e)
     const real *g = e->out->grad;
     /* y = x/2 (1 + tanh u), u = c (x + 0.044715 x^3):
      * dy/dx = (1 + tanh u)/2 + x/2 (1 - tanh^2 u) c (1 + 3 * 0.044715 x^2) */
-#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN / 8) /* a tanh: ~8x an add's work */
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN_HEAVY) /* a tanh */
     for (size_t i = 0; i < x->size; i++) {
         real v = x->data[i];
         real t = real_tanh((real)GELU_C * (v + (real)0.044715 * v * v * v));
@@ -142,7 +142,7 @@ static void gelu_backward(Tape *tp, TapeEntry *e)
 Tensor *op_gelu(Tape *tp, Tensor *x)
 {
     Tensor *out = tensor_new(tp->arena, x->ndim, x->shape, "gelu");
-#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN / 8) /* a tanh: ~8x an add's work */
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN_HEAVY) /* a tanh */
     for (size_t i = 0; i < x->size; i++) {
         real v = x->data[i];
         out->data[i] = (real)0.5 * v * (1 + real_tanh((real)GELU_C * (v + (real)0.044715 * v * v * v)));
@@ -181,10 +181,10 @@ static Tensor *pointwise(Tape *tp, Tensor *x, Pointwise fn, const char *name)
     Tensor *out = tensor_new(tp->arena, x->ndim, x->shape, name);
     real *y = out->data;
     if (fn == POINTWISE_TANH) {
-#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN / 8) /* ~8x an add's work */
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN_HEAVY) /* a tanh */
         for (size_t i = 0; i < x->size; i++) y[i] = real_tanh(x->data[i]);
     } else { /* libm's exp, for any x: overflows to Inf where exp(x) is beyond the largest real */
-#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN / 8)
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN_HEAVY) /* libm's exp */
         for (size_t i = 0; i < x->size; i++) y[i] = real_exp_full(x->data[i]);
     }
     TapeEntry *e = tape_push(tp, pointwise_backward, name, out, x, NULL, NULL);

@@ -39,8 +39,7 @@ Tensor *op_round(Tape *tp, Tensor *x, NumFormat format, Mask mask, FormatCounts 
     /* counts are integers: their sum is exact in any order, so reduction(+) gives the same
      * counts for any thread count (unlike a floating-point sum) */
     long overflow = 0, nan = 0, underflow = 0;
-    /* a rounding costs several adds: worth splitting from 1/8 of PARALLEL_MIN */
-#pragma omp parallel for schedule(static) reduction(+ : overflow, nan, underflow) if (x->size >= PARALLEL_MIN / 8)
+#pragma omp parallel for schedule(static) reduction(+ : overflow, nan, underflow) if (x->size >= PARALLEL_MIN_HEAVY) /* a rounding */
     for (size_t row = 0; row < rows; row++) {
         int n = mask_visible((int)(row % R), R, N, mask);
         const real *in = x->data + row * N;

@@ -22,7 +22,8 @@
  *      gradients accumulate with +=, never =, because a tensor may feed several ops and each
  *      adds its share. Never write to out->grad or to an input's data.
  *   4. Threads: split the loop over outputs (rows, columns, elements) with
- *      `#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)` (tensor/parallel.h).
+ *      `#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)` (tensor/parallel.h;
+ *      PARALLEL_MIN_HEAVY for a loop whose element costs a tanh, a libm exp or a rounding).
  *      A sum must be added by one thread in a fixed order: a reduction over rows is split by
  *      columns (parallel_column_blocks), never by rows, and never with `reduction(+)` across
  *      threads. Then the result has the same bits for any thread count (tests check it).
@@ -33,6 +34,10 @@
  *      give a NaN out, so that the NaN forensics can find the op that made it.
  *   6. Test: a finite-difference check in tests/test_grad_ops.c (double precision), and the
  *      op's values against a direct computation in tests/test_engine.c.
+ *   7. An op computes; it does not measure. A variant that computes other numbers is an op of
+ *      its own (op_softmax_emulated beside op_softmax_scaled, sharing the backward); a caller who
+ *      wants to look at a gradient hangs a watch on the tensor (tape_watch_grad, tensor.h)
+ *      instead of asking the op for a statistic.
  */
 #ifndef TENSOR_OPS_H
 #define TENSOR_OPS_H
@@ -88,8 +93,9 @@ Tensor *op_softmax(Tape *tp, Tensor *x, Mask mask);
  * rounded the same way) without storing s x. Backward: dx_j = s p_j (g_j - sum_i g_i p_i). */
 Tensor *op_softmax_scaled(Tape *tp, Tensor *x, real s, Mask mask);
 
-/* The softmax with every option (op_softmax and op_softmax_scaled are this with defaults). */
-typedef struct SoftmaxSpec {
+/* The softmax as a GPU computing in a reduced precision would: the ablation's variants of
+ * op_softmax_scaled, an op of their own (exactly what each does and counts: op_softmax_emulated.c). */
+typedef struct SoftmaxEmulation {
     real scale;           /* s: the softmax of y = s x */
     Mask mask;
     bool naive;           /* p_j = exp(y_j) / sum_i exp(y_i) as written, without subtracting the
@@ -97,17 +103,13 @@ typedef struct SoftmaxSpec {
     NumFormat format;     /* each exp(y_j), their sum and each p_j rounded to this format (the
                              sum added in the working precision, then rounded once) */
     FormatCounts *counts; /* when not NULL: what went wrong, added in the forward: exp values
-                             and row sums that overflowed, NaN weights, weights lost to
-                             underflow (exactly what is counted: op_softmax.c) */
-    real *row_grad_norms; /* when not NULL: one entry per row, written by the backward pass
-                             (if it runs; the array must live until then): |dL/dy| of the
-                             row (y = s x, what is exponentiated), computed in double, or -1
-                             for a row no gradient reached (dL/dp = 0: no path to the loss) */
-} SoftmaxSpec;
-/* With naive = false, format = FORMAT_FP32: the same numbers as op_softmax_scaled, whatever
- * counts and row_grad_norms are. The backward is op_softmax_scaled's for every spec (the
- * roundings straight-through, as op_round). */
-Tensor *op_softmax_spec(Tape *tp, Tensor *x, const SoftmaxSpec *spec);
+                             and row sums that overflowed, NaN weights, weights lost to underflow */
+} SoftmaxEmulation;
+/* softmax(s x) computed as *em says. The exp is libm's and the sum a plain one in column order,
+ * so with naive = false and FORMAT_FP32 this is the stable softmax within a few ulps of
+ * op_softmax_scaled, not its bits: callers use op_softmax_scaled there. Backward: op_softmax_scaled's
+ * (the roundings straight-through, as op_round). */
+Tensor *op_softmax_emulated(Tape *tp, Tensor *x, const SoftmaxEmulation *em);
 
 /* x rounded to a reduced-precision format (format.h), element by element (a copy for
  * FORMAT_FP32); what the rounding did is added to *counts (may be NULL). Entries a mask hides

@@ -101,6 +101,29 @@ static void release_grad(Tape *tp, Tensor *t)
     t->grad_pooled = false;
 }
 
+bool tape_watch_grad(Tape *tp, const Tensor *t, GradWatchFn fn, void *ctx)
+{
+    if (!t->requires_grad) return false; /* not recorded: no gradient will come */
+    assert(!t->view_of); /* a view has no entry: watch the tensor it views */
+    for (int k = tp->n - 1; k >= 0; k--) { /* from the end: t is most often the latest output */
+        TapeEntry *e = &tp->entries[k];
+        if (e->out != t) continue;
+        assert(!e->watch);
+        e->watch = fn;
+        e->watch_ctx = ctx;
+        return true;
+    }
+    assert(!"tape_watch_grad: no entry of this tape produced t");
+    return false;
+}
+
+/* Entry e's backward, after the watch on its output (if any) has seen the finished gradient. */
+static void run_backward(Tape *tp, TapeEntry *e)
+{
+    if (e->watch) e->watch(e->out, e->watch_ctx);
+    e->backward(tp, e);
+}
+
 void tape_backward_from(Tape *tp, Tensor *out, const real *seed_grad)
 {
     assert(out->requires_grad);
@@ -109,7 +132,7 @@ void tape_backward_from(Tape *tp, Tensor *out, const real *seed_grad)
     for (int k = tp->n - 1; k >= 0; k--) {
         TapeEntry *e = &tp->entries[k];
         if (!e->out->grad) continue; /* no gradient reached this op's output */
-        e->backward(tp, e);
+        run_backward(tp, e);
         release_grad(tp, e->out);
     }
 }
@@ -152,7 +175,7 @@ int tape_backward_find_nonfinite(Tape *tp, Tensor *loss, TapeFinding *found)
     for (int k = tp->n - 1; k >= 0; k--) {
         TapeEntry *e = &tp->entries[k];
         if (!e->out->grad) continue;
-        e->backward(tp, e);
+        run_backward(tp, e);
         /* every gradient was finite before this backward ran: a non-finite one now is its doing */
         for (int j = 0; j < 3 && found->entry < 0; j++) {
             const Tensor *in = e->in[j];

@@ -93,6 +93,8 @@ size_t find_nonfinite(const real *x, size_t n);
 typedef struct Tape Tape;
 typedef struct TapeEntry TapeEntry;
 typedef void (*BackwardFn)(Tape *tp, TapeEntry *e);
+/* A caller's look at a tensor's finished gradient t->grad (tape_watch_grad). */
+typedef void (*GradWatchFn)(const Tensor *t, void *ctx);
 
 /* Which of an entry's tensors its backward reads the values of (TapeEntry.reads). */
 enum { TAPE_READS_IN0 = 1, TAPE_READS_IN1 = 2, TAPE_READS_IN2 = 4, TAPE_READS_OUT = 8 };
@@ -111,6 +113,10 @@ struct TapeEntry {
     size_t kept_bytes;        /* arrays made for the backward beyond the tensors (row statistics,
                                  a copy of the ids): bytes */
     unsigned reads;           /* TAPE_READS_* of the tensors whose values the backward reads */
+    /* A caller's, never the op's: shown out's finished gradient before the backward runs
+     * (tape_watch_grad); NULL when nobody watches. */
+    GradWatchFn watch;
+    void *watch_ctx;
 };
 
 /* Gradient buffers of one size, free for reuse (see tape_grad). */
@@ -164,6 +170,15 @@ void *tape_save(Tape *tp, TapeEntry *e, size_t bytes);
  * again, and tape_backward gives the buffer back for the next gradient of the same size. So
  * only a few layers' gradients are alive at a time, not the whole network's. */
 real *tape_grad(Tape *tp, Tensor *t);
+/* Lets a caller see t's gradient once it is complete, without an entry or a pass of its own:
+ * fn(t, ctx) is hung on the entry that produced t, and the backward pass calls it just before
+ * that entry's backward runs - when every op that consumed t has added its share to t->grad
+ * and the buffer is not yet back in the pool. Once per backward pass that reaches t (also in
+ * tape_backward_find_nonfinite's replay); never when no gradient reaches t. The tape is
+ * otherwise unchanged: the same entries, costs and numbers. t must be an op's output (not a
+ * reshape view or a parameter), watched once. Returns false, and hangs nothing, when t was not
+ * recorded (the tape is not recording, or nothing t depends on needs a gradient). */
+bool tape_watch_grad(Tape *tp, const Tensor *t, GradWatchFn fn, void *ctx);
 /* d(loss)/d(loss) = 1, then every entry's backward in reverse order. loss must have size 1. */
 void tape_backward(Tape *tp, Tensor *loss);
 /* The same from any output: its gradient is seeded with `seed_grad` (out->size values). */

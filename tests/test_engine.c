@@ -165,6 +165,88 @@ static void test_gradient_pool_reuses_buffers(void)
     CHECK(peak[0] < 0.55 * peak[1], "pooled peak %zu bytes, kept %zu: buffers not reused", peak[0], peak[1]);
 }
 
+/* What a gradient watch saw: how often it was called and a copy of the gradient it was shown. */
+typedef struct Watched {
+    int calls;
+    bool had_grad;
+    real grad[4096];
+} Watched;
+
+static void note_grad(const Tensor *t, void *ctx)
+{
+    Watched *w = ctx;
+    w->calls++;
+    w->had_grad = t->grad != NULL;
+    if (t->grad) memcpy(w->grad, t->grad, t->size * sizeof(real));
+}
+
+/* a = 2x feeds two ops (y = gelu(a) + 3a), so its gradient is complete only after both have
+ * added their share; b = 5x feeds nothing. The watch on a must see the whole gradient (what a
+ * backward that keeps every gradient leaves in a->grad), once, though the pool takes a's buffer
+ * back right after; the watch on b must not be called; the tape keeps its entries. */
+static void test_watch_grad_sees_the_finished_gradient(void)
+{
+    static Watched seen_a, seen_b;
+    static real kept[4096], dx[2][4096];
+    int entries[2];
+    for (int watch = 0; watch < 2; watch++) {
+        setup();
+        int s1[1] = {4096};
+        Tensor *x = param(1, s1, -2, 2, 1);
+        memset(x->grad, 0, sizeof dx[0]);
+        g_tape.keep_grads = !watch; /* without the watch: every gradient kept, to compare with */
+        Tensor *a = op_scale(&g_tape, x, 2), *b = op_scale(&g_tape, x, 5);
+        Tensor *y = op_add(&g_tape, op_gelu(&g_tape, a), op_scale(&g_tape, a, 3));
+        if (watch) {
+            memset(&seen_a, 0, sizeof seen_a);
+            memset(&seen_b, 0, sizeof seen_b);
+            CHECK(tape_watch_grad(&g_tape, a, note_grad, &seen_a) && tape_watch_grad(&g_tape, b, note_grad, &seen_b),
+                  "a recorded tensor could not be watched");
+        }
+        entries[watch] = g_tape.n;
+        real seed[4096];
+        for (int i = 0; i < 4096; i++) seed[i] = (real)(i % 7) - 3;
+        tape_backward_from(&g_tape, y, seed);
+        if (watch) CHECK(a->grad == NULL, "the pool did not take a's gradient back: the test shows nothing");
+        else memcpy(kept, a->grad, sizeof kept);
+        memcpy(dx[watch], x->grad, sizeof dx[0]);
+        g_tape.keep_grads = false;
+        tape_reset(&g_tape);
+    }
+    CHECK(seen_a.calls == 1 && seen_a.had_grad, "the watch on a: %d calls (want 1), gradient %s", seen_a.calls,
+          seen_a.had_grad ? "present" : "missing");
+    CHECK(memcmp(seen_a.grad, kept, sizeof kept) == 0, "the watch saw another gradient than the finished one");
+    CHECK(seen_b.calls == 0, "the watch on b, which no gradient reaches, was called %d times", seen_b.calls);
+    CHECK(entries[0] == entries[1] && memcmp(dx[0], dx[1], sizeof dx[0]) == 0,
+          "watching changed the tape (%d entries, %d without) or the gradient", entries[1], entries[0]);
+    /* not recording: nothing to hang the watch on */
+    setup();
+    Tensor *x = param2(2, 3, 1);
+    g_tape.grad_enabled = false;
+    CHECK(!tape_watch_grad(&g_tape, op_scale(&g_tape, x, 2), note_grad, &seen_b), "a tensor of evaluation was watched");
+    g_tape.grad_enabled = true;
+}
+
+/* The forensics replay shows the watch the gradient too, once. */
+static void test_watch_grad_in_the_forensics_replay(void)
+{
+    static Watched seen;
+    memset(&seen, 0, sizeof seen);
+    setup();
+    Tensor *x = param2(1, 3, 5);
+    int shape[2] = {3, 1};
+    Tensor *ones = tensor_new(&g_params, 2, shape, "ones");
+    for (int i = 0; i < 3; i++) ones->data[i] = 1;
+    Tensor *a = op_scale(&g_tape, x, 4);
+    Tensor *loss = op_matmul(&g_tape, op_scale(&g_tape, a, 3), ones, TRANSPOSE_NONE); /* [1, 1] */
+    tape_watch_grad(&g_tape, a, note_grad, &seen);
+    TapeFinding f;
+    tape_backward_find_nonfinite(&g_tape, loss, &f);
+    CHECK(seen.calls == 1 && seen.grad[0] == 3 && seen.grad[1] == 3 && seen.grad[2] == 3,
+          "the replay's watch: %d calls (want 1), d(loss)/da = %g %g %g (want 3)", seen.calls, seen.grad[0], seen.grad[1],
+          seen.grad[2]);
+}
+
 static void test_grad_disabled_records_nothing(void)
 {
     setup();
@@ -592,10 +674,10 @@ static void test_op_round_masked_scores(void)
           s->grad[0], x->grad[2], x->grad[5], x->grad[0]);
 }
 
-/* ------------------------------------------------------------------ softmax variants */
+/* ------------------------------------------------------------------ the emulated softmax */
 
 /* What each kind of failure counts, on hand-made fp16 naive rows. */
-static void test_softmax_spec_counts(void)
+static void test_softmax_emulated_counts(void)
 {
     setup();
     Tensor *x = param2(4, 4, 1);
@@ -605,8 +687,8 @@ static void test_softmax_spec_counts(void)
                         1, 2, 3, 4};        /* nothing */
     memcpy(x->data, v, sizeof v);
     FormatCounts c = {0};
-    SoftmaxSpec spec = {.scale = 1, .mask = MASK_NONE, .naive = true, .format = FORMAT_FP16, .counts = &c};
-    Tensor *p = op_softmax_spec(&g_tape, x, &spec);
+    SoftmaxEmulation em = {.scale = 1, .mask = MASK_NONE, .naive = true, .format = FORMAT_FP16, .counts = &c};
+    Tensor *p = op_softmax_emulated(&g_tape, x, &em);
     CHECK(c.overflow == 2 && c.nan == 1 && c.underflow == 3, "counts %ld %ld %ld, want 2 1 3", c.overflow, c.nan,
           c.underflow);
     CHECK(isnan(p->data[0]) && p->data[1] == 0 && p->data[4] == 0 && p->data[8] == 1 && p->data[9] == 0,
@@ -623,9 +705,9 @@ static void test_softmax_spec_counts(void)
     x->data[0] = 0;
     for (int j = 1; j < 4; j++) x->data[j] = 1000; /* row 0 sees column 0 only */
     FormatCounts m = {0};
-    spec.mask = MASK_CAUSAL;
-    spec.counts = &m;
-    Tensor *q = op_softmax_spec(&g_tape, x, &spec);
+    em.mask = MASK_CAUSAL;
+    em.counts = &m;
+    Tensor *q = op_softmax_emulated(&g_tape, x, &em);
     CHECK(q->data[0] == 1 && q->data[1] == 0 && q->data[2] == 0 && q->data[3] == 0, "masked row 0: %g %g %g %g",
           q->data[0], q->data[1], q->data[2], q->data[3]);
     /* row 1 sees 10, 10 (44052: fits), row 2 sees 0, -20, -20 (two lost), row 3 sees all */
@@ -651,13 +733,13 @@ static void test_softmax_naive_overflows_fp16_not_bf16(void)
     CHECK(top > 12 && top < 85, "the scores should reach past fp16's e^11.09 and stay below e^88.7: max %g", top);
 
     FormatCounts c[3] = {{0}};
-    const SoftmaxSpec specs[3] = {
+    const SoftmaxEmulation ems[3] = {
         {.scale = 1, .naive = true, .format = FORMAT_FP16, .counts = &c[0]},
         {.scale = 1, .naive = false, .format = FORMAT_FP16, .counts = &c[1]},
         {.scale = 1, .naive = true, .format = FORMAT_BF16, .counts = &c[2]},
     };
     Tensor *p[3];
-    for (int v = 0; v < 3; v++) p[v] = op_softmax_spec(&g_tape, s, &specs[v]);
+    for (int v = 0; v < 3; v++) p[v] = op_softmax_emulated(&g_tape, s, &ems[v]);
     long nans = 0;
     for (int i = 0; i < Q * K; i++) nans += isnan(p[0]->data[i]);
     CHECK(c[0].overflow > 0 && c[0].nan > 0 && nans == c[0].nan, "fp16 naive: %ld overflows, %ld NaN counted, %ld NaN weights",
@@ -681,53 +763,52 @@ static void test_softmax_naive_overflows_fp16_not_bf16(void)
     }
 }
 
-/* The defaults give op_softmax_scaled's bits, with counts and row norms asked for or not; the
- * row norms are |dL/dy| of each row, y = s x. */
-static void test_softmax_spec_defaults_and_row_grad_norms(void)
+/* Without a variant (stable, fp32), the emulation is the textbook softmax computed its own way
+ * (libm's exp, a plain sum, a division): within a few ulps of op_softmax_scaled, with its counts.
+ * Its tape entry is op_softmax_scaled's (name, cost) and so is its backward: from the same p,
+ * the same gradient bits. */
+static void test_softmax_emulated_without_a_variant_and_its_backward(void)
 {
     setup();
     enum { ROWS = 20, N = 5, SIZE = ROWS * N };
     int sx[4] = {2, 2, 5, N};
     Tensor *x = param(4, sx, -8, 8, 1);
     x->data[6] = -1e4f; /* its exp underflows: a zero weight (row 1 sees columns 0..1) */
-    real seed[SIZE], norms[ROWS], s = (real)0.37;
+    real seed[SIZE], s = (real)0.37;
     for (int i = 0; i < SIZE; i++) seed[i] = seed_value(i);
     static real p_ref[SIZE], dx_ref[SIZE];
     Tensor *p = op_softmax_scaled(&g_tape, x, s, MASK_CAUSAL);
+    TapeEntry textbook = g_tape.entries[g_tape.n - 1];
     memcpy(p_ref, p->data, sizeof p_ref);
     tape_backward_from(&g_tape, p, seed);
     memcpy(dx_ref, x->grad, sizeof dx_ref);
     tape_reset(&g_tape);
     memset(x->grad, 0, sizeof dx_ref);
     FormatCounts c = {0};
-    for (int i = 0; i < ROWS; i++) norms[i] = -1;
-    SoftmaxSpec spec = {.scale = s, .mask = MASK_CAUSAL, .counts = &c, .row_grad_norms = norms};
-    Tensor *ps = op_softmax_spec(&g_tape, x, &spec);
-    CHECK(memcmp(ps->data, p_ref, sizeof p_ref) == 0, "the spec softmax with counts differs from op_softmax_scaled");
-    tape_backward_from(&g_tape, ps, seed);
-    CHECK(memcmp(x->grad, dx_ref, sizeof dx_ref) == 0, "its gradient differs from op_softmax_scaled's");
+    SoftmaxEmulation em = {.scale = s, .mask = MASK_CAUSAL, .format = FORMAT_FP32, .counts = &c};
+    Tensor *pe = op_softmax_emulated(&g_tape, x, &em);
+    const TapeEntry *e = &g_tape.entries[g_tape.n - 1];
+    double worst = 0;
+    for (int i = 0; i < SIZE; i++) worst = test_max(worst, fabs(pe->data[i] - p_ref[i]) / fmax(p_ref[i], FLT_MIN));
+    CHECK(worst < 4 * FLT_EPSILON, "fp32 stable emulation off the textbook softmax by %g (relative; want < 4 ulps)", worst);
     CHECK(c.overflow == 0 && c.nan == 0 && c.underflow == 1, "fp32 counts %ld %ld %ld, want 0 0 1", c.overflow, c.nan,
           c.underflow);
-    double worst = 0;
-    for (int row = 0; row < ROWS; row++) {
-        int n = row % 5 + 1; /* causal, R = N */
-        double y[N], e[N], sum = 0, dot = 0, sq = 0;
-        for (int j = 0; j < n; j++) y[j] = (double)s * x->data[row * N + j];
-        double m = y[0];
-        for (int j = 1; j < n; j++) m = test_max(m, y[j]);
-        for (int j = 0; j < n; j++) sum += e[j] = exp(y[j] - m);
-        for (int j = 0; j < n; j++) dot += seed[row * N + j] * e[j] / sum;
-        for (int j = 0; j < n; j++) {
-            double d = e[j] / sum * (seed[row * N + j] - dot); /* dL/dy_j */
-            sq += d * d;
-        }
-        worst = test_max(worst, fabs(norms[row] - sqrt(sq)) / fmax(sqrt(sq), 1e-3));
-    }
-    CHECK(worst < 1e-5, "row gradient norms off by %g (relative)", worst);
+    CHECK(e->backward == textbook.backward && !strcmp(e->op, textbook.op) && e->flops == textbook.flops &&
+              e->reads == textbook.reads && e->kept_bytes == textbook.kept_bytes,
+          "the emulation's entry (%s, %llu flops) is not the textbook's (%s, %llu flops)", e->op,
+          (unsigned long long)e->flops, textbook.op, (unsigned long long)textbook.flops);
+    memcpy(pe->data, p_ref, sizeof p_ref); /* the backward reads p: give it the textbook's */
+    tape_backward_from(&g_tape, pe, seed);
+    CHECK(memcmp(x->grad, dx_ref, sizeof dx_ref) == 0, "from the same p, its gradient differs from op_softmax_scaled's");
+    tape_reset(&g_tape);
+    em.naive = true;
+    op_softmax_emulated(&g_tape, x, &em);
+    CHECK(!strcmp(g_tape.entries[g_tape.n - 1].op, "naive softmax"), "the naive form is recorded as \"%s\"",
+          g_tape.entries[g_tape.n - 1].op);
 }
 
 /* Every new op on inputs above PARALLEL_MIN, forward and backward: all it produces, appended. */
-enum { NEW_OPS_VALUES = 6 * 40960 + 5 * 40960 + 384 };
+enum { NEW_OPS_VALUES = 6 * 40960 + 5 * 40960 };
 
 static void new_ops_results(int threads, real *dst, FormatCounts *counts)
 {
@@ -739,13 +820,12 @@ static void new_ops_results(int threads, real *dst, FormatCounts *counts)
     Rng r = rng_stream(6, 0);
     for (size_t i = 0; i < w->size; i++) /* magnitudes from 2^-30 to 2^20: fp16 overflows and underflows */
         w->data[i] = (real)ldexp(2 * rng_uniform(&r) - 1, (int)rng_below(&r, 50) - 30);
-    static real seed[40960], norms[384];
+    static real seed[40960];
     for (int i = 0; i < 40960; i++) seed[i] = seed_value(i);
-    SoftmaxSpec spec = {.scale = 1, .mask = MASK_CAUSAL, .naive = true, .format = FORMAT_FP16, .counts = &counts[1],
-                        .row_grad_norms = norms};
+    SoftmaxEmulation em = {.scale = 1, .mask = MASK_CAUSAL, .naive = true, .format = FORMAT_FP16, .counts = &counts[1]};
     Tensor *outs[6] = {op_tanh(&g_tape, x), op_exp(&g_tape, x), op_l2_normalize(&g_tape, x, (real)1e-3),
                        op_add_pairs(&g_tape, a, b), op_round(&g_tape, w, FORMAT_FP16, MASK_NONE, &counts[0]),
-                       op_softmax_spec(&g_tape, z, &spec)};
+                       op_softmax_emulated(&g_tape, z, &em)};
     for (int k = 5; k >= 0; k--) tape_backward_from(&g_tape, outs[k], seed); /* one output at a time */
     size_t at = 0;
     for (int k = 0; k < 6; k++) {
@@ -757,7 +837,6 @@ static void new_ops_results(int threads, real *dst, FormatCounts *counts)
         memcpy(dst + at, ins[k]->grad, ins[k]->size * sizeof(real));
         at += 40960;
     }
-    memcpy(dst + at, norms, sizeof norms);
 }
 
 static void test_new_ops_same_bits_for_any_thread_count(void)
@@ -1210,6 +1289,8 @@ int main(int argc, char **argv)
         {"tape: reset between steps, no allocation after the first", test_tape_reset_and_no_allocation_after_first_step},
         {"tape: nothing recorded with grad disabled", test_grad_disabled_records_nothing},
         {"tape: gradient buffers are reused once dead", test_gradient_pool_reuses_buffers},
+        {"tape: a watch sees a finished gradient once, none where no gradient goes", test_watch_grad_sees_the_finished_gradient},
+        {"tape: the forensics replay shows the watch the gradient", test_watch_grad_in_the_forensics_replay},
         {"numerics: softmax of 1e4 logits, exact zeros under the mask", test_softmax_huge_logits_and_exact_mask},
         {"numerics: cross-entropy of 1e4 logits", test_cross_entropy_huge_logits},
         {"numerics: cross-entropy = log V when uniform; mask counts", test_cross_entropy_uniform_is_log_v_and_mask_counts},
@@ -1221,9 +1302,9 @@ int main(int argc, char **argv)
         {"format: names, maxima, fp32 is the identity", test_format_names_max_and_fp32},
         {"format: op_round under the causal mask (hidden scores filled, not counted)", test_op_round_masked_scores},
         {"format: op_round values and counts", test_op_round_values_and_counts},
-        {"softmax spec: what each failure counts, masked entries", test_softmax_spec_counts},
-        {"softmax spec: naive fp16 overflows at dk = 512, stable fp16 and naive bf16 do not", test_softmax_naive_overflows_fp16_not_bf16},
-        {"softmax spec: defaults are op_softmax_scaled's bits; row gradient norms", test_softmax_spec_defaults_and_row_grad_norms},
+        {"softmax emulated: what each failure counts, masked entries", test_softmax_emulated_counts},
+        {"softmax emulated: naive fp16 overflows at dk = 512, stable fp16 and naive bf16 do not", test_softmax_naive_overflows_fp16_not_bf16},
+        {"softmax emulated: fp32 stable within ulps of the textbook op, the textbook's entry and backward", test_softmax_emulated_without_a_variant_and_its_backward},
         {"determinism: the new ops give the same bits with 1 and 2 threads", test_new_ops_same_bits_for_any_thread_count},
         {"shape: permute moves values, reshape is a view", test_permute_moves_values_and_reshape_is_a_view},
         {"fused: scaled softmax and linear equal the unfused ops", test_fused_ops_equal_unfused},

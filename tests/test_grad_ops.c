@@ -430,21 +430,20 @@ static void test_round_straight_through(void)
     }
 }
 
-static Tensor *build_softmax_spec(Tape *tp, Tensor **in, void *ctx)
+static Tensor *build_softmax_emulated(Tape *tp, Tensor **in, void *ctx)
 {
-    return op_softmax_spec(tp, in[0], ctx);
+    return op_softmax_emulated(tp, in[0], ctx);
 }
 
-static void test_softmax_spec_naive(void)
+static void test_softmax_emulated_naive(void)
 {
     setup();
     int s[4] = {2, 2, 5, 5};
     Tensor *in[1] = {input(4, s, -6, 6, 1)};
-    real norms[20];
-    SoftmaxSpec spec = {.scale = (real)0.37, .mask = MASK_CAUSAL, .naive = true, .row_grad_norms = norms};
-    expect_gradients("naive causal softmax [2,2,5,5], s = 0.37", build_softmax_spec, &spec, in, 1, 200);
-    spec.mask = MASK_NONE;
-    expect_gradients("naive softmax [2,2,5,5], s = 0.37", build_softmax_spec, &spec, in, 1, 200);
+    SoftmaxEmulation em = {.scale = (real)0.37, .mask = MASK_CAUSAL, .naive = true};
+    expect_gradients("naive causal softmax [2,2,5,5], s = 0.37", build_softmax_emulated, &em, in, 1, 200);
+    em.mask = MASK_NONE;
+    expect_gradients("naive softmax [2,2,5,5], s = 0.37", build_softmax_emulated, &em, in, 1, 200);
 }
 
 /* format_round in the double build: against gcc's _Float16 (its conversion from double rounds
@@ -613,7 +612,7 @@ int main(int argc, char **argv)
         {"grad: l2_normalize", test_l2_normalize},
         {"grad: add_pairs", test_add_pairs},
         {"grad: round, straight-through", test_round_straight_through},
-        {"grad: naive softmax (spec), causal and plain", test_softmax_spec_naive},
+        {"grad: naive softmax (emulated), causal and plain", test_softmax_emulated_naive},
         {"format: rounding a double to fp16 and bf16", test_format_round_in_double},
         {"grad: attention composite", test_attention_composite},
         {"grad: the checker rejects a wrong backward", test_gradcheck_rejects_a_wrong_backward},

@@ -584,6 +584,71 @@ static void test_fp16_overflows_with_the_naive_softmax_only(void)
     CHECK(c.overflow == 0 && c.underflow == 0 && finite, "fp32: nothing is rounded");
 }
 
+/* The per-query |dL/dS| the attention records (AttentionTrace.row_grad_norms, by a watch on P),
+ * against the formula in double from P and dL/dP (kept): with g = dL/dP, sqrt(sum_j (p_j (g_j -
+ * sum_i g_i p_i))^2) over the keys the row sees; -1 for a query row no gradient reached (in the
+ * last layer, the positions the loss leaves out). For the textbook softmax and the emulated one. */
+static void check_row_grad_norms(NumFormat f, SoftmaxKind sm)
+{
+    enum { B = 2, T = 6, V = 9, H = 2, L = 2 };
+    GptConfig cfg = {.vocab = V, .context = T, .layers = L, .dmodel = 16, .heads = H, .dk = 8, .scale_mode = SCALE_SQRT,
+                     .precision = f, .softmax = sm, .init_gain = 1};
+    Gpt m;
+    gpt_create(&m, &cfg);
+    gpt_init(&m, 5);
+    int tokens[B * T], targets[B * T];
+    unsigned char in_loss[B * T];
+    for (int i = 0; i < B * T; i++) {
+        tokens[i] = (i * 5 + 1) % V;
+        targets[i] = (i * 7 + 2) % V;
+        in_loss[i] = i % T >= T / 2; /* the first half of each sequence is left out of the loss */
+    }
+    arena_init(&g_arena, 1 << 16);
+    Tape tp;
+    tape_init(&tp, &g_arena);
+    tp.keep_grads = true; /* dL/dP stays, to recompute from */
+    AttentionTrace trace[L] = {{.want_row_grads = true}, {.want_row_grads = true}};
+    tape_backward(&tp, op_cross_entropy(&tp, gpt_forward(&m, &tp, tokens, B, T, trace), targets, in_loss));
+    double worst = 0;
+    int unreached = 0, wrong_unreached = 0;
+    for (int l = 0; l < L; l++) {
+        const Tensor *P = trace[l].weights;
+        for (int row = 0; row < B * H * T; row++) {
+            int n = row % T + 1; /* causal */
+            const real *p = P->data + row * T, *g = P->grad + row * T;
+            double dot = 0, sq = 0;
+            bool reached = false;
+            for (int j = 0; j < n; j++) {
+                dot += (double)g[j] * p[j];
+                reached |= g[j] != 0;
+            }
+            for (int j = 0; j < n; j++) sq += (p[j] * (g[j] - dot)) * (p[j] * (g[j] - dot));
+            real got = trace[l].row_grad_norms[row];
+            if (!reached) {
+                unreached++;
+                wrong_unreached += got != -1;
+            } else {
+                worst = test_max(worst, fabs(got - sqrt(sq)) / fmax(sqrt(sq), 1e-6));
+            }
+        }
+    }
+    const char *name = format_name(f, NULL);
+    CHECK(worst < 1e-6, "%s: |dL/dS| of a row off by %g (relative)", name, worst);
+    CHECK(unreached == B * H * (T / 2) && wrong_unreached == 0,
+          "%s: %d rows no gradient reached (want %d), %d of them not marked -1", name, unreached, B * H * (T / 2),
+          wrong_unreached);
+    tape_free(&tp);
+    arena_free(&g_arena);
+    gpt_free(&m);
+}
+
+static void test_row_grad_norms_of_each_query(void)
+{
+    check_row_grad_norms(FORMAT_FP32, SOFTMAX_STABLE);
+    check_row_grad_norms(FORMAT_FP32, SOFTMAX_NAIVE);
+    check_row_grad_norms(FORMAT_BF16, SOFTMAX_STABLE);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -603,6 +668,7 @@ int main(int argc, char **argv)
         {"model: --qk-init=unit gives q entries of variance 1 (Xavier: 2C/(C + H dk))", test_qk_init_unit_gives_unit_variance_queries},
         {"model: a learned scale (or log scale, or tau) starts where asked", test_learned_multipliers_start_where_asked},
         {"model: fp16 overflows at dk = 512, s = 1 with the naive softmax only; bf16 does not", test_fp16_overflows_with_the_naive_softmax_only},
+        {"model: each query row's |dL/dS|, -1 where no gradient came, textbook and emulated softmax", test_row_grad_norms_of_each_query},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }
