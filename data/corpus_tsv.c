@@ -135,94 +135,105 @@ static bool tsv_load(Dataset *d, char *err, size_t err_len)
     return ok;
 }
 
-bool tsv_parse(Dataset *d, const char *text, size_t size, char *err, size_t err_len)
+/* One line (n bytes, not blank) checked against the rules and appended to `all` as a pair of
+ * word ids; src and tgt are scratch of TSV_MAX_WORDS ids each. false, with the message in err,
+ * for a line that breaks a rule. */
+static bool tsv_line(Dataset *d, const char *line, size_t n, long lineno, int *src, int *tgt, ExampleList *all,
+                     char *err, size_t err_len)
+{
+    const char *path = d->cfg.path;
+    if (!utf8_valid((const unsigned char *)line, n)) {
+        errorf(err, err_len, "%s:%ld: not valid UTF-8", path, lineno);
+        return false;
+    }
+    const char *tab = memchr(line, '\t', n);
+    if (!tab) {
+        errorf(err, err_len, "%s:%ld: no tab between source and target", path, lineno);
+        return false;
+    }
+    if (memchr(tab + 1, '\t', n - (size_t)(tab + 1 - line))) {
+        errorf(err, err_len, "%s:%ld: more than one tab (expected source<TAB>target)", path, lineno);
+        return false;
+    }
+    int ns = words(&d->vocab, line, (size_t)(tab - line), src);
+    int nt = words(&d->vocab, tab + 1, n - (size_t)(tab + 1 - line), tgt);
+    if (ns == -2 || nt == -2) {
+        errorf(err, err_len, "%s:%ld: the words <pad>, <bos>, <sep> and <eos> are reserved", path, lineno);
+        return false;
+    }
+    if (ns < 0 || nt < 0) {
+        errorf(err, err_len, "%s:%ld: more than %d words on one side", path, lineno, TSV_MAX_WORDS);
+        return false;
+    }
+    if (ns == 0 || nt == 0) {
+        errorf(err, err_len, "%s:%ld: empty %s", path, lineno, ns == 0 ? "source" : "target");
+        return false;
+    }
+    if (ns + nt + 2 > d->cfg.context) {
+        errorf(err, err_len, "%s:%ld: %d + %d words need %d positions with BOS and SEP, but --context=%d",
+                 path, lineno, ns, nt, ns + nt + 2, d->cfg.context);
+        return false;
+    }
+    example_list_push(all, src, ns, tgt, nt);
+    return true;
+}
+
+/* Every line of the text into `all` (blank lines skipped), or false with the first broken
+ * rule in err. */
+static bool tsv_lines(Dataset *d, const char *text, size_t size, ExampleList *all, char *err, size_t err_len)
 {
     const char *path = d->cfg.path;
     int *src = mem_alloc(TSV_MAX_WORDS * sizeof(int)), *tgt = mem_alloc(TSV_MAX_WORDS * sizeof(int));
-    ExampleList all = {0};
-    PairKey *keys = NULL;
-    unsigned char *keep = NULL;
-    bool ok = false;
+    bool ok = true;
     long lineno = 0;
     /* a byte-order mark an editor put first is no part of the first word; lines end at \n,
      * \r\n or \r */
-    for (size_t pos = text_bom(text, size), next; pos < size; pos = next) {
+    for (size_t pos = text_bom(text, size), next; ok && pos < size; pos = next) {
         const char *line = text + pos;
         size_t n = text_line(text, size, pos, &next);
         lineno++;
         if (n > TSV_MAX_LINE) {
             errorf(err, err_len, "%s:%ld: line longer than %d bytes", path, lineno, TSV_MAX_LINE);
-            goto done;
-        }
-        if (memchr(line, 0, n)) {
+            ok = false;
+        } else if (memchr(line, 0, n)) {
             errorf(err, err_len, "%s:%ld: contains a NUL byte", path, lineno);
-            goto done;
+            ok = false;
+        } else {
+            size_t blank = 0;
+            while (blank < n && (line[blank] == ' ' || line[blank] == '\t')) blank++;
+            if (blank < n) ok = tsv_line(d, line, n, lineno, src, tgt, all, err, err_len); /* else a blank line */
         }
-        size_t blank = 0;
-        while (blank < n && (line[blank] == ' ' || line[blank] == '\t')) blank++;
-        if (blank == n) continue; /* blank line */
-        if (!utf8_valid((const unsigned char *)line, n)) {
-            errorf(err, err_len, "%s:%ld: not valid UTF-8", path, lineno);
-            goto done;
-        }
-        const char *tab = memchr(line, '\t', n);
-        if (!tab) {
-            errorf(err, err_len, "%s:%ld: no tab between source and target", path, lineno);
-            goto done;
-        }
-        if (memchr(tab + 1, '\t', n - (size_t)(tab + 1 - line))) {
-            errorf(err, err_len, "%s:%ld: more than one tab (expected source<TAB>target)", path, lineno);
-            goto done;
-        }
-        int ns = words(&d->vocab, line, (size_t)(tab - line), src);
-        int nt = words(&d->vocab, tab + 1, n - (size_t)(tab + 1 - line), tgt);
-        if (ns == -2 || nt == -2) {
-            errorf(err, err_len, "%s:%ld: the words <pad>, <bos>, <sep> and <eos> are reserved", path, lineno);
-            goto done;
-        }
-        if (ns < 0 || nt < 0) {
-            errorf(err, err_len, "%s:%ld: more than %d words on one side", path, lineno, TSV_MAX_WORDS);
-            goto done;
-        }
-        if (ns == 0 || nt == 0) {
-            errorf(err, err_len, "%s:%ld: empty %s", path, lineno, ns == 0 ? "source" : "target");
-            goto done;
-        }
-        if (ns + nt + 2 > d->cfg.context) {
-            errorf(err, err_len, "%s:%ld: %d + %d words need %d positions with BOS and SEP, but --context=%d",
-                     path, lineno, ns, nt, ns + nt + 2, d->cfg.context);
-            goto done;
-        }
-        example_list_push(&all, src, ns, tgt, nt);
     }
-    if (all.n < 2) {
-        errorf(err, err_len, "--data=%s: %s (need at least 2 sentence pairs)", path,
-                 all.n ? "only one sentence pair" : "no sentence pairs");
-        goto done;
-    }
+    mem_free(src);
+    mem_free(tgt);
+    return ok;
+}
 
-    /* Distinct pairs, in file order; then the split by source hash. */
-    keys = mem_alloc((size_t)all.n * sizeof *keys);
-    for (int i = 0; i < all.n; i++) {
-        Example e = example_list_get(&all, i);
+/* The distinct pairs of `all`, in file order, into d->train and d->val (the split by source
+ * hash), counting the repeated ones in d->skipped and noting the lengths. */
+static void tsv_split(Dataset *d, const ExampleList *all)
+{
+    PairKey *keys = mem_alloc((size_t)all->n * sizeof *keys);
+    for (int i = 0; i < all->n; i++) {
+        Example e = example_list_get(all, i);
         keys[i].source = hash_ids(1, e.src, e.src_len);
         keys[i].pair = hash_ids(keys[i].source, e.tgt, e.tgt_len);
         keys[i].index = i;
     }
-    qsort(keys, (size_t)all.n, sizeof *keys, cmp_pair);
-    keep = mem_alloc((size_t)all.n);
-    uint64_t *source = mem_alloc((size_t)all.n * sizeof(uint64_t));
-    for (int i = 0; i < all.n; i++) {
+    qsort(keys, (size_t)all->n, sizeof *keys, cmp_pair);
+    unsigned char *keep = mem_alloc((size_t)all->n);
+    uint64_t *source = mem_alloc((size_t)all->n * sizeof(uint64_t));
+    for (int i = 0; i < all->n; i++) {
         bool dup = i > 0 && keys[i].pair == keys[i - 1].pair;
         keep[keys[i].index] = !dup;
         source[keys[i].index] = keys[i].source;
         d->skipped += dup;
     }
     bool any_val = false;
-    for (int i = 0; i < all.n; i++) any_val |= keep[i] && rng_mix(source[i]) % 10 == 0;
-    for (int i = 0; i < all.n; i++) {
+    for (int i = 0; i < all->n; i++) any_val |= keep[i] && rng_mix(source[i]) % 10 == 0;
+    for (int i = 0; i < all->n; i++) {
         if (!keep[i]) continue;
-        Example e = example_list_get(&all, i);
+        Example e = example_list_get(all, i);
         /* if no source fell in the validation bucket, the first line's source goes there */
         bool val = any_val ? rng_mix(source[i]) % 10 == 0 : source[i] == source[0];
         example_list_push(val ? &d->val : &d->train, e.src, e.src_len, e.tgt, e.tgt_len);
@@ -232,17 +243,26 @@ bool tsv_parse(Dataset *d, const char *text, size_t size, char *err, size_t err_
         if (e.src_len + e.tgt_len > d->max_pair) d->max_pair = e.src_len + e.tgt_len;
     }
     mem_free(source);
-    if (d->train.n == 0) {
-        errorf(err, err_len, "--data=%s: every pair has the same source; nothing is left to train on", path);
-        goto done;
-    }
-    ok = true;
-done:
-    example_list_free(&all);
-    mem_free(keys);
     mem_free(keep);
-    mem_free(src);
-    mem_free(tgt);
+    mem_free(keys);
+}
+
+bool tsv_parse(Dataset *d, const char *text, size_t size, char *err, size_t err_len)
+{
+    const char *path = d->cfg.path;
+    ExampleList all = {0};
+    bool ok = tsv_lines(d, text, size, &all, err, err_len);
+    if (ok && all.n < 2) {
+        errorf(err, err_len, "--data=%s: %s (need at least 2 sentence pairs)", path,
+                 all.n ? "only one sentence pair" : "no sentence pairs");
+        ok = false;
+    }
+    if (ok) tsv_split(d, &all);
+    if (ok && d->train.n == 0) {
+        errorf(err, err_len, "--data=%s: every pair has the same source; nothing is left to train on", path);
+        ok = false;
+    }
+    example_list_free(&all);
     return ok;
 }
 

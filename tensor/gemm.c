@@ -17,6 +17,7 @@
  * That order does not depend on how the tiles are split between threads.
  */
 #include "gemm.h"
+#include "parallel.h"
 
 #include <assert.h>
 #include <math.h>
@@ -68,6 +69,14 @@ enum {
     NC = 256,  /* columns of a tile: its packed B (KC x NC) stays in L2, one NR strip in L1 */
 };
 
+/* What a kernel does with its block of C: overwrite it (the first slice of K of a product
+ * that does not accumulate) or add to it. */
+typedef enum BlockStore { STORE_SET, STORE_ADD } BlockStore;
+
+/* The register block's shape: MR x NR for the bulk of C, 2 MR x NR / 2 for strips at most
+ * NR / 2 columns wide (see block_kernel). */
+typedef enum BlockShape { BLOCK_WIDE, BLOCK_NARROW } BlockShape;
+
 /* The micro-kernel and its two instances are left out of the sanitizer builds' checks (see
  * block_kernel); the attribute must be on every function the kernel is inlined into. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -96,9 +105,9 @@ static inline real fma_r(real a, real b, real c)
 
 /* ------------------------------------------------------------------ packing B */
 
-static bool g_portable; /* tests set it to run the build's own code where there are variants */
+static GemmKernels g_kernels; /* tests ask for the build's own code where there are variants */
 
-void gemm_force_portable(bool on) { g_portable = on; }
+void gemm_use_kernels(GemmKernels kernels) { g_kernels = kernels; }
 
 /* Runtime dispatch (x86-64 only): see "the variants" below. GEMM_DISPATCH says whether this
  * compiler can build functions for an ISA the build does not assume, and test the CPU. */
@@ -150,7 +159,7 @@ TARGET_AVX512 static void transpose16(const real *src, size_t ld, real *out, siz
 #define HAVE_TRANSPOSE16 0
 #endif
 
-typedef void KernelFn(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, bool add);
+typedef void KernelFn(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, BlockStore store);
 typedef void TransposeFn(const real *src, size_t ld, real *out, size_t ldo);
 /* One variant of the code: the micro-kernel's two block shapes, and the transposing copy
  * (NULL: pack_b's portable loop). */
@@ -205,7 +214,7 @@ static void pack_b(const Kernels *ks, const GemmShape *s, const real *B, int k0,
  * training step gets 50x slower); the packing and the edge handling stay checked. */
 UNCHECKED_INLINE
 static inline void block_kernel(int mr, int nr, int kc, const real *restrict a, size_t a_row, size_t a_k,
-                                const real *restrict b, real *restrict C, size_t ldc, bool add)
+                                const real *restrict b, real *restrict C, size_t ldc, BlockStore store)
 {
     real t[MR * NR]; /* the block, row r at t + r nr: both shapes fill it exactly (8 x 32 = 16 x 16) */
 #if defined(__GNUC__) || defined(__clang__)
@@ -228,7 +237,7 @@ static inline void block_kernel(int mr, int nr, int kc, const real *restrict a, 
             for (int c = 0; c < nr; c++) t[r * nr + c] = fma_r(ar, bk[c], t[r * nr + c]);
         }
     }
-    if (add)
+    if (store == STORE_ADD)
         for (int r = 0; r < mr; r++)
 #pragma omp simd
             for (int j = 0; j < nr; j++) C[r * ldc + j] += t[r * nr + j];
@@ -248,39 +257,39 @@ static inline void block_kernel(int mr, int nr, int kc, const real *restrict a, 
  * On an x86 without FMA (before 2013) the build's own variant runs, with libm's correctly
  * rounded software fmaf: the same results, slowly. aarch64 always has FMA and its default
  * -O3 has NEON, so there the build's own variant is the fast one. */
-UNCHECKED static void kernel_wide(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, bool add)
+UNCHECKED static void kernel_wide(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, BlockStore store)
 {
-    block_kernel(MR, NR, kc, a, a_row, a_k, b, C, ldc, add);
+    block_kernel(MR, NR, kc, a, a_row, a_k, b, C, ldc, store);
 }
 
-UNCHECKED static void kernel_narrow(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, bool add)
+UNCHECKED static void kernel_narrow(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, BlockStore store)
 {
-    block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, add);
+    block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, store);
 }
 
 #if GEMM_DISPATCH
 UNCHECKED TARGET_AVX2 static void kernel_wide_avx2(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C,
-                                                   size_t ldc, bool add)
+                                                   size_t ldc, BlockStore store)
 {
-    block_kernel(MR, NR, kc, a, a_row, a_k, b, C, ldc, add);
+    block_kernel(MR, NR, kc, a, a_row, a_k, b, C, ldc, store);
 }
 
 UNCHECKED TARGET_AVX2 static void kernel_narrow_avx2(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C,
-                                                     size_t ldc, bool add)
+                                                     size_t ldc, BlockStore store)
 {
-    block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, add);
+    block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, store);
 }
 
 UNCHECKED TARGET_AVX512 static void kernel_wide_avx512(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C,
-                                                       size_t ldc, bool add)
+                                                       size_t ldc, BlockStore store)
 {
-    block_kernel(MR, NR, kc, a, a_row, a_k, b, C, ldc, add);
+    block_kernel(MR, NR, kc, a, a_row, a_k, b, C, ldc, store);
 }
 
 UNCHECKED TARGET_AVX512 static void kernel_narrow_avx512(int kc, const real *a, size_t a_row, size_t a_k, const real *b,
-                                                         real *C, size_t ldc, bool add)
+                                                         real *C, size_t ldc, BlockStore store)
 {
-    block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, add);
+    block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, store);
 }
 #endif
 
@@ -297,7 +306,7 @@ static const Kernels *kernels(void)
 #else
     static const Kernels avx512 = {"avx512", kernel_wide_avx512, kernel_narrow_avx512, NULL};
 #endif
-    if (g_portable) return &build;
+    if (g_kernels == GEMM_KERNELS_BUILD) return &build;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return &avx512;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &avx2;
 #endif
@@ -309,10 +318,10 @@ const char *gemm_kernel_name(void) { return kernels()->name; }
 /* A block at the edge of C (fewer rows or columns than the kernel's): computed whole into a
  * scratch block, then the valid part is stored. When rows are missing, the rows that exist
  * are first copied into a zero-padded buffer, so that nothing past the end of A is read. */
-static void edge_kernel(const Kernels *ks, bool narrow, int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc,
-                        int rows, int cols, bool add)
+static void edge_kernel(const Kernels *ks, BlockShape shape, int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc,
+                        int rows, int cols, BlockStore store)
 {
-    int mr = narrow ? 2 * MR : MR;
+    int mr = shape == BLOCK_NARROW ? 2 * MR : MR;
     real t[2 * MR * NR];
     if (rows < mr) {
         real *pad = g_pack_edge;
@@ -322,10 +331,10 @@ static void edge_kernel(const Kernels *ks, bool narrow, int kc, const real *a, s
         a_row = 1;
         a_k = (size_t)mr;
     }
-    if (narrow) ks->narrow(kc, a, a_row, a_k, b, t, NR, false);
-    else ks->wide(kc, a, a_row, a_k, b, t, NR, false);
+    if (shape == BLOCK_NARROW) ks->narrow(kc, a, a_row, a_k, b, t, NR, STORE_SET);
+    else ks->wide(kc, a, a_row, a_k, b, t, NR, STORE_SET);
     for (int r = 0; r < rows; r++)
-        for (int j = 0; j < cols; j++) C[r * ldc + j] = add ? C[r * ldc + j] + t[r * NR + j] : t[r * NR + j];
+        for (int j = 0; j < cols; j++) C[r * ldc + j] = store == STORE_ADD ? C[r * ldc + j] + t[r * NR + j] : t[r * NR + j];
 }
 
 /* Row blocks [ib_lo, ib_hi) of one column block jb (of width nc_max) of one batch item. */
@@ -339,7 +348,7 @@ static void gemm_run(const Kernels *ks, const GemmShape *s, const real *A, const
     }
     for (int k0 = 0; k0 < s->K; k0 += KC) {
         int kc = s->K - k0 < KC ? s->K - k0 : KC;
-        bool add = s->accumulate || k0 > 0;
+        BlockStore store = s->accumulate || k0 > 0 ? STORE_ADD : STORE_SET;
         pack_b(ks, s, B, k0, kc, j0, nc, g_pack_b);
         /* A is read in place: element (i, k) of op(A) at A + i a_row + k a_k */
         size_t a_row = s->trans_a ? 1 : (size_t)s->lda, a_k = s->trans_a ? (size_t)s->lda : 1;
@@ -347,15 +356,15 @@ static void gemm_run(const Kernels *ks, const GemmShape *s, const real *A, const
             int i0 = ib * MC, mc = s->M - i0 < MC ? s->M - i0 : MC;
             for (int q = 0; q < nc; q += NR) {
                 int cols = nc - q < NR ? nc - q : NR;
-                bool narrow = cols <= NR / 2;  /* a 16 x 16 block instead of 8 x 32 */
-                int mr = narrow ? 2 * MR : MR, nr = narrow ? NR / 2 : NR;
+                BlockShape shape = cols <= NR / 2 ? BLOCK_NARROW : BLOCK_WIDE; /* 16 x 16 instead of 8 x 32 */
+                int mr = shape == BLOCK_NARROW ? 2 * MR : MR, nr = shape == BLOCK_NARROW ? NR / 2 : NR;
                 for (int p = 0; p < mc; p += mr) {
                     int rows = mc - p < mr ? mc - p : mr;
                     const real *a = A + (size_t)(i0 + p) * a_row + (size_t)k0 * a_k, *b = g_pack_b + (size_t)q * kc;
                     real *c = C + (size_t)(i0 + p) * s->ldc + j0 + q;
-                    if (rows < mr || cols < nr) edge_kernel(ks, narrow, kc, a, a_row, a_k, b, c, (size_t)s->ldc, rows, cols, add);
-                    else if (narrow) ks->narrow(kc, a, a_row, a_k, b, c, (size_t)s->ldc, add);
-                    else ks->wide(kc, a, a_row, a_k, b, c, (size_t)s->ldc, add);
+                    if (rows < mr || cols < nr) edge_kernel(ks, shape, kc, a, a_row, a_k, b, c, (size_t)s->ldc, rows, cols, store);
+                    else if (shape == BLOCK_NARROW) ks->narrow(kc, a, a_row, a_k, b, c, (size_t)s->ldc, store);
+                    else ks->wide(kc, a, a_row, a_k, b, c, (size_t)s->ldc, store);
                 }
             }
         }
@@ -367,7 +376,7 @@ void gemm(const GemmShape *s, const real *A, const real *B, real *C)
     assert(s->M >= 0 && s->N >= 0 && s->K >= 0 && s->batch >= 1);
     /* Parallelise only when there is enough work to pay for waking the threads. */
     double flops = 2.0 * s->batch * s->M * s->N * (double)s->K;
-    int threads = flops < 1e6 ? 1 : omp_get_max_threads(); /* below ~20 us of work a parallel region costs more */
+    int threads = flops < PARALLEL_MIN_FLOPS ? 1 : omp_get_max_threads();
     /* Narrower column blocks when there are too few tiles for the threads. The tile shape does
      * not change any element's summation order (only KC does), so results stay the same. */
     int nc_max = NC;

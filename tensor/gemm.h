@@ -30,9 +30,13 @@ GemmShape gemm_layout(GemmShape s);
 void gemm(const GemmShape *s, const real *A, const real *B, real *C);
 /* On x86-64, gemm runs the kernel variant for the widest vector ISA the CPU has (AVX-512,
  * AVX2 + FMA, or the build's own code), and AVX-512 intrinsics for a transposing copy; every
- * variant computes the same bits. true makes gemm use the build's own, portable code (tests
- * compare the two). gemm_kernel_name says which variant runs: "avx512", "avx2" or "build". */
-void gemm_force_portable(bool on);
+ * variant computes the same bits. Tests make gemm use the build's own, portable code to compare
+ * the two. gemm_kernel_name says which variant runs: "avx512", "avx2" or "build". */
+typedef enum GemmKernels {
+    GEMM_KERNELS_WIDEST, /* the widest the CPU has (the default) */
+    GEMM_KERNELS_BUILD,  /* the build's own, portable code */
+} GemmKernels;
+void gemm_use_kernels(GemmKernels kernels);
 const char *gemm_kernel_name(void);
 void gemm_reference(const GemmShape *s, const real *A, const real *B, real *C);
 

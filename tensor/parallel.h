@@ -18,6 +18,10 @@ enum { PARALLEL_MIN = 32768 };
  * to a reduced-precision format): 8x fewer elements make the same work. */
 enum { PARALLEL_MIN_HEAVY = PARALLEL_MIN / 8 };
 
+/* A matrix product (gemm) below this many floating-point operations runs on one thread: it
+ * takes ~20 us, and waking the threads for a parallel region costs about as much. */
+enum { PARALLEL_MIN_FLOPS = 1000000 };
+
 /* Width of the column blocks of a column-blocked reduction: a block's partial sums fit in
  * registers or L1 (a local `real acc[COLUMN_BLOCK]`). */
 enum { COLUMN_BLOCK = 64 };

@@ -926,14 +926,14 @@ static void fill(real *x, size_t n, uint64_t seed)
 }
 
 /* The fast kernel against the three-loop definition, on one of the two code paths. */
-static void check_gemm_against_reference(bool portable)
+static void check_gemm_against_reference(GemmKernels kernels)
 {
     /* Tolerance: both sum K products of numbers in [-1, 1] in float32, in different orders
      * (the fast kernel sums 256-long slices with fma). The error of either is below
      * K * 2^-24 * sum|a_k b_k| <= K^2 * 6e-8 in the worst case; in practice ~sqrt(K) * 6e-8 * |C|.
      * We allow 1e-5 * K, far below the O(1) error of any indexing bug. */
     int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {64, 32, 256}, {65, 33, 257}, {100, 300, 70}, {129, 257, 600}};
-    gemm_force_portable(portable);
+    gemm_use_kernels(kernels);
     for (int s = 0; s < 6; s++)
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++)
@@ -952,19 +952,19 @@ static void check_gemm_against_reference(bool portable)
                     double worst = 0;
                     for (size_t i = 0; i < nc; i++) worst = test_max(worst, fabs((double)C1[i] - C2[i]));
                     CHECK(worst <= 1e-5 * K, "%dx%dx%d ta=%d tb=%d acc=%d portable=%d: max diff %g", M, N, K, ta, tb, acc,
-                          portable, worst);
+                          kernels == GEMM_KERNELS_BUILD, worst);
                     mem_free(A);
                     mem_free(B);
                     mem_free(C1);
                     mem_free(C2);
                 }
-    gemm_force_portable(false);
+    gemm_use_kernels(GEMM_KERNELS_WIDEST);
 }
 
 static void test_gemm_fast_matches_reference(void)
 {
-    check_gemm_against_reference(false);
-    check_gemm_against_reference(true);
+    check_gemm_against_reference(GEMM_KERNELS_WIDEST);
+    check_gemm_against_reference(GEMM_KERNELS_BUILD);
 }
 
 /* Where x86 intrinsics speed up gemm (packing a transposed B), the portable code computes the
@@ -981,9 +981,9 @@ static void test_gemm_portable_and_intrinsic_paths_agree(void)
                 real *C1 = mem_alloc((size_t)M * N * sizeof(real)), *C2 = mem_alloc((size_t)M * N * sizeof(real));
                 fill(A, (size_t)M * K, 21);
                 fill(B, (size_t)K * N, 22);
-                gemm_force_portable(true);
+                gemm_use_kernels(GEMM_KERNELS_BUILD);
                 gemm(&g, A, B, C1);
-                gemm_force_portable(false);
+                gemm_use_kernels(GEMM_KERNELS_WIDEST);
                 gemm(&g, A, B, C2);
                 CHECK(memcmp(C1, C2, (size_t)M * N * sizeof(real)) == 0, "%dx%dx%d ta=%d tb=%d: the paths differ", M, N, K, ta, tb);
                 mem_free(A);
