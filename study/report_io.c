@@ -9,8 +9,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "report.h"
+#include "report_io.h"
 
+#include "report_common.h"
 #include "../base/base.h"
 
 #include <errno.h>
@@ -18,40 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-const char *const g_job_cols[N_JOB_COLS] = {"id", "stage", "task", "optim", "scale", "dk", "lr", "seed", "variant", "command"};
-const char *const g_metric_cols[N_METRICS] = {
-    "steps", "val_acc", "val_loss", "test_acc", "test_loss", "test_examples", "final_loss", "steps_to_threshold",
-    "nan_count", "fp_overflows", "fp_underflows", "fp_nans", "time_s",
-    "score_std_init", "score_std_end", "qgrad_median_init", "qgrad_median_end", "jac_median_end", "entropy_norm_end", "wq_grad_norm_init", "scale_x_sqrt_dk_end"};
-
-/* ------------------------------------------------------------------ files */
-
-/* The whole of a regular file, NUL-terminated, its length in *size. NULL when the file does
- * not exist and may_be_absent; every other failure (a FIFO, a directory, a read error) dies. */
-static char *read_text(const char *path, size_t *size, bool may_be_absent)
-{
-    struct stat st;
-    if (may_be_absent && stat(path, &st) != 0 && errno == ENOENT) return NULL;
-    char why[256];
-    FILE *f = file_open_regular(path, why, sizeof why); /* a FIFO is refused, not waited on */
-    if (!f) die("%s: %s", path, why);
-    size_t cap = 1 << 16, n = 0;
-    char *buf = xmalloc(cap);
-    for (;;) {
-        if (n + 1 >= cap) buf = xrealloc(buf, cap *= 2);
-        size_t got = fread(buf + n, 1, cap - 1 - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) die("%s: read error", path);
-    if (memchr(buf, 0, n)) die("%s: holds a NUL byte: not a text file", path);
-    buf[n] = 0;
-    *size = n;
-    return buf;
-}
 
 /* ------------------------------------------------------------------ the fields of a job */
 
@@ -98,7 +65,7 @@ static void check_job(char *const *f, const char *where)
     if (!scale_valid(f[JOB_SCALE], &c))
         die("%s: scale \"%s\": expected 1, sqrt, dk, learned-sqrt, learned-1, none or a positive number", where, f[JOB_SCALE]);
     if (!parse_long(f[JOB_DK], &l) || l < 1 || l > 1000000) die("%s: dk \"%s\" is not a positive integer", where, f[JOB_DK]);
-    if (!parse_number(f[JOB_LR], &v, false) || !(v > 0)) die("%s: lr \"%s\" is not a positive number", where, f[JOB_LR]);
+    if (!parse_number(f[JOB_LR], &v, FINITE_ONLY) || !(v > 0)) die("%s: lr \"%s\" is not a positive number", where, f[JOB_LR]);
     if (!parse_long(f[JOB_SEED], &l)) die("%s: seed \"%s\" is not an integer", where, f[JOB_SEED]);
     if (!is_variant(f[JOB_VARIANT])) die("%s: variant \"%s\": expected - or key=value[,key=value...]", where, f[JOB_VARIANT]);
     if (!f[JOB_COMMAND][0]) die("%s: empty command", where);
@@ -111,13 +78,13 @@ static void parse_row(Row *r, const char *where)
     long l;
     parse_long(r->job[JOB_DK], &l);
     r->dk = (double)l;
-    parse_number(r->job[JOB_LR], &r->lr, false);
+    parse_number(r->job[JOB_LR], &r->lr, FINITE_ONLY);
     parse_long(r->job[JOB_SEED], &r->seed);
     scale_valid(r->job[JOB_SCALE], &r->scale_c);
     for (int m = 0; m < N_METRICS; m++) {
         r->value[m] = NAN;
         if (!r->metric[m][0]) continue;
-        if (!parse_number(r->metric[m], &r->value[m], true))
+        if (!parse_number(r->metric[m], &r->value[m], NAN_AND_INF_TOO))
             die("%s: %s \"%s\" is not a number", where, g_metric_cols[m], r->metric[m]);
     }
 }
@@ -158,7 +125,7 @@ static void read_jobs(const char *folder, int folder_index)
     char path[4096];
     out_path(path, sizeof path, folder, "jobs.tsv");
     size_t size, pos, next;
-    char *text = read_text(path, &size, false);
+    char *text = read_text(path, &size, MUST_EXIST);
     pos = text_bom(text, size);
     int lineno = 0, before = g_n_jobs;
     if (size > 0 && text[size - 1] != '\n' && text[size - 1] != '\r')
@@ -232,7 +199,7 @@ static void free_summary(Summary *s)
 static bool read_summary(const char *path, Summary *s)
 {
     size_t size, pos, next;
-    char *text = read_text(path, &size, true);
+    char *text = read_text(path, &size, MAY_BE_ABSENT);
     if (!text) return false;
     const char *line = NULL;
     size_t line_len = 0;
@@ -275,7 +242,7 @@ static bool read_summary(const char *path, Summary *s)
         for (int m = 0; m < N_SUMMARY_METRICS; m++) {
             if (strcmp(key, g_metric_cols[m])) continue;
             double v;
-            if (!parse_number(value, &v, true)) die("%s: summary field %s=%s is not a number", path, key, value);
+            if (!parse_number(value, &v, NAN_AND_INF_TOO)) die("%s: summary field %s=%s is not a number", path, key, value);
             if (s->text[m]) die("%s: summary field %s given twice", path, key);
             s->text[m] = xstrdup(isnan(v) ? "nan" : value);
             if (m == M_STEPS) s->steps = v;
@@ -316,7 +283,7 @@ static double layer_mean(char **names, int cols, const double *row, const char *
 static void read_log(const char *path, double steps, Row *r, Curve *curve)
 {
     size_t size, pos, next;
-    char *text = read_text(path, &size, false);
+    char *text = read_text(path, &size, MUST_EXIST);
     pos = text_bom(text, size);
     size_t len = text_line(text, size, pos, &next);
     if (len == 0) die("%s: empty", path);
@@ -349,7 +316,7 @@ static void read_log(const char *path, double steps, Row *r, Curve *curve)
             memcpy(cell, p, n);
             cell[n] = 0;
             if (n == 0) row[c] = NAN;
-            else if (!parse_number(cell, &row[c], true)) die("%s:%d: field %d (%s) is not a number: \"%s\"", path, lineno, c + 1, names[c], cell);
+            else if (!parse_number(cell, &row[c], NAN_AND_INF_TOO)) die("%s:%d: field %d (%s) is not a number: \"%s\"", path, lineno, c + 1, names[c], cell);
             p = end + 1;
         }
         rows++;
@@ -494,9 +461,10 @@ void load_folders(const char *const *folders, int n_folders, Row **rows_out, int
 /* ------------------------------------------------------------------ runs.csv */
 
 /* A CSV field, quoted (with "" for a quote) when it holds a comma or a quote, or always. */
-static void put_field(FILE *f, const char *s, bool quote)
+typedef enum CsvQuote { QUOTE_WHEN_NEEDED, QUOTE_ALWAYS } CsvQuote;
+static void put_field(FILE *f, const char *s, CsvQuote how)
 {
-    quote |= strpbrk(s, ",\"") != NULL;
+    bool quote = how == QUOTE_ALWAYS || strpbrk(s, ",\"") != NULL;
     if (!quote) {
         fputs(s, f);
         return;
@@ -538,15 +506,15 @@ void write_runs_csv(const char *path, const Row *rows, int n_rows)
     for (int i = 0; i < n_rows; i++) {
         const Row *r = &rows[i];
         for (int c = 0; c < JOB_COMMAND; c++) {
-            put_field(f, r->job[c], false);
+            put_field(f, r->job[c], QUOTE_WHEN_NEEDED);
             fputc(',', f);
         }
         fputs(r->done ? "done," : "missing,", f);
         for (int m = 0; m < N_METRICS; m++) {
-            put_field(f, r->metric[m], false);
+            put_field(f, r->metric[m], QUOTE_WHEN_NEEDED);
             fputc(',', f);
         }
-        put_field(f, r->job[JOB_COMMAND], true);
+        put_field(f, r->job[JOB_COMMAND], QUOTE_ALWAYS);
         fputc('\n', f);
     }
     out_close(&o);
@@ -595,7 +563,7 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
 {
     enum { N_FIELDS = JOB_COMMAND + 1 + N_METRICS + 1 };
     size_t size, pos, next;
-    char *text = read_text(path, &size, false);
+    char *text = read_text(path, &size, MUST_EXIST);
     if (size > 0 && text[size - 1] != '\n' && text[size - 1] != '\r')
         die("%s: the last line has no line end: the file is cut short", path);
     pos = text_bom(text, size);

@@ -12,7 +12,10 @@
  * different scales are moved apart a little along x so that equal values stay visible; each
  * panel states its n; accuracy axes are [0, 1] in every panel.
  */
-#include "report.h"
+#include "report_plots.h"
+
+#include "report_common.h"
+#include "report_tables.h"
 #include "stats.h"
 #include "../viz/svg.h"
 
@@ -79,9 +82,10 @@ static int distinct_text(const Row *rows, int n_rows, const Pick *p, int col, co
     return n;
 }
 
-/* Distinct dk (or lr) values of the picked rows, ascending. */
-static int distinct_number(const Row *rows, int n_rows, const Pick *p, bool lr, double *out)
+/* Distinct values of the picked rows' dk (col JOB_DK) or lr (JOB_LR), ascending. */
+static int distinct_number(const Row *rows, int n_rows, const Pick *p, int col, double *out)
 {
+    bool lr = col == JOB_LR;
     int n = 0;
     for (int i = 0; i < n_rows; i++) {
         if (!matches(&rows[i], p)) continue;
@@ -112,14 +116,14 @@ static SvgStyle scale_style(const char *scale)
         double c;
         constants += scale_valid(g_scales[i], &c) && isfinite(c) && strcmp(g_scales[i], "1");
     }
-    SvgStyle st = {"#1f77b4", NULL, SVG_SQUARE, 1.8, false};
-    if (!strcmp(scale, "1")) st = (SvgStyle){"#d62728", NULL, SVG_CIRCLE, 1.8, false};
-    else if (!strcmp(scale, "sqrt")) st = (SvgStyle){"#1f77b4", NULL, SVG_SQUARE, 1.8, false};
-    else if (!strcmp(scale, "dk")) st = (SvgStyle){"#2ca02c", "7,3", SVG_TRIANGLE, 1.8, false};
-    else if (!strcmp(scale, "learned-sqrt")) st = (SvgStyle){"#9467bd", "8,3,2,3", SVG_CROSS, 1.8, false};
-    else if (!strcmp(scale, "learned-1")) st = (SvgStyle){"#7f7f7f", "3,3", SVG_PLUS, 1.8, false};
-    else if (!strcmp(scale, "none")) st = (SvgStyle){"#17becf", "1,3", SVG_CIRCLE, 1.8, true};
-    else st = (SvgStyle){constant_colors[constants % 4], "2,2", SVG_DIAMOND, 1.8, false};
+    SvgStyle st = {"#1f77b4", NULL, SVG_SQUARE, 1.8, SVG_FILLED};
+    if (!strcmp(scale, "1")) st = (SvgStyle){"#d62728", NULL, SVG_CIRCLE, 1.8, SVG_FILLED};
+    else if (!strcmp(scale, "sqrt")) st = (SvgStyle){"#1f77b4", NULL, SVG_SQUARE, 1.8, SVG_FILLED};
+    else if (!strcmp(scale, "dk")) st = (SvgStyle){"#2ca02c", "7,3", SVG_TRIANGLE, 1.8, SVG_FILLED};
+    else if (!strcmp(scale, "learned-sqrt")) st = (SvgStyle){"#9467bd", "8,3,2,3", SVG_CROSS, 1.8, SVG_FILLED};
+    else if (!strcmp(scale, "learned-1")) st = (SvgStyle){"#7f7f7f", "3,3", SVG_PLUS, 1.8, SVG_FILLED};
+    else if (!strcmp(scale, "none")) st = (SvgStyle){"#17becf", "1,3", SVG_CIRCLE, 1.8, SVG_HOLLOW};
+    else st = (SvgStyle){constant_colors[constants % 4], "2,2", SVG_DIAMOND, 1.8, SVG_FILLED};
     return st;
 }
 
@@ -137,7 +141,7 @@ static const char *scale_name(const char *scale)
     static char b[8][80];
     static int next;
     char *out = b[next++ % 8];
-    snprintf(out, 80, "s = %s", scale_label(scale, true));
+    snprintf(out, 80, "s = %s", scale_label(scale, SCALE_FOR_PLOTS));
     return out;
 }
 
@@ -156,7 +160,7 @@ static const double g_acc_ticks[6] = {0, 0.2, 0.4, 0.6, 0.8, 1};
 /* An accuracy axis: [0, 1] (a little room so markers at 0 and 1 show whole), ticks 0..1. */
 static SvgAxis accuracy_axis(const char *label)
 {
-    SvgAxis a = {-0.03, 1.03, false, label, g_acc_ticks, 6};
+    SvgAxis a = {-0.03, 1.03, SVG_LINEAR, label, g_acc_ticks, 6};
     return a;
 }
 
@@ -184,20 +188,23 @@ static void scale_legend(Svg *s, double x, double y, const char **scales, int ns
     svg_legend(s, x, y, 250, labels, ptr, n);
 }
 
-static void finish(Svg *s, const char *tmp, const char *path)
+/* A plot in dir/name, w x h pixels (at least 960 wide: room for the titles); plot_close
+ * checks it and gives it its name. */
+typedef struct Plot {
+    OutFile file;
+    Svg svg;
+} Plot;
+
+static Svg *plot_open(Plot *p, const char *dir, const char *name, int w, int h)
 {
-    if (!svg_close(s)) die("cannot write %s (disk full?)", tmp);
-    if (rename(tmp, path) != 0) die("cannot rename %s to %s", tmp, path);
+    svg_begin(&p->svg, out_open(&p->file, dir, name), w > 960 ? w : 960, h);
+    return &p->svg;
 }
 
-static bool open_plot(Svg *s, const char *dir, const char *name, int w, int h, char *path, char *tmp)
+static void plot_close(Plot *p)
 {
-    out_path(path, 4096, dir, name);
-    char t[512];
-    snprintf(t, sizeof t, ".%s.tmp", name);
-    out_path(tmp, 4096, dir, t);
-    if (!svg_open(s, tmp, w > 960 ? w : 960, h)) die("cannot write %s", tmp); /* room for the titles */
-    return true;
+    svg_end(&p->svg);
+    out_close(&p->file);
 }
 
 enum { PANEL_W = 300, PANEL_H = 240, MARGIN = 75, TOP = 70, LEGEND_W = 270 };
@@ -213,7 +220,7 @@ static void plot_lr(const char *dir, const Row *rows, int n_rows, const char *st
     const char *variants[MAX_LIST], *scales[MAX_LIST];
     double dks[MAX_LIST], lrs[MAX_LIST];
     int nv = distinct_text(rows, n_rows, &p, JOB_VARIANT, variants), ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales);
-    int nl = distinct_number(rows, n_rows, &p, true, lrs);
+    int nl = distinct_number(rows, n_rows, &p, JOB_LR, lrs);
     /* the panels: (variant, dk) pairs that have runs */
     const char *pv[MAX_LIST];
     double pdk[MAX_LIST];
@@ -221,18 +228,18 @@ static void plot_lr(const char *dir, const Row *rows, int n_rows, const char *st
     for (int v = 0; v < nv; v++) {
         Pick q = p;
         q.variant = variants[v];
-        int nd = distinct_number(rows, n_rows, &q, false, dks);
+        int nd = distinct_number(rows, n_rows, &q, JOB_DK, dks);
         for (int d = 0; d < nd && np < MAX_LIST; d++) {
             pv[np] = variants[v];
             pdk[np++] = dks[d];
         }
     }
     int cols = np < 4 ? np : 4, panel_rows = (np + cols - 1) / cols;
-    char path[4096], tmp[4096], name[256], title[512];
+    char name[256], title[512];
     if (!strcmp(stage, LR_STAGE)) snprintf(name, sizeof name, "lr_%s_%s.svg", task, optim);
     else snprintf(name, sizeof name, "lr_%s_%s_%s.svg", stage, task, optim);
-    Svg s;
-    open_plot(&s, dir, name, MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W, TOP + panel_rows * (PANEL_H + 80) + 20, path, tmp);
+    Plot plot;
+    Svg *s = plot_open(&plot, dir, name, MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W, TOP + panel_rows * (PANEL_H + 80) + 20);
     int lo_n = 1 << 30, hi_n = 0;
     double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
     for (int k = 0; k < np; k++) {
@@ -260,13 +267,13 @@ static void plot_lr(const char *dir, const Row *rows, int n_rows, const char *st
         if (strcmp(pv[k], "-")) snprintf(ptitle, sizeof ptitle, "dk = %.0f, %s (%s)", pdk[k], pv[k], nt);
         else snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", pdk[k], nt);
         SvgPanel panel = {MARGIN + (k % cols) * (PANEL_W + MARGIN), TOP + (k / cols) * (PANEL_H + 80), PANEL_W, PANEL_H,
-                          svg_axis_for(lrs[0] / 2, lrs[nl - 1] * 2, true, "learning rate (log)"),
+                          svg_axis_for(lrs[0] / 2, lrs[nl - 1] * 2, SVG_LOG, "learning rate (log)"),
                           accuracy_axis("validation accuracy"), ptitle};
         panel.x.lo = lrs[0] / 2;
         panel.x.hi = lrs[nl - 1] * 2;
         panel.x.ticks = lrs;
         panel.x.n_ticks = nl;
-        svg_panel(&s, &panel);
+        svg_panel(s, &panel);
         for (int i = 0; i < ns; i++) {
             SvgStyle st = scale_style(scales[i]);
             double x[MAX_LIST], y[MAX_LIST];
@@ -278,24 +285,24 @@ static void plot_lr(const char *dir, const Row *rows, int n_rows, const char *st
                 StatsCi ci = stats_ci95(vals, n);
                 x[l] = nudge(lrs[l], scales[i]);
                 y[l] = ci.mean;
-                if (ci.defined) svg_error_bar(&s, &panel, x[l], clip01(ci.lo), clip01(ci.hi), st.color);
-                if (lrs[l] == chosen && n) svg_shape(&s, &panel, x[l], y[l], SVG_CIRCLE, 8, st.color, false);
+                if (ci.defined) svg_error_bar(s, &panel, x[l], clip01(ci.lo), clip01(ci.hi), st.color);
+                if (lrs[l] == chosen && n) svg_shape(s, &panel, x[l], y[l], SVG_CIRCLE, 8, st.color, SVG_HOLLOW);
             }
-            svg_series(&s, &panel, x, y, nl, &st);
+            svg_series(s, &panel, x, y, nl, &st);
         }
     }
     free(vals);
     char nt[64];
     n_text(nt, sizeof nt, lo_n, hi_n, "point");
     snprintf(title, sizeof title, "%s, %s: validation accuracy vs learning rate (stage %s)", task, optim, stage);
-    svg_text(&s, MARGIN, 24, 15, "start", title);
+    svg_text(s, MARGIN, 24, 15, "start", title);
     snprintf(title, sizeof title, "%s; ringed: the chosen rate of each line (highest mean validation accuracy; ties: the smaller)",
              hi_n > 1 ? "Mean over seeds, n in each panel" : "One seed per point");
-    svg_text(&s, MARGIN, 44, 12, "start", title);
-    SvgStyle ring = {"#000000", NULL, SVG_CIRCLE, 0, true};
+    svg_text(s, MARGIN, 44, 12, "start", title);
+    SvgStyle ring = {"#000000", NULL, SVG_CIRCLE, 0, SVG_HOLLOW};
     const char *notes[2] = {hi_n > 1 ? "bars: 95 % CI over seeds (Student t)" : "one seed: no interval", nt};
-    scale_legend(&s, MARGIN + cols * (PANEL_W + MARGIN) - 30, TOP, scales, ns, &ring, "chosen learning rate", notes, 2);
-    finish(&s, tmp, path);
+    scale_legend(s, MARGIN + cols * (PANEL_W + MARGIN) - 30, TOP, scales, ns, &ring, "chosen learning rate", notes, 2);
+    plot_close(&plot);
 }
 
 /* ------------------------------------------------------------------ dk_TASK.svg */
@@ -343,12 +350,12 @@ static void plot_dk(const char *dir, const Row *rows, int n_rows, const char *ta
     const char *optims[MAX_LIST], *scales[MAX_LIST], *used[MAX_LIST];
     double dks[MAX_LIST];
     int no = distinct_text(rows, n_rows, &p, JOB_OPTIM, optims), ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales);
-    int nd = distinct_number(rows, n_rows, &p, false, dks), n_used = 0;
+    int nd = distinct_number(rows, n_rows, &p, JOB_DK, dks), n_used = 0;
     if (no == 0 || nd == 0) return;
-    char path[4096], tmp[4096], name[256], title[512];
+    char name[256], title[512];
     snprintf(name, sizeof name, "dk_%s.svg", task);
-    Svg s;
-    open_plot(&s, dir, name, MARGIN + no * (PANEL_W + MARGIN) + LEGEND_W, TOP + PANEL_H + 100, path, tmp);
+    Plot plot;
+    Svg *s = plot_open(&plot, dir, name, MARGIN + no * (PANEL_W + MARGIN) + LEGEND_W, TOP + PANEL_H + 100);
     double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
     int all_hi = 0;
     for (int o = 0; o < no; o++) {
@@ -378,13 +385,13 @@ static void plot_dk(const char *dir, const Row *rows, int n_rows, const char *ta
         n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "point");
         snprintf(ptitle, sizeof ptitle, "%s (%s)", optims[o], nt);
         SvgPanel panel = {MARGIN + o * (PANEL_W + MARGIN), TOP, PANEL_W, PANEL_H,
-                          svg_axis_for(dks[0] / 1.6, dks[nd - 1] * 1.6, true, "dk (log)"), accuracy_axis("test accuracy"),
+                          svg_axis_for(dks[0] / 1.6, dks[nd - 1] * 1.6, SVG_LOG, "dk (log)"), accuracy_axis("test accuracy"),
                           ptitle};
         panel.x.lo = dks[0] / 1.6;
         panel.x.hi = dks[nd - 1] * 1.6;
         panel.x.ticks = dks;
         panel.x.n_ticks = nd;
-        svg_panel(&s, &panel);
+        svg_panel(s, &panel);
         for (int i = 0; i < ns; i++) {
             SvgStyle st = scale_style(scales[i]);
             double x[MAX_LIST], y[MAX_LIST];
@@ -401,14 +408,14 @@ static void plot_dk(const char *dir, const Row *rows, int n_rows, const char *ta
                 int n = gather(rows, n_rows, &q, M_TEST_ACC, vals, NULL);
                 StatsCi ci = stats_ci95(vals, n);
                 y[d] = ci.mean;
-                if (ci.defined) svg_error_bar(&s, &panel, x[d], clip01(ci.lo), clip01(ci.hi), st.color);
+                if (ci.defined) svg_error_bar(s, &panel, x[d], clip01(ci.lo), clip01(ci.hi), st.color);
             }
-            svg_series(&s, &panel, x, y, nd, &st);
+            svg_series(s, &panel, x, y, nd, &st);
         }
     }
     free(vals);
     snprintf(title, sizeof title, "%s: test accuracy vs dk, each scale at its best learning rate", task);
-    svg_text(&s, MARGIN, 24, 15, "start", title);
+    svg_text(s, MARGIN, 24, 15, "start", title);
     char from[512];
     snprintf(from, sizeof from, "%s; the rate of the highest mean validation accuracy in the stage; from stage",
              all_hi > 1 ? "Mean over seeds, bars = 95 % CI" : "One seed per point");
@@ -418,10 +425,10 @@ static void plot_dk(const char *dir, const Row *rows, int n_rows, const char *ta
         strncat(from, used[u], sizeof from - strlen(from) - 1);
     }
     strncat(from, "; the plain model (no variant flags)", sizeof from - strlen(from) - 1);
-    svg_text(&s, MARGIN, 44, 12, "start", from);
+    svg_text(s, MARGIN, 44, 12, "start", from);
     const char *notes[2] = {all_hi > 1 ? "bars: 95 % CI, clipped to [0, 1]" : "one seed: no interval", "n: runs per point"};
-    scale_legend(&s, MARGIN + no * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 2);
-    finish(&s, tmp, path);
+    scale_legend(s, MARGIN + no * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 2);
+    plot_close(&plot);
 }
 
 /* ------------------------------------------------------------------ curves_TASK_OPTIM.svg */
@@ -494,7 +501,7 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
         q.stage = stages[i];
         const char *sc[MAX_LIST];
         double dd[MAX_LIST];
-        int nsc = distinct_text(rows, n_rows, &q, JOB_SCALE, sc), ndd = distinct_number(rows, n_rows, &q, false, dd), logged = 0;
+        int nsc = distinct_text(rows, n_rows, &q, JOB_SCALE, sc), ndd = distinct_number(rows, n_rows, &q, JOB_DK, dd), logged = 0;
         for (int a = 0; a < nsc; a++)
             for (int d = 0; d < ndd; d++)
                 logged += logged_runs(rows, n_rows, curves, n_curves, stages[i], task, optim, sc[a], dd[d], NULL);
@@ -508,7 +515,7 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
     }
     if (!stage) return false;
     p.stage = stage;
-    int ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales), nd = distinct_number(rows, n_rows, &p, false, dks);
+    int ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales), nd = distinct_number(rows, n_rows, &p, JOB_DK, dks);
     const Curve **cs = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
     enum { MAX_POINTS = 4096 };
     double *x = xmalloc(sizeof(double) * MAX_POINTS), *y = xmalloc(sizeof(double) * MAX_POINTS);
@@ -537,11 +544,10 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
     double chance = one_vocab && vocab > 1 ? log(vocab) : NAN; /* uniform over the vocabulary */
     if (isfinite(chance)) hi[CURVE_LOSS] = fmax(hi[CURVE_LOSS], chance);
     if (!(hi[CURVE_LOSS] > 0)) hi[CURVE_LOSS] = 1;
-    char path[4096], tmp[4096], name[256], title[512];
+    char name[256], title[512];
     snprintf(name, sizeof name, "curves_%s_%s.svg", task, optim);
-    Svg s;
-    open_plot(&s, dir, name, MARGIN + nd * (PANEL_W + MARGIN) + LEGEND_W, TOP + N_CURVE_METRICS * (PANEL_H + 80) + 20, path,
-              tmp);
+    Plot plot;
+    Svg *s = plot_open(&plot, dir, name, MARGIN + nd * (PANEL_W + MARGIN) + LEGEND_W, TOP + N_CURVE_METRICS * (PANEL_H + 80) + 20);
     static const char *const ylabels[N_CURVE_METRICS] = {"std of the scores s·q·k (log)",
                                                          "median over queries of ‖∂L/∂S_row‖ (log)",
                                                          "training loss (nats per target token)"};
@@ -558,13 +564,13 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
             n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "line");
             snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", dks[d], nt);
             SvgPanel panel = {MARGIN + d * (PANEL_W + MARGIN), TOP + m * (PANEL_H + 80), PANEL_W, PANEL_H,
-                              svg_axis_for(0, max_step, false, "step"),
-                              svg_axis_for(lo[m], hi[m], m != CURVE_LOSS, ylabels[m]), ptitle};
-            svg_panel(&s, &panel); /* x: 5 % room either side, for the moved curves */
+                              svg_axis_for(0, max_step, SVG_LINEAR, "step"),
+                              svg_axis_for(lo[m], hi[m], m != CURVE_LOSS ? SVG_LOG : SVG_LINEAR, ylabels[m]), ptitle};
+            svg_panel(s, &panel); /* x: 5 % room either side, for the moved curves */
             if (m == CURVE_LOSS && isfinite(chance)) {
                 char label[96];
                 snprintf(label, sizeof label, "chance: ln %.0f = %.2f (uniform over the vocabulary)", vocab, chance);
-                svg_hline(&s, &panel, chance, "#888888", label);
+                svg_hline(s, &panel, chance, "#888888", label);
             }
             for (int i = 0; i < ns; i++) {
                 int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], cs);
@@ -577,24 +583,24 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
                 for (int j = 0; j < k; j++) x[j] += 0.012 * max_step * (g - (g_n_scales - 1) / 2.0);
                 SvgStyle st = scale_style(scales[i]);
                 st.marker = SVG_NO_MARKER;
-                svg_series(&s, &panel, x, y, k, &st);
+                svg_series(s, &panel, x, y, k, &st);
                 /* markers at about 8 points, each scale at its own phase */
                 int every = k / 8 > 1 ? k / 8 : 1, phase = g % every;
                 SvgStyle mk = scale_style(scales[i]);
-                for (int j = phase; j < k; j += every) svg_shape(&s, &panel, x[j], y[j], mk.marker, 3.5, mk.color, true);
+                for (int j = phase; j < k; j += every) svg_shape(s, &panel, x[j], y[j], mk.marker, 3.5, mk.color, SVG_FILLED);
             }
         }
     free(cs);
     free(x);
     free(y);
     snprintf(title, sizeof title, "%s, %s: attention statistics and loss during training (stage %s)", task, optim, stage);
-    svg_text(&s, MARGIN, 24, 15, "start", title);
-    svg_text(&s, MARGIN, 44, 12, "start",
+    svg_text(s, MARGIN, 24, 15, "start", title);
+    svg_text(s, MARGIN, 44, 12, "start",
              "The plain model (no variant flags), each scale at its best learning rate; a line: the median over seeds (of "
              "the mean over layers, for the attention statistics)");
     const char *notes[1] = {"n: logged runs per line"};
-    scale_legend(&s, MARGIN + nd * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 1);
-    finish(&s, tmp, path);
+    scale_legend(s, MARGIN + nd * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 1);
+    plot_close(&plot);
     return true;
 }
 
@@ -610,7 +616,7 @@ static bool sweeps(const Row *rows, int n_rows, const Pick *p)
         same.scale = rows[i].job[JOB_SCALE];
         same.dk = rows[i].dk;
         double lrs[MAX_LIST];
-        if (distinct_number(rows, n_rows, &same, true, lrs) > 1) return true;
+        if (distinct_number(rows, n_rows, &same, JOB_LR, lrs) > 1) return true;
     }
     return false;
 }

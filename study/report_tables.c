@@ -9,7 +9,9 @@
  * Everything is printed with fixed formats, in a fixed order, so the same runs.csv always
  * gives the same bytes.
  */
-#include "report.h"
+#include "report_tables.h"
+
+#include "report_common.h"
 #include "stats.h"
 
 #include <math.h>
@@ -32,44 +34,6 @@ static Cell *g_cells;
 static int g_n_cells;
 
 static const Row *key(const Cell *c) { return c->runs[0]; }
-
-int stage_compare(const char *a, const char *b)
-{
-    int ra = !strcmp(a, LR_STAGE) ? 0 : !strcmp(a, "headline") ? 1 : 2;
-    int rb = !strcmp(b, LR_STAGE) ? 0 : !strcmp(b, "headline") ? 1 : 2;
-    return ra != rb ? ra - rb : strcmp(a, b);
-}
-
-/* strcmp, except that runs of digits compare as numbers: dmodel=64 < dmodel=128. */
-static int natural_compare(const char *a, const char *b)
-{
-    while (*a && *b) {
-        bool da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
-        if (da && db) {
-            while (*a == '0') a++;
-            while (*b == '0') b++;
-            size_t na = strspn(a, "0123456789"), nb = strspn(b, "0123456789");
-            if (na != nb) return na < nb ? -1 : 1; /* more digits: larger */
-            int c = strncmp(a, b, na);
-            if (c) return c;
-            a += na;
-            b += nb;
-            continue;
-        }
-        if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-        a++;
-        b++;
-    }
-    return *a ? 1 : *b ? -1 : 0;
-}
-
-int variant_compare(const char *a, const char *b)
-{
-    int ra = strcmp(a, "-") != 0, rb = strcmp(b, "-") != 0;
-    if (ra != rb) return ra - rb;
-    int c = natural_compare(a, b);
-    return c ? c : strcmp(a, b); /* "01" and "1": still one order */
-}
 
 /* The order of rows, coarse to fine: stage, task, optim, variant, scale, dk, lr, seed. `depth`
  * says how many of these keys take part (7: a whole cell, 4: a block = one table). */
@@ -352,7 +316,7 @@ static void lr_sweep_tables(FILE *f, const char *stage)
             int r1 = group_end(r0, CELL_KEYS - 1); /* one (scale, dk): its lrs */
             const Cell *best = best_of(r0, r1);
             const Row *rk = key(&g_cells[r0]);
-            fprintf(f, "| %s | %s |", scale_label(rk->job[JOB_SCALE], false), rk->job[JOB_DK]);
+            fprintf(f, "| %s | %s |", scale_label(rk->job[JOB_SCALE], SCALE_FOR_TABLES), rk->job[JOB_DK]);
             int lo = 1 << 30, hi = 0, missing = 0;
             for (int j = 0; j < n_lr; j++) {
                 const Cell *c = NULL;
@@ -419,7 +383,7 @@ static void chosen_rates_table(FILE *f, const char *stage)
                    !strcmp(seen_rows[j]->job[JOB_SCALE], k->job[JOB_SCALE]);
         if (seen || n_seen == 256) continue;
         seen_rows[n_seen++] = k;
-        fprintf(f, "| %s · %s | %s |", k->job[JOB_TASK], k->job[JOB_OPTIM], scale_label(k->job[JOB_SCALE], false));
+        fprintf(f, "| %s · %s | %s |", k->job[JOB_TASK], k->job[JOB_OPTIM], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES));
         for (int v = 0; v < nv; v++) {
             fprintf(f, " ");
             bool first = true;
@@ -467,7 +431,7 @@ static void nonfinite_table(FILE *f, const char *stage)
         any = true;
         const Row *k = key(c);
         fprintf(f, "| %s · %s · `%s` | %s | %s | %s | %d of %d | %d of %d | %.3g | %.3g |\n", k->job[JOB_TASK],
-                k->job[JOB_OPTIM], k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], false), k->job[JOB_DK],
+                k->job[JOB_OPTIM], k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK],
                 k->job[JOB_LR], with_nan, n, with_over, n, n ? over / n : 0, n ? fp_nans / n : 0);
     }
 }
@@ -510,7 +474,7 @@ static void learned_scale_table(FILE *f, const char *stage)
         else snprintf(end, sizeof end, "%.3f (n=%d, no CI)", ci.mean, n);
         double start = !strcmp(k->job[JOB_SCALE], "learned-1") ? sqrt(k->dk) : 1.0;
         fprintf(f, "| %s · %s · `%s` | %s | %s | %s | %.3g | %s | %.3f – %.3f |\n", k->job[JOB_TASK], k->job[JOB_OPTIM],
-                k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], false), k->job[JOB_DK], k->job[JOB_LR], start, end, lo,
+                k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK], k->job[JOB_LR], start, end, lo,
                 hi);
         free(v);
     }
@@ -549,7 +513,7 @@ static void accuracy_tables(FILE *f, const char *stage)
         fprintf(f, "\n");
         for (int s0 = a; s0 < b;) {
             int s1 = group_end(s0, CELL_KEYS - 2); /* one scale */
-            fprintf(f, "| %s |", scale_label(key(&g_cells[s0])->job[JOB_SCALE], false));
+            fprintf(f, "| %s |", scale_label(key(&g_cells[s0])->job[JOB_SCALE], SCALE_FOR_TABLES));
             for (int d = 0; d < nd; d++) {
                 fprintf(f, " ");
                 bool any_here = false;
@@ -664,8 +628,8 @@ static void scale_comparisons(FILE *f, const char *stage)
                     block_title(f, k, "");
                     fprintf(f, "| dₖ | a − b | difference ± 95 %% CI | n | lr a; b | verdict |\n|---:|---|---:|---:|---|---|\n");
                 }
-                fprintf(f, "| %.0f | %s%s − %s |", dks[d], scale_label(key(cr)->job[JOB_SCALE], false), from_stage(cr, stage),
-                        scale_label(key(cells[s])->job[JOB_SCALE], false));
+                fprintf(f, "| %.0f | %s%s − %s |", dks[d], scale_label(key(cr)->job[JOB_SCALE], SCALE_FOR_TABLES), from_stage(cr, stage),
+                        scale_label(key(cells[s])->job[JOB_SCALE], SCALE_FOR_TABLES));
                 put_comparison(f, cr, cells[s]);
             }
         }
@@ -699,8 +663,8 @@ static void variant_comparisons(FILE *f, const char *stage)
             fprintf(f, "\n### %s · %s\n\n| dₖ | a − b | difference ± 95 %% CI | n | lr a; b | verdict |\n"
                        "|---:|---|---:|---:|---|---|\n", task, optim);
         }
-        fprintf(f, "| %.0f | `%s` %s − `-` %s%s |", k->dk, k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], false),
-                scale_label(key(cr)->job[JOB_SCALE], false), from_stage(cr, stage));
+        fprintf(f, "| %.0f | `%s` %s − `-` %s%s |", k->dk, k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES),
+                scale_label(key(cr)->job[JOB_SCALE], SCALE_FOR_TABLES), from_stage(cr, stage));
         put_comparison(f, cv, cr);
     }
 }
@@ -752,9 +716,9 @@ static void overview_table(FILE *f, const char *stage)
         if (!strcmp(scales[j], "sqrt")) ref = j;
     fprintf(f, "\n## Stage `%s` at a glance\n\nTest accuracy, mean ± 95 %% CI over seeds, each scale at its chosen rate; "
                "then the paired differences (seed by seed) and their verdict.\n\n| task · optim | dₖ |", stage);
-    for (int j = 0; j < ns; j++) fprintf(f, " s = %s |", scale_label(scales[j], false));
+    for (int j = 0; j < ns; j++) fprintf(f, " s = %s |", scale_label(scales[j], SCALE_FOR_TABLES));
     for (int j = 0; j < ns; j++)
-        if (j != ref) fprintf(f, " 1/√dₖ − %s |", scale_label(scales[j], false));
+        if (j != ref) fprintf(f, " 1/√dₖ − %s |", scale_label(scales[j], SCALE_FOR_TABLES));
     fprintf(f, "\n|---|---:|");
     for (int j = 0; j < ns; j++) fprintf(f, "---:|");
     for (int j = 0; j < ns; j++)
@@ -845,7 +809,7 @@ static void inside_table(FILE *f, const char *stage)
         static const int metrics[] = {M_STD_INIT, M_STD_END, M_QGRAD_INIT, M_QGRAD_END, M_JAC_END, M_ENTROPY_END, M_WQ_GRAD_INIT};
         fprintf(f, "| %s · %s", k->job[JOB_TASK], k->job[JOB_OPTIM]);
         if (strcmp(k->job[JOB_VARIANT], "-")) fprintf(f, " · `%s`", k->job[JOB_VARIANT]);
-        fprintf(f, " | %s | %s |", scale_label(k->job[JOB_SCALE], false), k->job[JOB_DK]);
+        fprintf(f, " | %s | %s |", scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK]);
         for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
             double v = cell_median(c, metrics[m]);
             if (isfinite(v)) fprintf(f, " %.3g |", v);

@@ -4,23 +4,35 @@
 #include <math.h>
 #include <string.h>
 
-bool svg_open(Svg *s, const char *path, int width, int height)
+void svg_begin(Svg *s, FILE *f, int width, int height)
 {
-    s->f = fopen(path, "w");
-    if (!s->f) return false;
+    s->f = f;
     fprintf(s->f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
             "font-family=\"Helvetica, Arial, sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             width, height, width, height);
+}
+
+void svg_end(Svg *s)
+{
+    fprintf(s->f, "</svg>\n");
+    s->f = NULL;
+}
+
+bool svg_open(Svg *s, const char *path, int width, int height)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return false;
+    svg_begin(s, f, width, height);
     return true;
 }
 
 bool svg_close(Svg *s)
 {
-    fprintf(s->f, "</svg>\n");
-    bool ok = !ferror(s->f);
-    ok &= fclose(s->f) == 0;
-    s->f = NULL;
+    FILE *f = s->f;
+    svg_end(s);
+    bool ok = !ferror(f);
+    ok &= fclose(f) == 0;
     return ok;
 }
 
@@ -51,7 +63,7 @@ void svg_text(Svg *s, double x, double y, int size, const char *anchor, const ch
 static double frac(const SvgAxis *a, double v)
 {
     if (!isfinite(v)) return NAN;
-    if (a->log) {
+    if (a->scale == SVG_LOG) {
         if (v <= 0) return NAN;
         return (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
     }
@@ -77,7 +89,7 @@ static int ticks(const SvgAxis *a, double *out, int max)
         for (int i = 0; i < a->n_ticks && n < max; i++) out[n++] = a->ticks[i];
         return n;
     }
-    if (a->log) {
+    if (a->scale == SVG_LOG) {
         double decades = log10(a->hi) - log10(a->lo);
         static const double mult[3] = {1, 2, 5};
         int per = decades > 4 ? 1 : 3;
@@ -133,36 +145,11 @@ void svg_panel(Svg *s, const SvgPanel *p)
     if (p->title) svg_text(s, p->left + p->width / 2, p->top - 8, 13, "middle", p->title);
 }
 
-void svg_line(Svg *s, const SvgPanel *p, const double *x, const double *y, int n, const char *color, double width,
-              double opacity, bool dashed)
-{
-    bool open = false;
-    for (int i = 0; i < n; i++) {
-        double a = px(p, x[i]), b = py(p, y[i]);
-        bool ok = isfinite(a) && isfinite(b);
-        if (ok) { /* clip to the panel vertically */
-            if (b < p->top) b = p->top;
-            if (b > p->top + p->height) b = p->top + p->height;
-        }
-        if (ok && !open) {
-            fprintf(s->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.2f\" stroke-opacity=\"%.2f\"%s points=\"",
-                    color, width, opacity, dashed ? " stroke-dasharray=\"5,3\"" : "");
-            open = true;
-        }
-        if (ok) fprintf(s->f, "%.1f,%.1f ", a, b);
-        if (!ok && open) {
-            fprintf(s->f, "\"/>\n");
-            open = false;
-        }
-    }
-    if (open) fprintf(s->f, "\"/>\n");
-}
-
 /* The points of a marker shape of radius r centred on (a, b). */
-static void put_shape(FILE *f, double a, double b, SvgShape shape, double r, const char *color, bool filled)
+static void put_shape(FILE *f, double a, double b, SvgShape shape, double r, const char *color, SvgFill fill)
 {
     char paint[96];
-    if (filled) snprintf(paint, sizeof paint, "fill=\"%s\" stroke=\"%s\"", color, color);
+    if (fill == SVG_FILLED) snprintf(paint, sizeof paint, "fill=\"%s\" stroke=\"%s\"", color, color);
     else snprintf(paint, sizeof paint, "fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"", color);
     switch (shape) {
     case SVG_CIRCLE: fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" %s/>\n", a, b, r, paint); break;
@@ -190,16 +177,11 @@ static void put_shape(FILE *f, double a, double b, SvgShape shape, double r, con
     }
 }
 
-void svg_shape(Svg *s, const SvgPanel *p, double x, double y, SvgShape shape, double r, const char *color, bool filled)
+void svg_shape(Svg *s, const SvgPanel *p, double x, double y, SvgShape shape, double r, const char *color, SvgFill fill)
 {
     double a = px(p, x), b = py(p, y);
     if (isfinite(a) && isfinite(b) && b >= p->top - 0.5 && b <= p->top + p->height + 0.5)
-        put_shape(s->f, a, b, shape, r, color, filled);
-}
-
-void svg_marker(Svg *s, const SvgPanel *p, double x, double y, const char *color)
-{
-    svg_shape(s, p, x, y, SVG_CIRCLE, 3.5, color, true);
+        put_shape(s->f, a, b, shape, r, color, fill);
 }
 
 /* The line of a style, as polyline attributes. */
@@ -231,7 +213,7 @@ void svg_series(Svg *s, const SvgPanel *p, const double *x, const double *y, int
         }
         if (open) fprintf(s->f, "\"/>\n");
     }
-    for (int i = 0; i < n; i++) svg_shape(s, p, x[i], y[i], st->marker, 3.5, st->color, !st->hollow);
+    for (int i = 0; i < n; i++) svg_shape(s, p, x[i], y[i], st->marker, 3.5, st->color, st->fill);
 }
 
 void svg_error_bar(Svg *s, const SvgPanel *p, double x, double lo, double hi, const char *color)
@@ -270,14 +252,15 @@ void svg_legend(Svg *s, double x, double y, double width, const char *const *lab
             put_stroke(s->f, st);
             fprintf(s->f, "/>\n");
         }
-        if (st) put_shape(s->f, x + 22, yy - 4, st->marker, st->hollow ? 6 : 3.5, st->color, !st->hollow);
+        if (st) put_shape(s->f, x + 22, yy - 4, st->marker, st->fill == SVG_HOLLOW ? 6 : 3.5, st->color, st->fill);
         svg_text(s, st ? x + 44 : x + 8, yy, 12, "start", labels[i]);
     }
 }
 
-SvgAxis svg_axis_for(double lo, double hi, bool log, const char *label)
+SvgAxis svg_axis_for(double lo, double hi, SvgScale scale, const char *label)
 {
-    SvgAxis a = {lo, hi, log, label, NULL, 0};
+    bool log = scale == SVG_LOG;
+    SvgAxis a = {lo, hi, scale, label, NULL, 0};
     if (!isfinite(lo) || !isfinite(hi)) {
         a.lo = log ? 0.1 : 0;
         a.hi = 1;
