@@ -23,6 +23,8 @@
  *   report_common.c  die, memory, numbers as text, files read whole and written atomically
  *   report_rows.c    the rows of a study: the columns of jobs.tsv and runs.csv, scales, key orders
  *   stats.c          means, t intervals, paired differences
+ *   report_log.c     a CSV log of ./train, read by the column table it was written by
+ *                    (instrument/log_columns.c)
  *   report_io.c      the inputs: result folders (jobs.tsv, runs/ID.out, runs/ID.csv), their
  *                    merge, and runs.csv (written, and read back)
  *   report_tables.c  best_lr.tsv and summary.md, from runs.csv's rows only

@@ -12,6 +12,7 @@
 #include "report_io.h"
 
 #include "report_common.h"
+#include "report_log.h"
 #include "../base/base.h"
 
 #include <errno.h>
@@ -85,7 +86,7 @@ static void parse_row(Row *r, const char *where)
         r->value[m] = NAN;
         if (!r->metric[m][0]) continue;
         if (!parse_number(r->metric[m], &r->value[m], NAN_AND_INF_TOO))
-            die("%s: %s \"%s\" is not a number", where, g_metric_cols[m], r->metric[m]);
+            die("%s: %s \"%s\" is not a number", where, metric_name(m), r->metric[m]);
     }
 }
 
@@ -98,15 +99,19 @@ void free_rows(Row *rows, int n_rows)
     free(rows);
 }
 
+/* The arrays of one curve. */
+static void free_curve(Curve *c)
+{
+    free(c->id);
+    free(c->step);
+    free(c->score_std);
+    free(c->qgrad_median);
+    free(c->loss);
+}
+
 void free_curves(Curve *curves, int n_curves)
 {
-    for (int i = 0; i < n_curves; i++) {
-        free(curves[i].id);
-        free(curves[i].step);
-        free(curves[i].score_std);
-        free(curves[i].qgrad_median);
-        free(curves[i].loss);
-    }
+    for (int i = 0; i < n_curves; i++) free_curve(&curves[i]);
     free(curves);
 }
 
@@ -182,23 +187,64 @@ static int cmp_job(const void *x, const void *y)
 /* ------------------------------------------------------------------ summary lines */
 
 typedef struct Summary {
-    char *text[N_SUMMARY_METRICS]; /* the fields' values as written ("nan" for any NaN) */
-    char *rest;                    /* the whole line without time_s, to compare two copies */
+    char *text[N_SUMMARY_FIELDS]; /* the fields' values as written ("nan" for any NaN); NULL: absent */
+    char *rest;                   /* the whole line without time_s, to compare two copies */
     double steps;
-    double vocab;                  /* "vocabulary N" of the "task ..." line; NAN when there is none */
+    double vocab;                 /* "vocabulary N" of the "task ..." line; NAN when there is none */
 } Summary;
 
 static void free_summary(Summary *s)
 {
-    for (int m = 0; m < N_SUMMARY_METRICS; m++) free(s->text[m]);
+    for (int f = 0; f < N_SUMMARY_FIELDS; f++) free(s->text[f]);
     free(s->rest);
+}
+
+/* The vocabulary size in the first line of a run's output, "task sort: ..., vocabulary 20";
+ * NAN when it says none. */
+static double vocabulary_of(const char *text, size_t size)
+{
+    const char *first_end = memchr(text, '\n', size);
+    const char *voc = strstr(text, ", vocabulary ");
+    if (strncmp(text, "task ", 5) || !voc || (first_end && voc > first_end)) return NAN;
+    char *end;
+    long v = strtol(voc + 13, &end, 10);
+    return end != voc + 13 && v > 0 ? (double)v : NAN;
+}
+
+/* The fields of a summary line (its text after "summary:") into s, by the table of
+ * instrument/log_columns.h; fields it does not know (a newer ./train's) are kept in s->rest. */
+static void parse_summary_fields(const char *path, char *fields, size_t len, Summary *s)
+{
+    s->rest = xmalloc(len + 1);
+    s->rest[0] = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(fields, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok) die("%s: summary field \"%s\" is not key=value", path, tok);
+        *eq = 0;
+        const char *key = tok, *value = eq + 1;
+        if (strcmp(key, g_summary_fields[SUMMARY_TIME_S].name)) {
+            if (s->rest[0]) strcat(s->rest, " ");
+            strcat(s->rest, key);
+            strcat(s->rest, "=");
+            strcat(s->rest, value);
+        }
+        for (int f = 0; f < N_SUMMARY_FIELDS; f++) {
+            if (strcmp(key, g_summary_fields[f].name)) continue;
+            double v;
+            if (!parse_number(value, &v, NAN_AND_INF_TOO)) die("%s: summary field %s=%s is not a number", path, key, value);
+            if (s->text[f]) die("%s: summary field %s given twice", path, key);
+            s->text[f] = xstrdup(isnan(v) ? "nan" : value);
+            if (f == SUMMARY_STEPS) s->steps = v;
+        }
+    }
 }
 
 /* Reads the last "summary:" line of a run's console output. False when the file does not
  * exist (the run did not finish); dies when it exists but holds no whole summary line. */
 static bool read_summary(const char *path, Summary *s)
 {
-    size_t size, pos, next;
+    size_t size, pos, next, prefix = strlen(SUMMARY_PREFIX);
     char *text = read_text(path, &size, MAY_BE_ABSENT);
     if (!text) return false;
     const char *line = NULL;
@@ -206,171 +252,143 @@ static bool read_summary(const char *path, Summary *s)
     bool line_ended = false;
     for (pos = 0; pos < size; pos = next) {
         size_t len = text_line(text, size, pos, &next);
-        if (len >= 8 && !strncmp(text + pos, "summary:", 8)) {
+        if (len >= prefix && !strncmp(text + pos, SUMMARY_PREFIX, prefix)) {
             line = text + pos;
             line_len = len;
             line_ended = next > pos + len;
         }
     }
     if (!line) die("%s: no summary line: not the output of a finished ./train run", path);
-    double vocab = NAN; /* "task sort: ..., vocabulary 20" on the first line */
-    const char *first_end = memchr(text, '\n', size);
-    const char *voc = strstr(text, ", vocabulary ");
-    if (!strncmp(text, "task ", 5) && voc && (!first_end || voc < first_end)) {
-        char *end;
-        long v = strtol(voc + 13, &end, 10);
-        if (end != voc + 13 && v > 0) vocab = (double)v;
-    }
     if (!line_ended) die("%s: the summary line has no line end: the file is cut short", path);
     memset(s, 0, sizeof *s);
-    s->vocab = vocab;
-    char *copy = xstrndup(line + 8, line_len - 8);
-    s->rest = xmalloc(line_len + 1);
-    s->rest[0] = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq || eq == tok) die("%s: summary field \"%s\" is not key=value", path, tok);
-        *eq = 0;
-        const char *key = tok, *value = eq + 1;
-        if (strcmp(key, "time_s")) {
-            if (s->rest[0]) strcat(s->rest, " ");
-            strcat(s->rest, key);
-            strcat(s->rest, "=");
-            strcat(s->rest, value);
-        }
-        for (int m = 0; m < N_SUMMARY_METRICS; m++) {
-            if (strcmp(key, g_metric_cols[m])) continue;
-            double v;
-            if (!parse_number(value, &v, NAN_AND_INF_TOO)) die("%s: summary field %s=%s is not a number", path, key, value);
-            if (s->text[m]) die("%s: summary field %s given twice", path, key);
-            s->text[m] = xstrdup(isnan(v) ? "nan" : value);
-            if (m == M_STEPS) s->steps = v;
-        }
-    }
-    free(copy);
+    s->vocab = vocabulary_of(text, size);
+    char *fields = xstrndup(line + prefix, line_len - prefix);
+    parse_summary_fields(path, fields, line_len, s);
+    free(fields);
     free(text);
-    for (int m = 0; m < N_SUMMARY_METRICS; m++)
-        if (!s->text[m]) die("%s: the summary line has no %s= field: cut short, or made by an older ./train", path, g_metric_cols[m]);
+    for (int m = 0; m < N_METRICS; m++)
+        if (g_metrics[m].from == FROM_SUMMARY && !s->text[g_metrics[m].source])
+            die("%s: the summary line has no %s= field: cut short, or made by an older ./train", path, metric_name(m));
     return true;
 }
 
 /* ------------------------------------------------------------------ CSV logs */
 
-/* The mean over layers of column l<N>_<what> in one row; NAN when the log has no such column
- * (*present false) or a value is empty or not finite. */
-static double layer_mean(char **names, int cols, const double *row, const char *what, bool *present)
-{
-    double s = 0;
-    int layers = 0;
-    char name[64];
-    for (;; layers++) {
-        snprintf(name, sizeof name, "l%d_%s", layers, what);
-        int c = -1;
-        for (int k = 0; k < cols && c < 0; k++)
-            if (!strcmp(names[k], name)) c = k;
-        if (c < 0) break;
-        s += row[c];
-    }
-    *present = layers > 0;
-    return layers ? s / layers : NAN;
-}
-
-/* Reads a run's CSV log. Every row must be whole: as many fields as the header, each a number
- * or empty, and a line end; the last row must be the run's last step (steps, from its summary
- * line). A log cut short (a full disk, a copy interrupted) is an error naming the file and
- * line, never a partial summary. Sets the log metrics of r and fills the curve. */
+/* Reads a run's CSV log (see report_log.h); its last row must be the run's last step (steps,
+ * from its summary line). Sets the log metrics of r and fills the curve. */
 static void read_log(const char *path, double steps, Row *r, Curve *curve)
 {
-    size_t size, pos, next;
-    char *text = read_text(path, &size, MUST_EXIST);
-    pos = text_bom(text, size);
-    size_t len = text_line(text, size, pos, &next);
-    if (len == 0) die("%s: empty", path);
-    char *header = xstrndup(text + pos, len);
-    char **names = NULL;
-    int cols = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(header, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        names = xrealloc(names, sizeof(char *) * (size_t)(cols + 1));
-        names[cols++] = tok;
-    }
-    if (cols == 0 || strcmp(names[0], "step")) die("%s:1: not a log of ./train (no step column first)", path);
-    double *table = NULL;
-    int rows = 0, cap = 0, lineno = 1;
-    for (pos = next; pos < size; pos = next) {
-        len = text_line(text, size, pos, &next);
-        lineno++;
-        if (next == pos + len) die("%s:%d: the last row is cut short (no line end): the log is incomplete", path, lineno);
-        if (rows == cap) table = xrealloc(table, sizeof(double) * (size_t)(cap = cap ? 2 * cap : 64) * (size_t)cols);
-        double *row = table + (size_t)rows * (size_t)cols;
-        const char *p = text + pos, *end_of_line = text + pos + len;
-        for (int c = 0; c < cols; c++) {
-            const char *comma = memchr(p, ',', (size_t)(end_of_line - p));
-            const char *end = comma && c + 1 < cols ? comma : end_of_line;
-            if (c + 1 < cols && !comma) die("%s:%d: the row has fewer fields than the header's %d", path, lineno, cols);
-            if (c + 1 == cols && comma) die("%s:%d: the row has more fields than the header's %d", path, lineno, cols);
-            char cell[64];
-            size_t n = (size_t)(end - p);
-            if (n >= sizeof cell) die("%s:%d: field %d (%s) is not a number", path, lineno, c + 1, names[c]);
-            memcpy(cell, p, n);
-            cell[n] = 0;
-            if (n == 0) row[c] = NAN;
-            else if (!parse_number(cell, &row[c], NAN_AND_INF_TOO)) die("%s:%d: field %d (%s) is not a number: \"%s\"", path, lineno, c + 1, names[c], cell);
-            p = end + 1;
-        }
-        rows++;
-    }
-    if (rows == 0) die("%s: no rows", path);
-    double last = table[(size_t)(rows - 1) * (size_t)cols];
-    if (last != steps) die("%s: its last row is step %.0f but the run did %.0f steps: the log is incomplete", path, last, steps);
-
-    const double *first_row = table, *last_row = table + (size_t)(rows - 1) * (size_t)cols;
-    struct {
-        int metric;
-        const double *row;
-        const char *what;
-    } wanted[] = {{M_STD_INIT, first_row, "score_std"},
-                  {M_STD_END, last_row, "score_std"},
-                  {M_QGRAD_INIT, first_row, "qgrad_median"},
-                  {M_QGRAD_END, last_row, "qgrad_median"},
-                  {M_JAC_END, last_row, "jac_median"},
-                  {M_ENTROPY_END, last_row, "entropy_norm"},
-                  {M_WQ_GRAD_INIT, first_row, "gnorm_wq"},
-                  {M_SCALE_END, last_row, "scale_x_sqrt_dk"}}; /* logged for a learned s only */
-    for (size_t k = 0; k < sizeof wanted / sizeof wanted[0]; k++) {
-        bool present;
-        double v = layer_mean(names, cols, wanted[k].row, wanted[k].what, &present);
-        char buf[64] = "";
-        if (present) format_number(buf, sizeof buf, v);
-        free(r->metric[wanted[k].metric]);
-        r->metric[wanted[k].metric] = xstrdup(buf);
+    LogTable t;
+    log_table_read(&t, path);
+    int last = t.rows - 1;
+    double last_step = log_table_mean(&t, LOG_STEP, last);
+    if (last_step != steps) die("%s: its last row is step %.0f but the run did %.0f steps: the log is incomplete", path, last_step, steps);
+    for (int m = 0; m < N_METRICS; m++) {
+        if (g_metrics[m].from == FROM_SUMMARY) continue;
+        char buf[64] = ""; /* "": the log has no such column (scale_x_sqrt_dk: a learned s only) */
+        if (t.layers[g_metrics[m].source])
+            format_number(buf, sizeof buf, log_table_mean(&t, g_metrics[m].source, g_metrics[m].from == FROM_FIRST_ROW ? 0 : last));
+        free(r->metric[m]);
+        r->metric[m] = xstrdup(buf);
     }
     curve->id = xstrdup(r->job[JOB_ID]);
-    curve->n = rows;
-    curve->step = xmalloc(sizeof(double) * (size_t)rows);
-    curve->score_std = xmalloc(sizeof(double) * (size_t)rows);
-    curve->qgrad_median = xmalloc(sizeof(double) * (size_t)rows);
-    curve->loss = xmalloc(sizeof(double) * (size_t)rows);
+    curve->n = t.rows;
+    curve->step = xmalloc(sizeof(double) * (size_t)t.rows);
+    curve->score_std = xmalloc(sizeof(double) * (size_t)t.rows);
+    curve->qgrad_median = xmalloc(sizeof(double) * (size_t)t.rows);
+    curve->loss = xmalloc(sizeof(double) * (size_t)t.rows);
     curve->vocab = NAN;
-    int loss_col = -1;
-    for (int c = 0; c < cols && loss_col < 0; c++)
-        if (!strcmp(names[c], "loss")) loss_col = c;
-    for (int i = 0; i < rows; i++) {
-        const double *row = table + (size_t)i * (size_t)cols;
-        bool present;
-        curve->step[i] = row[0];
-        curve->loss[i] = loss_col >= 0 ? row[loss_col] : NAN;
-        curve->score_std[i] = layer_mean(names, cols, row, "score_std", &present);
-        curve->qgrad_median[i] = layer_mean(names, cols, row, "qgrad_median", &present);
+    for (int i = 0; i < t.rows; i++) {
+        curve->step[i] = log_table_mean(&t, LOG_STEP, i);
+        curve->loss[i] = log_table_mean(&t, LOG_LOSS, i);
+        curve->score_std[i] = log_table_mean(&t, LOG_SCORE_STD, i);
+        curve->qgrad_median[i] = log_table_mean(&t, LOG_QGRAD_MEDIAN, i);
     }
-    free(table);
-    free(names);
-    free(header);
-    free(text);
+    log_table_free(&t);
 }
 
 /* ------------------------------------------------------------------ merging folders */
+
+/* Jobs a .. b-1 share an id: each must come from another folder and plan the same run. */
+static void check_same_plan(const char *const *folders, int a, int b)
+{
+    const Job *first = &g_jobs[a];
+    const char *id = first->f[JOB_ID];
+    for (int k = a + 1; k < b; k++) {
+        const Job *j = &g_jobs[k];
+        if (j->folder == first->folder)
+            die("%s/jobs.tsv lines %d and %d both plan the run %s", folders[j->folder], first->line, j->line, id);
+        for (int c = 0; c < N_JOB_COLS; c++)
+            if (strcmp(j->f[c], first->f[c]))
+                die("run %s is planned differently in %s/jobs.tsv:%d and %s/jobs.tsv:%d (its %s: \"%s\" vs \"%s\")", id,
+                    folders[first->folder], first->line, folders[j->folder], j->line, g_job_cols[c], first->f[c], j->f[c]);
+    }
+}
+
+/* A log read only to be checked. */
+static void check_log(const char *path, double steps, const Row *r)
+{
+    Row scratch = *r;
+    Curve curve;
+    for (int m = 0; m < N_METRICS; m++) scratch.metric[m] = xstrdup("");
+    read_log(path, steps, &scratch, &curve);
+    for (int m = 0; m < N_METRICS; m++) free(scratch.metric[m]);
+    free_curve(&curve);
+}
+
+/* The results of run r, planned by jobs a .. b-1 (one per folder): the summary of the first
+ * folder where it finished (where it finished again, it must have given the same numbers),
+ * and the metrics and curve of the first log (every other log is checked whole, then
+ * dropped). Returns whether it has a log, in *curve. */
+static bool merge_results(const char *const *folders, int a, int b, Row *r, Curve *curve)
+{
+    const char *id = r->job[JOB_ID];
+    Summary used = {0};
+    char used_path[4200] = "";
+    bool have_log = false;
+    for (int k = a; k < b; k++) {
+        const char *folder = folders[g_jobs[k].folder];
+        char out[4200], log[4200];
+        snprintf(out, sizeof out, "%s/runs/%s.out", folder, id);
+        snprintf(log, sizeof log, "%s/runs/%s.csv", folder, id);
+        Summary s;
+        if (!read_summary(out, &s)) continue;
+        if (!r->done) {
+            used = s;
+            snprintf(used_path, sizeof used_path, "%s", out);
+            r->done = true;
+            for (int m = 0; m < N_METRICS; m++) {
+                if (g_metrics[m].from != FROM_SUMMARY) continue;
+                free(r->metric[m]);
+                r->metric[m] = xstrdup(s.text[g_metrics[m].source]);
+            }
+        } else {
+            if (strcmp(s.rest, used.rest))
+                die("run %s finished with different results in %s and %s (summary lines differ beyond time_s)", id, used_path, out);
+            free_summary(&s);
+        }
+        struct stat st;
+        if (stat(log, &st) != 0 && errno == ENOENT) continue;
+        if (have_log) {
+            check_log(log, used.steps, r);
+            continue;
+        }
+        read_log(log, used.steps, r, curve);
+        curve->vocab = used.vocab;
+        have_log = true;
+    }
+    if (r->done) free_summary(&used);
+    return have_log;
+}
+
+static void free_jobs(void)
+{
+    for (int i = 0; i < g_n_jobs; i++)
+        for (int c = 0; c < N_JOB_COLS; c++) free(g_jobs[i].f[c]);
+    free(g_jobs);
+    g_jobs = NULL;
+    g_n_jobs = g_cap_jobs = 0;
+}
 
 void load_folders(const char *const *folders, int n_folders, Row **rows_out, int *n_rows_out, Curve **curves_out,
                   int *n_curves_out)
@@ -380,78 +398,20 @@ void load_folders(const char *const *folders, int n_folders, Row **rows_out, int
     Row *rows = xmalloc(sizeof(Row) * (size_t)g_n_jobs);
     Curve *curves = xmalloc(sizeof(Curve) * (size_t)g_n_jobs);
     int n_rows = 0, n_curves = 0;
-    for (int a = 0; a < g_n_jobs;) {
-        int b = a + 1; /* jobs a .. b-1 share an id */
+    for (int a = 0, b; a < g_n_jobs; a = b) {
+        b = a + 1; /* jobs a .. b-1 share an id */
         while (b < g_n_jobs && !strcmp(g_jobs[b].f[JOB_ID], g_jobs[a].f[JOB_ID])) b++;
-        const Job *first = &g_jobs[a];
-        const char *id = first->f[JOB_ID];
-        for (int k = a + 1; k < b; k++) {
-            const Job *j = &g_jobs[k];
-            if (j->folder == first->folder)
-                die("%s/jobs.tsv lines %d and %d both plan the run %s", folders[j->folder], first->line, j->line, id);
-            for (int c = 0; c < N_JOB_COLS; c++)
-                if (strcmp(j->f[c], first->f[c]))
-                    die("run %s is planned differently in %s/jobs.tsv:%d and %s/jobs.tsv:%d (its %s: \"%s\" vs \"%s\")", id,
-                        folders[first->folder], first->line, folders[j->folder], j->line, g_job_cols[c], first->f[c], j->f[c]);
-        }
+        check_same_plan(folders, a, b);
         Row *r = &rows[n_rows++];
         memset(r, 0, sizeof *r);
-        for (int c = 0; c < N_JOB_COLS; c++) r->job[c] = xstrdup(first->f[c]);
+        for (int c = 0; c < N_JOB_COLS; c++) r->job[c] = xstrdup(g_jobs[a].f[c]);
         for (int m = 0; m < N_METRICS; m++) r->metric[m] = xstrdup("");
-        Summary used = {0};
-        char used_path[4200] = "";
-        bool have_log = false;
-        for (int k = a; k < b; k++) {
-            const char *folder = folders[g_jobs[k].folder];
-            char out[4200], log[4200];
-            snprintf(out, sizeof out, "%s/runs/%s.out", folder, id);
-            snprintf(log, sizeof log, "%s/runs/%s.csv", folder, id);
-            Summary s;
-            if (!read_summary(out, &s)) continue;
-            if (!r->done) {
-                used = s;
-                snprintf(used_path, sizeof used_path, "%s", out);
-                r->done = true;
-                for (int m = 0; m < N_SUMMARY_METRICS; m++) {
-                    free(r->metric[m]);
-                    r->metric[m] = xstrdup(s.text[m]);
-                }
-            } else {
-                if (strcmp(s.rest, used.rest))
-                    die("run %s finished with different results in %s and %s (summary lines differ beyond time_s)", id, used_path, out);
-                free_summary(&s);
-            }
-            /* every log there is, is checked whole; the first one is used */
-            struct stat st;
-            if (stat(log, &st) != 0 && errno == ENOENT) continue;
-            Row scratch = *r;
-            Curve curve;
-            if (have_log) { /* checked, then dropped */
-                for (int m = 0; m < N_METRICS; m++) scratch.metric[m] = xstrdup("");
-                read_log(log, used.steps, &scratch, &curve);
-                for (int m = 0; m < N_METRICS; m++) free(scratch.metric[m]);
-                free(curve.id);
-                free(curve.step);
-                free(curve.score_std);
-                free(curve.qgrad_median);
-                free(curve.loss);
-                continue;
-            }
-            read_log(log, used.steps, r, &curves[n_curves]);
-            curves[n_curves++].vocab = used.vocab;
-            have_log = true;
-        }
-        if (r->done) free_summary(&used);
+        n_curves += merge_results(folders, a, b, r, &curves[n_curves]);
         char where[4200];
-        snprintf(where, sizeof where, "run %s", id);
+        snprintf(where, sizeof where, "run %s", r->job[JOB_ID]);
         parse_row(r, where);
-        a = b;
     }
-    for (int i = 0; i < g_n_jobs; i++)
-        for (int c = 0; c < N_JOB_COLS; c++) free(g_jobs[i].f[c]);
-    free(g_jobs);
-    g_jobs = NULL;
-    g_n_jobs = g_cap_jobs = 0;
+    free_jobs();
     *rows_out = rows;
     *n_rows_out = n_rows;
     *curves_out = curves;
@@ -487,7 +447,7 @@ static void put_header(char *buf, size_t n)
     }
     strncat(buf, "status,", n - strlen(buf) - 1);
     for (int m = 0; m < N_METRICS; m++) {
-        strncat(buf, g_metric_cols[m], n - strlen(buf) - 1);
+        strncat(buf, metric_name(m), n - strlen(buf) - 1);
         strncat(buf, ",", n - strlen(buf) - 1);
     }
     strncat(buf, "command", n - strlen(buf) - 1);
@@ -597,8 +557,8 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
         r->job[JOB_COMMAND] = f[N_FIELDS - 1];
         parse_row(r, where);
         for (int m = 0; m < N_METRICS; m++) {
-            if (r->done && m < N_SUMMARY_METRICS && !r->metric[m][0]) die("%s: a done run without %s", where, g_metric_cols[m]);
-            if (!r->done && r->metric[m][0]) die("%s: a missing run with a %s", where, g_metric_cols[m]);
+            if (r->done && g_metrics[m].from == FROM_SUMMARY && !r->metric[m][0]) die("%s: a done run without %s", where, metric_name(m));
+            if (!r->done && r->metric[m][0]) die("%s: a missing run with a %s", where, metric_name(m));
         }
     }
     free(text);

@@ -209,89 +209,133 @@ static void plot_close(Plot *p)
 
 enum { PANEL_W = 300, PANEL_H = 240, MARGIN = 75, TOP = 70, LEGEND_W = 270 };
 
+/* A panel at (left, top): its x axis log, a tick at each of the n values xs (ascending), with
+ * room for the markers (a factor either side); its y axis an accuracy. */
+static SvgPanel accuracy_panel(double left, double top, const double *xs, int n, double room, const char *x_label,
+                               const char *y_label, const char *title)
+{
+    SvgPanel p = {left, top, PANEL_W, PANEL_H, {xs[0] / room, xs[n - 1] * room, SVG_LOG, x_label, xs, n},
+                  accuracy_axis(y_label), title};
+    return p;
+}
+
 /* ------------------------------------------------------------------ lr_TASK_OPTIM.svg */
+
+/* An lr plot of one (stage, task, optim): a panel per (variant, dk) that has runs, a line per
+ * scale across the learning rates. */
+typedef struct LrPlot {
+    const Row *rows;
+    int n_rows;
+    Pick pick;                    /* the stage, task and optim */
+    const char *scales[MAX_LIST];
+    double lrs[MAX_LIST];
+    const char *variant[MAX_LIST]; /* panel k: variant[k], dk[k] */
+    double dk[MAX_LIST];
+    int ns, nl, np;
+    double *vals;                 /* room for the values of one point */
+} LrPlot;
+
+static void lr_plan(LrPlot *lp, const Row *rows, int n_rows, const char *stage, const char *task, const char *optim)
+{
+    lp->rows = rows;
+    lp->n_rows = n_rows;
+    lp->pick = any_run();
+    lp->pick.stage = stage;
+    lp->pick.task = task;
+    lp->pick.optim = optim;
+    const char *variants[MAX_LIST];
+    double dks[MAX_LIST];
+    int nv = distinct_text(rows, n_rows, &lp->pick, JOB_VARIANT, variants);
+    lp->ns = distinct_text(rows, n_rows, &lp->pick, JOB_SCALE, lp->scales);
+    lp->nl = distinct_number(rows, n_rows, &lp->pick, JOB_LR, lp->lrs);
+    lp->np = 0;
+    for (int v = 0; v < nv; v++) {
+        Pick q = lp->pick;
+        q.variant = variants[v];
+        int nd = distinct_number(rows, n_rows, &q, JOB_DK, dks);
+        for (int d = 0; d < nd && lp->np < MAX_LIST; d++) {
+            lp->variant[lp->np] = variants[v];
+            lp->dk[lp->np++] = dks[d];
+        }
+    }
+    lp->vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
+}
+
+/* The runs of panel k at one scale and rate. */
+static Pick lr_point(const LrPlot *lp, int k, const char *scale, double lr)
+{
+    Pick q = lp->pick;
+    q.variant = lp->variant[k];
+    q.dk = lp->dk[k];
+    q.scale = scale;
+    q.lr = lr;
+    return q;
+}
+
+/* The fewest and the most done runs of a planned point of panel k. */
+static void lr_panel_n(const LrPlot *lp, int k, int *lo, int *hi)
+{
+    *lo = 1 << 30;
+    *hi = 0;
+    for (int i = 0; i < lp->ns; i++)
+        for (int l = 0; l < lp->nl; l++) {
+            Pick q = lr_point(lp, k, lp->scales[i], lp->lrs[l]);
+            bool planned = false;
+            for (int r = 0; r < lp->n_rows && !planned; r++) planned = matches(&lp->rows[r], &q);
+            if (!planned) continue;
+            int n = gather(lp->rows, lp->n_rows, &q, M_VAL_ACC, lp->vals, NULL);
+            *lo = n < *lo ? n : *lo;
+            *hi = n > *hi ? n : *hi;
+        }
+}
+
+/* Panel k's lines: the mean validation accuracy per rate, its interval, the chosen rate ringed. */
+static void draw_lr_panel(Svg *s, const LrPlot *lp, int k, const SvgPanel *panel)
+{
+    const Pick *p = &lp->pick;
+    for (int i = 0; i < lp->ns; i++) {
+        SvgStyle st = scale_style(lp->scales[i]);
+        double x[MAX_LIST], y[MAX_LIST];
+        double chosen = best_lr(lp->rows, lp->n_rows, p->stage, p->task, p->optim, lp->variant[k], lp->scales[i], lp->dk[k]);
+        for (int l = 0; l < lp->nl; l++) {
+            Pick q = lr_point(lp, k, lp->scales[i], lp->lrs[l]);
+            int n = gather(lp->rows, lp->n_rows, &q, M_VAL_ACC, lp->vals, NULL);
+            StatsCi ci = stats_ci95(lp->vals, n);
+            x[l] = nudge(lp->lrs[l], lp->scales[i]);
+            y[l] = ci.mean;
+            if (ci.defined) svg_error_bar(s, panel, x[l], clip01(ci.lo), clip01(ci.hi), st.color);
+            if (lp->lrs[l] == chosen && n) svg_shape(s, panel, x[l], y[l], SVG_CIRCLE, 8, st.color, SVG_HOLLOW);
+        }
+        svg_series(s, panel, x, y, lp->nl, &st);
+    }
+}
 
 static void plot_lr(const char *dir, const Row *rows, int n_rows, const char *stage, const char *task, const char *optim)
 {
-    Pick p = any_run();
-    p.stage = stage;
-    p.task = task;
-    p.optim = optim;
-    const char *variants[MAX_LIST], *scales[MAX_LIST];
-    double dks[MAX_LIST], lrs[MAX_LIST];
-    int nv = distinct_text(rows, n_rows, &p, JOB_VARIANT, variants), ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales);
-    int nl = distinct_number(rows, n_rows, &p, JOB_LR, lrs);
-    /* the panels: (variant, dk) pairs that have runs */
-    const char *pv[MAX_LIST];
-    double pdk[MAX_LIST];
-    int np = 0;
-    for (int v = 0; v < nv; v++) {
-        Pick q = p;
-        q.variant = variants[v];
-        int nd = distinct_number(rows, n_rows, &q, JOB_DK, dks);
-        for (int d = 0; d < nd && np < MAX_LIST; d++) {
-            pv[np] = variants[v];
-            pdk[np++] = dks[d];
-        }
-    }
-    int cols = np < 4 ? np : 4, panel_rows = (np + cols - 1) / cols;
+    LrPlot lp;
+    lr_plan(&lp, rows, n_rows, stage, task, optim);
+    int cols = lp.np < 4 ? lp.np : 4, panel_rows = (lp.np + cols - 1) / cols;
     char name[256], title[512];
     if (!strcmp(stage, LR_STAGE)) snprintf(name, sizeof name, "lr_%s_%s.svg", task, optim);
     else snprintf(name, sizeof name, "lr_%s_%s_%s.svg", stage, task, optim);
     Plot plot;
     Svg *s = plot_open(&plot, dir, name, MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W, TOP + panel_rows * (PANEL_H + 80) + 20);
     int lo_n = 1 << 30, hi_n = 0;
-    double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
-    for (int k = 0; k < np; k++) {
-        Pick q = p;
-        q.variant = pv[k];
-        q.dk = pdk[k];
-        int plo = 1 << 30, phi = 0;
-        for (int i = 0; i < ns; i++)
-            for (int l = 0; l < nl; l++) {
-                q.scale = scales[i];
-                q.lr = lrs[l];
-                bool planned = false;
-                for (int r = 0; r < n_rows && !planned; r++) planned = matches(&rows[r], &q);
-                if (!planned) continue;
-                int n = gather(rows, n_rows, &q, M_VAL_ACC, vals, NULL);
-                plo = n < plo ? n : plo;
-                phi = n > phi ? n : phi;
-            }
-        q.scale = NULL;
-        q.lr = NAN;
+    for (int k = 0; k < lp.np; k++) {
+        int plo, phi;
+        lr_panel_n(&lp, k, &plo, &phi);
         lo_n = plo < lo_n ? plo : lo_n;
         hi_n = phi > hi_n ? phi : hi_n;
         char ptitle[256], nt[64];
         n_text(nt, sizeof nt, plo, phi, "point");
-        if (strcmp(pv[k], "-")) snprintf(ptitle, sizeof ptitle, "dk = %.0f, %s (%s)", pdk[k], pv[k], nt);
-        else snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", pdk[k], nt);
-        SvgPanel panel = {MARGIN + (k % cols) * (PANEL_W + MARGIN), TOP + (k / cols) * (PANEL_H + 80), PANEL_W, PANEL_H,
-                          svg_axis_for(lrs[0] / 2, lrs[nl - 1] * 2, SVG_LOG, "learning rate (log)"),
-                          accuracy_axis("validation accuracy"), ptitle};
-        panel.x.lo = lrs[0] / 2;
-        panel.x.hi = lrs[nl - 1] * 2;
-        panel.x.ticks = lrs;
-        panel.x.n_ticks = nl;
+        if (strcmp(lp.variant[k], "-")) snprintf(ptitle, sizeof ptitle, "dk = %.0f, %s (%s)", lp.dk[k], lp.variant[k], nt);
+        else snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", lp.dk[k], nt);
+        SvgPanel panel = accuracy_panel(MARGIN + (k % cols) * (PANEL_W + MARGIN), TOP + (k / cols) * (PANEL_H + 80), lp.lrs,
+                                        lp.nl, 2, "learning rate (log)", "validation accuracy", ptitle);
         svg_panel(s, &panel);
-        for (int i = 0; i < ns; i++) {
-            SvgStyle st = scale_style(scales[i]);
-            double x[MAX_LIST], y[MAX_LIST];
-            q.scale = scales[i];
-            double chosen = best_lr(rows, n_rows, stage, task, optim, pv[k], scales[i], pdk[k]);
-            for (int l = 0; l < nl; l++) {
-                q.lr = lrs[l];
-                int n = gather(rows, n_rows, &q, M_VAL_ACC, vals, NULL);
-                StatsCi ci = stats_ci95(vals, n);
-                x[l] = nudge(lrs[l], scales[i]);
-                y[l] = ci.mean;
-                if (ci.defined) svg_error_bar(s, &panel, x[l], clip01(ci.lo), clip01(ci.hi), st.color);
-                if (lrs[l] == chosen && n) svg_shape(s, &panel, x[l], y[l], SVG_CIRCLE, 8, st.color, SVG_HOLLOW);
-            }
-            svg_series(s, &panel, x, y, nl, &st);
-        }
+        draw_lr_panel(s, &lp, k, &panel);
     }
-    free(vals);
+    free(lp.vals);
     char nt[64];
     n_text(nt, sizeof nt, lo_n, hi_n, "point");
     snprintf(title, sizeof title, "%s, %s: validation accuracy vs learning rate (stage %s)", task, optim, stage);
@@ -301,7 +345,7 @@ static void plot_lr(const char *dir, const Row *rows, int n_rows, const char *st
     svg_text(s, MARGIN, 44, 12, "start", title);
     SvgStyle ring = {"#000000", NULL, SVG_CIRCLE, 0, SVG_HOLLOW};
     const char *notes[2] = {hi_n > 1 ? "bars: 95 % CI over seeds (Student t)" : "one seed: no interval", nt};
-    scale_legend(s, MARGIN + cols * (PANEL_W + MARGIN) - 30, TOP, scales, ns, &ring, "chosen learning rate", notes, 2);
+    scale_legend(s, MARGIN + cols * (PANEL_W + MARGIN) - 30, TOP, lp.scales, lp.ns, &ring, "chosen learning rate", notes, 2);
     plot_close(&plot);
 }
 
@@ -342,92 +386,126 @@ static const char *dk_source(const Row *rows, int n_rows, const char *task, cons
     return isnan(*lr_out) ? NULL : LR_STAGE;
 }
 
+/* A dk plot of one task: a panel per optimizer, a line per scale across dk, of the plain model
+ * (variant "-"); each point from the stage and rate dk_source picks. */
+typedef struct DkPlot {
+    const Row *rows;
+    int n_rows;
+    Pick pick;                      /* the task, variant "-" */
+    const char *optims[MAX_LIST], *scales[MAX_LIST];
+    double dks[MAX_LIST];
+    int no, ns, nd;
+    const char *used[MAX_LIST];     /* the stages the points came from, in the order met */
+    int n_used;
+    double *vals;                   /* room for the values of one point */
+} DkPlot;
+
+/* Where the points of one panel come from: point (scale i, dk d) from stage[i][d] (NULL: none)
+ * at rate lr[i][d]. */
+typedef struct DkSources {
+    const char *stage[MAX_LIST][MAX_LIST];
+    double lr[MAX_LIST][MAX_LIST];
+} DkSources;
+
+/* The done runs of point (i, d) of optimizer o's panel. */
+static Pick dk_point(const DkPlot *dp, int o, const DkSources *src, int i, int d)
+{
+    Pick q = dp->pick;
+    q.optim = dp->optims[o];
+    q.stage = src->stage[i][d];
+    q.scale = dp->scales[i];
+    q.dk = dp->dks[d];
+    q.lr = src->lr[i][d];
+    return q;
+}
+
+/* The sources of optimizer o's points, and the fewest and most runs of a point (for its title). */
+static void dk_sources(DkPlot *dp, int o, DkSources *src, int *lo, int *hi)
+{
+    *lo = 1 << 30;
+    *hi = 0;
+    for (int i = 0; i < dp->ns; i++)
+        for (int d = 0; d < dp->nd; d++) {
+            const char *st = src->stage[i][d] =
+                dk_source(dp->rows, dp->n_rows, dp->pick.task, dp->optims[o], dp->scales[i], dp->dks[d], &src->lr[i][d]);
+            if (!st) continue;
+            Pick q = dk_point(dp, o, src, i, d);
+            int n = gather(dp->rows, dp->n_rows, &q, M_TEST_ACC, dp->vals, NULL);
+            *lo = n < *lo ? n : *lo;
+            *hi = n > *hi ? n : *hi;
+            int u = 0;
+            while (u < dp->n_used && strcmp(dp->used[u], st)) u++;
+            if (u == dp->n_used && dp->n_used < MAX_LIST) dp->used[dp->n_used++] = st;
+        }
+}
+
+/* Optimizer o's lines: the mean test accuracy per dk and its interval. */
+static void draw_dk_panel(Svg *s, const DkPlot *dp, int o, const DkSources *src, const SvgPanel *panel)
+{
+    for (int i = 0; i < dp->ns; i++) {
+        SvgStyle st = scale_style(dp->scales[i]);
+        double x[MAX_LIST], y[MAX_LIST];
+        for (int d = 0; d < dp->nd; d++) {
+            x[d] = nudge(dp->dks[d], dp->scales[i]);
+            y[d] = NAN;
+            if (!src->stage[i][d]) continue;
+            Pick q = dk_point(dp, o, src, i, d);
+            int n = gather(dp->rows, dp->n_rows, &q, M_TEST_ACC, dp->vals, NULL);
+            StatsCi ci = stats_ci95(dp->vals, n);
+            y[d] = ci.mean;
+            if (ci.defined) svg_error_bar(s, panel, x[d], clip01(ci.lo), clip01(ci.hi), st.color);
+        }
+        svg_series(s, panel, x, y, dp->nd, &st);
+    }
+}
+
+/* The subtitle: what a point is, and the stages the points came from. */
+static void dk_subtitle(char *from, size_t len, const DkPlot *dp, int all_hi)
+{
+    snprintf(from, len, "%s; the rate of the highest mean validation accuracy in the stage; from stage%s",
+             all_hi > 1 ? "Mean over seeds, bars = 95 % CI" : "One seed per point", dp->n_used > 1 ? "s" : "");
+    for (int u = 0; u < dp->n_used; u++) {
+        strncat(from, u ? ", " : " ", len - strlen(from) - 1);
+        strncat(from, dp->used[u], len - strlen(from) - 1);
+    }
+    strncat(from, "; the plain model (no variant flags)", len - strlen(from) - 1);
+}
+
 static void plot_dk(const char *dir, const Row *rows, int n_rows, const char *task)
 {
-    Pick p = any_run();
-    p.task = task;
-    p.variant = "-";
-    const char *optims[MAX_LIST], *scales[MAX_LIST], *used[MAX_LIST];
-    double dks[MAX_LIST];
-    int no = distinct_text(rows, n_rows, &p, JOB_OPTIM, optims), ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales);
-    int nd = distinct_number(rows, n_rows, &p, JOB_DK, dks), n_used = 0;
-    if (no == 0 || nd == 0) return;
+    DkPlot dp = {.rows = rows, .n_rows = n_rows, .pick = any_run()};
+    dp.pick.task = task;
+    dp.pick.variant = "-";
+    dp.no = distinct_text(rows, n_rows, &dp.pick, JOB_OPTIM, dp.optims);
+    dp.ns = distinct_text(rows, n_rows, &dp.pick, JOB_SCALE, dp.scales);
+    dp.nd = distinct_number(rows, n_rows, &dp.pick, JOB_DK, dp.dks);
+    if (dp.no == 0 || dp.nd == 0) return;
     char name[256], title[512];
     snprintf(name, sizeof name, "dk_%s.svg", task);
     Plot plot;
-    Svg *s = plot_open(&plot, dir, name, MARGIN + no * (PANEL_W + MARGIN) + LEGEND_W, TOP + PANEL_H + 100);
-    double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
+    Svg *s = plot_open(&plot, dir, name, MARGIN + dp.no * (PANEL_W + MARGIN) + LEGEND_W, TOP + PANEL_H + 100);
+    dp.vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
+    static DkSources src;
     int all_hi = 0;
-    for (int o = 0; o < no; o++) {
-        /* n first, for the panel title */
-        int lo_n = 1 << 30, hi_n = 0;
-        double lr_of[MAX_LIST][MAX_LIST];
-        const char *src[MAX_LIST][MAX_LIST];
-        for (int i = 0; i < ns; i++)
-            for (int d = 0; d < nd; d++) {
-                src[i][d] = dk_source(rows, n_rows, task, optims[o], scales[i], dks[d], &lr_of[i][d]);
-                if (!src[i][d]) continue;
-                Pick q = p;
-                q.optim = optims[o];
-                q.stage = src[i][d];
-                q.scale = scales[i];
-                q.dk = dks[d];
-                q.lr = lr_of[i][d];
-                int n = gather(rows, n_rows, &q, M_TEST_ACC, vals, NULL);
-                lo_n = n < lo_n ? n : lo_n;
-                hi_n = n > hi_n ? n : hi_n;
-                int u = 0;
-                while (u < n_used && strcmp(used[u], src[i][d])) u++;
-                if (u == n_used && n_used < MAX_LIST) used[n_used++] = src[i][d];
-            }
+    for (int o = 0; o < dp.no; o++) {
+        int lo_n, hi_n;
+        dk_sources(&dp, o, &src, &lo_n, &hi_n); /* n first, for the panel title */
         all_hi = hi_n > all_hi ? hi_n : all_hi;
         char ptitle[256], nt[64];
         n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "point");
-        snprintf(ptitle, sizeof ptitle, "%s (%s)", optims[o], nt);
-        SvgPanel panel = {MARGIN + o * (PANEL_W + MARGIN), TOP, PANEL_W, PANEL_H,
-                          svg_axis_for(dks[0] / 1.6, dks[nd - 1] * 1.6, SVG_LOG, "dk (log)"), accuracy_axis("test accuracy"),
-                          ptitle};
-        panel.x.lo = dks[0] / 1.6;
-        panel.x.hi = dks[nd - 1] * 1.6;
-        panel.x.ticks = dks;
-        panel.x.n_ticks = nd;
+        snprintf(ptitle, sizeof ptitle, "%s (%s)", dp.optims[o], nt);
+        SvgPanel panel = accuracy_panel(MARGIN + o * (PANEL_W + MARGIN), TOP, dp.dks, dp.nd, 1.6, "dk (log)", "test accuracy", ptitle);
         svg_panel(s, &panel);
-        for (int i = 0; i < ns; i++) {
-            SvgStyle st = scale_style(scales[i]);
-            double x[MAX_LIST], y[MAX_LIST];
-            for (int d = 0; d < nd; d++) {
-                x[d] = nudge(dks[d], scales[i]);
-                y[d] = NAN;
-                if (!src[i][d]) continue;
-                Pick q = p;
-                q.optim = optims[o];
-                q.stage = src[i][d];
-                q.scale = scales[i];
-                q.dk = dks[d];
-                q.lr = lr_of[i][d];
-                int n = gather(rows, n_rows, &q, M_TEST_ACC, vals, NULL);
-                StatsCi ci = stats_ci95(vals, n);
-                y[d] = ci.mean;
-                if (ci.defined) svg_error_bar(s, &panel, x[d], clip01(ci.lo), clip01(ci.hi), st.color);
-            }
-            svg_series(s, &panel, x, y, nd, &st);
-        }
+        draw_dk_panel(s, &dp, o, &src, &panel);
     }
-    free(vals);
+    free(dp.vals);
     snprintf(title, sizeof title, "%s: test accuracy vs dk, each scale at its best learning rate", task);
     svg_text(s, MARGIN, 24, 15, "start", title);
     char from[512];
-    snprintf(from, sizeof from, "%s; the rate of the highest mean validation accuracy in the stage; from stage",
-             all_hi > 1 ? "Mean over seeds, bars = 95 % CI" : "One seed per point");
-    if (n_used > 1) strcat(from, "s");
-    for (int u = 0; u < n_used; u++) {
-        strncat(from, u ? ", " : " ", sizeof from - strlen(from) - 1);
-        strncat(from, used[u], sizeof from - strlen(from) - 1);
-    }
-    strncat(from, "; the plain model (no variant flags)", sizeof from - strlen(from) - 1);
+    dk_subtitle(from, sizeof from, &dp, all_hi);
     svg_text(s, MARGIN, 44, 12, "start", from);
     const char *notes[2] = {all_hi > 1 ? "bars: 95 % CI, clipped to [0, 1]" : "one seed: no interval", "n: runs per point"};
-    scale_legend(s, MARGIN + no * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 2);
+    scale_legend(s, MARGIN + dp.no * (PANEL_W + MARGIN) - 30, TOP, dp.scales, dp.ns, NULL, NULL, notes, 2);
     plot_close(&plot);
 }
 
@@ -483,28 +561,47 @@ static int median_curve(const Curve *const *cs, int n, int metric, double *x, do
     return rows;
 }
 
-static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curve *curves, int n_curves, const char *task,
-                        const char *optim)
-{
-    Pick p = any_run();
-    p.task = task;
-    p.optim = optim;
-    p.variant = "-";
-    const char *stages[MAX_LIST], *scales[MAX_LIST];
+/* A curves plot of one (task, optim) of the plain model: a row of panels per metric, a panel
+ * per dk, a line per scale (the median over its logged runs at its best rate). */
+typedef struct CurvesPlot {
+    const Row *rows;
+    int n_rows;
+    const Curve *curves;
+    int n_curves;
+    Pick pick;                             /* the stage, task, optim, variant "-" */
+    const char *scales[MAX_LIST];
     double dks[MAX_LIST];
-    int n_st = distinct_text(rows, n_rows, &p, JOB_STAGE, stages);
-    /* the stage: headline when it has logs, else the other one with the most, else lr */
-    const char *stage = NULL;
-    int best = 0;
+    int ns, nd;
+    double lo[N_CURVE_METRICS], hi[N_CURVE_METRICS]; /* the y range of each row of panels */
+    double max_step, vocab, chance;        /* chance: the loss of a uniform guess (NAN: no one vocabulary) */
+    const Curve **cs;                      /* room for the curves of one line */
+    double *x, *y;                         /* room for one line's points */
+} CurvesPlot;
+enum { MAX_POINTS = 4096 };
+
+/* The logged runs of scale i at dk d (into cp->cs); how many. */
+static int line_runs(CurvesPlot *cp, int i, int d)
+{
+    const Pick *p = &cp->pick;
+    return logged_runs(cp->rows, cp->n_rows, cp->curves, cp->n_curves, p->stage, p->task, p->optim, cp->scales[i], cp->dks[d],
+                       cp->cs);
+}
+
+/* The stage the plot shows: headline when it has logs, else the other one with the most, else lr. */
+static const char *curves_stage(const CurvesPlot *cp)
+{
+    const char *stages[MAX_LIST], *stage = NULL;
+    int n_st = distinct_text(cp->rows, cp->n_rows, &cp->pick, JOB_STAGE, stages), best = 0, n_rows = cp->n_rows;
     for (int i = 0; i < n_st; i++) {
-        Pick q = p;
+        Pick q = cp->pick;
         q.stage = stages[i];
         const char *sc[MAX_LIST];
         double dd[MAX_LIST];
-        int nsc = distinct_text(rows, n_rows, &q, JOB_SCALE, sc), ndd = distinct_number(rows, n_rows, &q, JOB_DK, dd), logged = 0;
+        int nsc = distinct_text(cp->rows, n_rows, &q, JOB_SCALE, sc), ndd = distinct_number(cp->rows, n_rows, &q, JOB_DK, dd);
+        int logged = 0;
         for (int a = 0; a < nsc; a++)
             for (int d = 0; d < ndd; d++)
-                logged += logged_runs(rows, n_rows, curves, n_curves, stages[i], task, optim, sc[a], dd[d], NULL);
+                logged += logged_runs(cp->rows, n_rows, cp->curves, cp->n_curves, stages[i], q.task, q.optim, sc[a], dd[d], NULL);
         int rank = logged == 0 ? 0 : !strcmp(stages[i], "headline") ? 3 * n_rows + logged
                                  : strcmp(stages[i], LR_STAGE)      ? n_rows + logged
                                                                     : logged;
@@ -513,93 +610,119 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
             stage = stages[i];
         }
     }
-    if (!stage) return false;
-    p.stage = stage;
-    int ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales), nd = distinct_number(rows, n_rows, &p, JOB_DK, dks);
-    const Curve **cs = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
-    enum { MAX_POINTS = 4096 };
-    double *x = xmalloc(sizeof(double) * MAX_POINTS), *y = xmalloc(sizeof(double) * MAX_POINTS);
-    /* the y ranges, one per metric, the same in every panel of its row; the loss axis from 0
-     * and up to the chance level at least; the vocabulary: the one of every logged run, when
-     * they agree */
-    double lo[N_CURVE_METRICS] = {INFINITY, INFINITY, 0}, hi[N_CURVE_METRICS] = {0, 0, 0}, max_step = 1, vocab = NAN;
+    return stage;
+}
+
+/* The y ranges, one per metric, the same in every panel of its row; the loss axis from 0 and
+ * up to the chance level at least; the vocabulary: the one of every logged run, when they
+ * agree. */
+static void curves_ranges(CurvesPlot *cp)
+{
+    for (int m = 0; m < N_CURVE_METRICS; m++) {
+        cp->lo[m] = m == CURVE_LOSS ? 0 : INFINITY;
+        cp->hi[m] = 0;
+    }
+    cp->max_step = 1;
+    cp->vocab = NAN;
     bool one_vocab = true;
     for (int m = 0; m < N_CURVE_METRICS; m++)
-        for (int i = 0; i < ns; i++)
-            for (int d = 0; d < nd; d++) {
-                int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], cs);
+        for (int i = 0; i < cp->ns; i++)
+            for (int d = 0; d < cp->nd; d++) {
+                int n = line_runs(cp, i, d);
                 if (!n) continue;
                 for (int c = 0; c < n; c++) {
-                    if (isnan(vocab)) vocab = cs[c]->vocab;
-                    one_vocab &= cs[c]->vocab == vocab;
+                    if (isnan(cp->vocab)) cp->vocab = cp->cs[c]->vocab;
+                    one_vocab &= cp->cs[c]->vocab == cp->vocab;
                 }
-                int k = median_curve(cs, n, m, x, y, MAX_POINTS);
+                int k = median_curve(cp->cs, n, m, cp->x, cp->y, MAX_POINTS);
                 for (int j = 0; j < k; j++) {
-                    max_step = fmax(max_step, x[j]);
-                    if (!isfinite(y[j]) || (m != CURVE_LOSS && !(y[j] > 0))) continue;
-                    if (m != CURVE_LOSS) lo[m] = fmin(lo[m], y[j]);
-                    hi[m] = fmax(hi[m], y[j]);
+                    cp->max_step = fmax(cp->max_step, cp->x[j]);
+                    double v = cp->y[j];
+                    if (!isfinite(v) || (m != CURVE_LOSS && !(v > 0))) continue;
+                    if (m != CURVE_LOSS) cp->lo[m] = fmin(cp->lo[m], v);
+                    cp->hi[m] = fmax(cp->hi[m], v);
                 }
             }
-    double chance = one_vocab && vocab > 1 ? log(vocab) : NAN; /* uniform over the vocabulary */
-    if (isfinite(chance)) hi[CURVE_LOSS] = fmax(hi[CURVE_LOSS], chance);
-    if (!(hi[CURVE_LOSS] > 0)) hi[CURVE_LOSS] = 1;
-    char name[256], title[512];
-    snprintf(name, sizeof name, "curves_%s_%s.svg", task, optim);
-    Plot plot;
-    Svg *s = plot_open(&plot, dir, name, MARGIN + nd * (PANEL_W + MARGIN) + LEGEND_W, TOP + N_CURVE_METRICS * (PANEL_H + 80) + 20);
+    cp->chance = one_vocab && cp->vocab > 1 ? log(cp->vocab) : NAN; /* uniform over the vocabulary */
+    if (isfinite(cp->chance)) cp->hi[CURVE_LOSS] = fmax(cp->hi[CURVE_LOSS], cp->chance);
+    if (!(cp->hi[CURVE_LOSS] > 0)) cp->hi[CURVE_LOSS] = 1;
+}
+
+/* The panel of metric m at dk d: its frame, the chance level, a line per scale. */
+static void draw_curves_panel(Svg *s, CurvesPlot *cp, int m, int d)
+{
     static const char *const ylabels[N_CURVE_METRICS] = {"std of the scores s·q·k (log)",
                                                          "median over queries of ‖∂L/∂S_row‖ (log)",
                                                          "training loss (nats per target token)"};
+    int lo_n = 1 << 30, hi_n = 0;
+    for (int i = 0; i < cp->ns; i++) {
+        int n = line_runs(cp, i, d);
+        if (!n) continue;
+        lo_n = n < lo_n ? n : lo_n;
+        hi_n = n > hi_n ? n : hi_n;
+    }
+    char ptitle[256], nt[64];
+    n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "line");
+    snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", cp->dks[d], nt);
+    SvgPanel panel = {MARGIN + d * (PANEL_W + MARGIN), TOP + m * (PANEL_H + 80), PANEL_W, PANEL_H,
+                      svg_axis_for(0, cp->max_step, SVG_LINEAR, "step"),
+                      svg_axis_for(cp->lo[m], cp->hi[m], m != CURVE_LOSS ? SVG_LOG : SVG_LINEAR, ylabels[m]), ptitle};
+    svg_panel(s, &panel); /* x: 5 % room either side, for the moved curves */
+    if (m == CURVE_LOSS && isfinite(cp->chance)) {
+        char label[96];
+        snprintf(label, sizeof label, "chance: ln %.0f = %.2f (uniform over the vocabulary)", cp->vocab, cp->chance);
+        svg_hline(s, &panel, cp->chance, "#888888", label);
+    }
+    for (int i = 0; i < cp->ns; i++) {
+        int n = line_runs(cp, i, d);
+        if (!n) continue;
+        int k = median_curve(cp->cs, n, m, cp->x, cp->y, MAX_POINTS);
+        /* each scale moved a little along x (1.2 % of the axis per scale), so that equal
+         * curves lie side by side instead of hiding each other */
+        int g = 0;
+        while (g < g_n_scales && strcmp(g_scales[g], cp->scales[i])) g++;
+        for (int j = 0; j < k; j++) cp->x[j] += 0.012 * cp->max_step * (g - (g_n_scales - 1) / 2.0);
+        SvgStyle st = scale_style(cp->scales[i]);
+        st.marker = SVG_NO_MARKER;
+        svg_series(s, &panel, cp->x, cp->y, k, &st);
+        /* markers at about 8 points, each scale at its own phase */
+        int every = k / 8 > 1 ? k / 8 : 1, phase = g % every;
+        SvgStyle mk = scale_style(cp->scales[i]);
+        for (int j = phase; j < k; j += every) svg_shape(s, &panel, cp->x[j], cp->y[j], mk.marker, 3.5, mk.color, SVG_FILLED);
+    }
+}
+
+static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curve *curves, int n_curves, const char *task,
+                        const char *optim)
+{
+    CurvesPlot cp = {.rows = rows, .n_rows = n_rows, .curves = curves, .n_curves = n_curves, .pick = any_run()};
+    cp.pick.task = task;
+    cp.pick.optim = optim;
+    cp.pick.variant = "-";
+    const char *stage = cp.pick.stage = curves_stage(&cp);
+    if (!stage) return false;
+    cp.ns = distinct_text(rows, n_rows, &cp.pick, JOB_SCALE, cp.scales);
+    cp.nd = distinct_number(rows, n_rows, &cp.pick, JOB_DK, cp.dks);
+    cp.cs = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
+    cp.x = xmalloc(sizeof(double) * MAX_POINTS);
+    cp.y = xmalloc(sizeof(double) * MAX_POINTS);
+    curves_ranges(&cp);
+    char name[256], title[512];
+    snprintf(name, sizeof name, "curves_%s_%s.svg", task, optim);
+    Plot plot;
+    Svg *s = plot_open(&plot, dir, name, MARGIN + cp.nd * (PANEL_W + MARGIN) + LEGEND_W, TOP + N_CURVE_METRICS * (PANEL_H + 80) + 20);
     for (int m = 0; m < N_CURVE_METRICS; m++)
-        for (int d = 0; d < nd; d++) {
-            int lo_n = 1 << 30, hi_n = 0;
-            for (int i = 0; i < ns; i++) {
-                int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], NULL);
-                if (!n) continue;
-                lo_n = n < lo_n ? n : lo_n;
-                hi_n = n > hi_n ? n : hi_n;
-            }
-            char ptitle[256], nt[64];
-            n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "line");
-            snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", dks[d], nt);
-            SvgPanel panel = {MARGIN + d * (PANEL_W + MARGIN), TOP + m * (PANEL_H + 80), PANEL_W, PANEL_H,
-                              svg_axis_for(0, max_step, SVG_LINEAR, "step"),
-                              svg_axis_for(lo[m], hi[m], m != CURVE_LOSS ? SVG_LOG : SVG_LINEAR, ylabels[m]), ptitle};
-            svg_panel(s, &panel); /* x: 5 % room either side, for the moved curves */
-            if (m == CURVE_LOSS && isfinite(chance)) {
-                char label[96];
-                snprintf(label, sizeof label, "chance: ln %.0f = %.2f (uniform over the vocabulary)", vocab, chance);
-                svg_hline(s, &panel, chance, "#888888", label);
-            }
-            for (int i = 0; i < ns; i++) {
-                int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], cs);
-                if (!n) continue;
-                int k = median_curve(cs, n, m, x, y, MAX_POINTS);
-                /* each scale moved a little along x (1.2 % of the axis per scale), so that equal
-                 * curves lie side by side instead of hiding each other */
-                int g = 0;
-                while (g < g_n_scales && strcmp(g_scales[g], scales[i])) g++;
-                for (int j = 0; j < k; j++) x[j] += 0.012 * max_step * (g - (g_n_scales - 1) / 2.0);
-                SvgStyle st = scale_style(scales[i]);
-                st.marker = SVG_NO_MARKER;
-                svg_series(s, &panel, x, y, k, &st);
-                /* markers at about 8 points, each scale at its own phase */
-                int every = k / 8 > 1 ? k / 8 : 1, phase = g % every;
-                SvgStyle mk = scale_style(scales[i]);
-                for (int j = phase; j < k; j += every) svg_shape(s, &panel, x[j], y[j], mk.marker, 3.5, mk.color, SVG_FILLED);
-            }
-        }
-    free(cs);
-    free(x);
-    free(y);
+        for (int d = 0; d < cp.nd; d++) draw_curves_panel(s, &cp, m, d);
+    free(cp.cs);
+    free(cp.x);
+    free(cp.y);
     snprintf(title, sizeof title, "%s, %s: attention statistics and loss during training (stage %s)", task, optim, stage);
     svg_text(s, MARGIN, 24, 15, "start", title);
     svg_text(s, MARGIN, 44, 12, "start",
              "The plain model (no variant flags), each scale at its best learning rate; a line: the median over seeds (of "
              "the mean over layers, for the attention statistics)");
     const char *notes[1] = {"n: logged runs per line"};
-    scale_legend(s, MARGIN + nd * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 1);
+    scale_legend(s, MARGIN + cp.nd * (PANEL_W + MARGIN) - 30, TOP, cp.scales, cp.ns, NULL, NULL, notes, 1);
     plot_close(&plot);
     return true;
 }

@@ -8,10 +8,31 @@
 #include <string.h>
 
 const char *const g_job_cols[N_JOB_COLS] = {"id", "stage", "task", "optim", "scale", "dk", "lr", "seed", "variant", "command"};
-const char *const g_metric_cols[N_METRICS] = {
-    "steps", "val_acc", "val_loss", "test_acc", "test_loss", "test_examples", "final_loss", "steps_to_threshold",
-    "nan_count", "fp_overflows", "fp_underflows", "fp_nans", "time_s",
-    "score_std_init", "score_std_end", "qgrad_median_init", "qgrad_median_end", "jac_median_end", "entropy_norm_end", "wq_grad_norm_init", "scale_x_sqrt_dk_end"};
+const MetricSpec g_metrics[N_METRICS] = {
+    [M_STEPS] = {NULL, FROM_SUMMARY, SUMMARY_STEPS},
+    [M_VAL_ACC] = {NULL, FROM_SUMMARY, SUMMARY_VAL_ACC},
+    [M_VAL_LOSS] = {NULL, FROM_SUMMARY, SUMMARY_VAL_LOSS},
+    [M_TEST_ACC] = {NULL, FROM_SUMMARY, SUMMARY_TEST_ACC},
+    [M_TEST_LOSS] = {NULL, FROM_SUMMARY, SUMMARY_TEST_LOSS},
+    [M_TEST_EXAMPLES] = {NULL, FROM_SUMMARY, SUMMARY_TEST_EXAMPLES},
+    [M_FINAL_LOSS] = {NULL, FROM_SUMMARY, SUMMARY_FINAL_LOSS},
+    [M_STEPS_TO_THRESHOLD] = {NULL, FROM_SUMMARY, SUMMARY_STEPS_TO_THRESHOLD},
+    [M_NAN_COUNT] = {NULL, FROM_SUMMARY, SUMMARY_NAN_COUNT},
+    [M_FP_OVERFLOWS] = {NULL, FROM_SUMMARY, SUMMARY_FP_OVERFLOWS},
+    [M_FP_UNDERFLOWS] = {NULL, FROM_SUMMARY, SUMMARY_FP_UNDERFLOWS},
+    [M_FP_NANS] = {NULL, FROM_SUMMARY, SUMMARY_FP_NANS},
+    [M_TIME_S] = {NULL, FROM_SUMMARY, SUMMARY_TIME_S},
+    [M_STD_INIT] = {"score_std_init", FROM_FIRST_ROW, LOG_SCORE_STD},
+    [M_STD_END] = {"score_std_end", FROM_LAST_ROW, LOG_SCORE_STD},
+    [M_QGRAD_INIT] = {"qgrad_median_init", FROM_FIRST_ROW, LOG_QGRAD_MEDIAN},
+    [M_QGRAD_END] = {"qgrad_median_end", FROM_LAST_ROW, LOG_QGRAD_MEDIAN},
+    [M_JAC_END] = {"jac_median_end", FROM_LAST_ROW, LOG_JAC_MEDIAN},
+    [M_ENTROPY_END] = {"entropy_norm_end", FROM_LAST_ROW, LOG_ENTROPY_NORM},
+    [M_WQ_GRAD_INIT] = {"wq_grad_norm_init", FROM_FIRST_ROW, LOG_GNORM_WQ},
+    [M_SCALE_END] = {"scale_x_sqrt_dk_end", FROM_LAST_ROW, LOG_SCALE_X_SQRT_DK}, /* a learned s only */
+};
+
+const char *metric_name(int m) { return g_metrics[m].name ? g_metrics[m].name : g_summary_fields[g_metrics[m].source].name; }
 
 /* ------------------------------------------------------------------ scales */
 

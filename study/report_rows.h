@@ -3,6 +3,8 @@
 #ifndef STUDY_REPORT_ROWS_H
 #define STUDY_REPORT_ROWS_H
 
+#include "../instrument/log_columns.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -20,8 +22,18 @@ enum Metric {
     M_NAN_COUNT, M_FP_OVERFLOWS, M_FP_UNDERFLOWS, M_FP_NANS, M_TIME_S,
     M_STD_INIT, M_STD_END, M_QGRAD_INIT, M_QGRAD_END, M_JAC_END, M_ENTROPY_END, M_WQ_GRAD_INIT, M_SCALE_END, N_METRICS
 };
-enum { N_SUMMARY_METRICS = M_TIME_S + 1 };
-extern const char *const g_metric_cols[N_METRICS];
+/* Where a number of runs.csv comes from: a field of the run's summary line, or a column of its
+ * CSV log (its mean over layers) in the first or the last row; both named in the tables of
+ * instrument/log_columns.h, which ./train writes them by. */
+typedef enum MetricFrom { FROM_SUMMARY, FROM_FIRST_ROW, FROM_LAST_ROW } MetricFrom;
+typedef struct MetricSpec {
+    const char *name; /* its column in runs.csv; NULL for a summary field: the field's own name */
+    MetricFrom from;
+    int source;       /* a SummaryFieldId, or a LogColumnId */
+} MetricSpec;
+extern const MetricSpec g_metrics[N_METRICS];
+/* The name of metric m's column in runs.csv. */
+const char *metric_name(int m);
 
 /* One row of runs.csv: a planned run and, when it is done, its numbers. The text of every
  * field is kept as it is written in runs.csv (numbers too), so the tables made from the
