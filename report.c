@@ -27,10 +27,13 @@
  *                    (instrument/log_columns.c)
  *   report_io.c      the inputs: result folders (jobs.tsv, runs/ID.out, runs/ID.csv), their
  *                    merge, and runs.csv (written, and read back)
+ *   report_cells.c   the runs grouped into cells (one per setting but the seed), sorted, found
+ *                    by binary search: what the tables and plots read
  *   report_tables.c  best_lr.tsv and summary.md, from runs.csv's rows only
  *   report_plots.c   the SVG plots of a study (drawn with viz/svg.c)
  *   report_probe.c   the probe figure, from ./probe's Markdown output
  */
+#include "study/report_cells.h"
 #include "study/report_rows.h"
 #include "study/report_common.h"
 #include "study/report_io.h"
@@ -143,9 +146,12 @@ static void make_study_report(const Command *c)
     /* the tables read runs.csv, whichever way it came */
     read_runs_csv(runs_path, &rows, &n_rows);
     if (c->runs) out_make_dirs(dir);
-    write_best_lr(dir, rows, n_rows);
-    write_summary(dir, rows, n_rows);
-    int plots = write_plots(dir, rows, n_rows, curves, n_curves);
+    Cells cells;
+    cells_build(&cells, rows, n_rows);
+    write_best_lr(dir, &cells);
+    write_summary(dir, &cells, rows, n_rows);
+    int plots = write_plots(dir, &cells, curves, n_curves);
+    cells_free(&cells);
 
     int done = 0;
     for (int i = 0; i < n_rows; i++) done += rows[i].done;

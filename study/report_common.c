@@ -97,7 +97,8 @@ char *read_text(const char *path, size_t *size, FileNeed need)
     char why[256];
     FILE *f = file_open_regular(path, why, sizeof why); /* a FIFO is refused, not waited on */
     if (!f) die("%s: %s", path, why);
-    size_t cap = 1 << 16, n = 0;
+    size_t cap = 4096, n = 0; /* the file's size and a byte, when it says */
+    if (fstat(fileno(f), &st) == 0 && st.st_size > 0) cap = (size_t)st.st_size + 2;
     char *buf = xmalloc(cap);
     for (;;) {
         if (n + 1 >= cap) buf = xrealloc(buf, cap *= 2);

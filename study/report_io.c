@@ -481,37 +481,35 @@ void write_runs_csv(const char *path, const Row *rows, int n_rows)
 }
 
 /* Splits a CSV line into at most max fields (quotes as put_field writes them); returns the
- * count. Fields are new strings. */
-static int split_csv(const char *line, char **out, int max, const char *where)
+ * count. Fields are new strings; scratch: room for the line. */
+static int split_csv(const char *line, char *scratch, char **out, int max, const char *where)
 {
     int n = 0;
     const char *p = line;
     for (;;) {
-        size_t cap = strlen(p) + 1, len = 0;
-        char *field = xmalloc(cap);
+        size_t len = 0;
         if (*p == '"') {
             for (p++;; p++) {
                 if (!*p) die("%s: a quoted field is not closed", where);
                 if (*p == '"' && p[1] == '"') {
-                    field[len++] = '"';
+                    scratch[len++] = '"';
                     p++;
                 } else if (*p == '"') {
                     p++;
                     break;
                 } else {
-                    field[len++] = *p;
+                    scratch[len++] = *p;
                 }
             }
             if (*p && *p != ',') die("%s: text after a quoted field", where);
         } else {
-            while (*p && *p != ',') {
-                if (*p == '"') die("%s: a quote inside an unquoted field", where);
-                field[len++] = *p++;
-            }
+            len = strcspn(p, ",\"");
+            if (p[len] == '"') die("%s: a quote inside an unquoted field", where);
+            memcpy(scratch, p, len);
+            p += len;
         }
-        field[len] = 0;
         if (n == max) die("%s: more than %d fields", where, max);
-        out[n++] = field;
+        out[n++] = xstrndup(scratch, len);
         if (!*p) return n;
         p++; /* the comma */
     }
@@ -540,10 +538,11 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
         char where[4200];
         snprintf(where, sizeof where, "%s:%d", path, lineno);
         if (len == 0) continue;
-        char *line = xstrndup(text + pos, len);
+        char *line = xstrndup(text + pos, len), *scratch = xmalloc(len + 1);
         char *f[N_FIELDS];
-        int n = split_csv(line, f, N_FIELDS, where);
+        int n = split_csv(line, scratch, f, N_FIELDS, where);
         free(line);
+        free(scratch);
         if (n != N_FIELDS) die("%s: %d fields, expected %d", where, n, N_FIELDS);
         if (n_rows == cap) rows = xrealloc(rows, sizeof(Row) * (size_t)(cap = cap ? 2 * cap : 256));
         Row *r = &rows[n_rows++];

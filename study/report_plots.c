@@ -14,8 +14,8 @@
  */
 #include "report_plots.h"
 
+#include "report_cells.h"
 #include "report_common.h"
-#include "report_tables.h"
 #include "stats.h"
 #include "../viz/svg.h"
 
@@ -27,43 +27,56 @@ enum { MAX_LIST = 64 };
 
 /* ------------------------------------------------------------------ selecting runs */
 
-/* Which runs: NULL (or NAN) = any. */
-typedef struct Pick {
-    const char *stage, *task, *optim, *variant, *scale;
-    double dk, lr;
-} Pick;
-
-static bool matches(const Row *r, const Pick *p)
+/* The cells a query can match, [*from, *to): those sharing its leading keys that are not "any". */
+static void key_range(const Cells *cs, const CellKey *q, int *from, int *to)
 {
-    return (!p->stage || !strcmp(r->job[JOB_STAGE], p->stage)) && (!p->task || !strcmp(r->job[JOB_TASK], p->task)) &&
-           (!p->optim || !strcmp(r->job[JOB_OPTIM], p->optim)) &&
-           (!p->variant || !strcmp(r->job[JOB_VARIANT], p->variant)) &&
-           (!p->scale || !strcmp(r->job[JOB_SCALE], p->scale)) && (isnan(p->dk) || r->dk == p->dk) &&
-           (isnan(p->lr) || r->lr == p->lr);
+    int depth = !q->stage ? 0 : !q->task ? KEYS_STAGE : !q->optim ? KEYS_TASK : !q->variant ? KEYS_OPTIM
+              : !q->scale ? KEYS_VARIANT : isnan(q->dk) ? KEYS_SCALE : isnan(q->lr) ? KEYS_DK : KEYS_LR;
+    *from = 0;
+    *to = cs->n;
+    if (depth == 0) return;
+    *from = cells_find(cs, q, depth);
+    *to = *from < 0 ? (*from = 0) : cells_group_end(cs, *from, depth);
 }
 
-static Pick any_run(void) { return (Pick){NULL, NULL, NULL, NULL, NULL, NAN, NAN}; }
+/* Whether some cell matches a query. */
+static bool any_cell(const Cells *cs, const CellKey *q)
+{
+    int from, to;
+    key_range(cs, q, &from, &to);
+    for (int i = from; i < to; i++)
+        if (cell_key_matches(cell_row(&cs->cell[i]), q)) return true;
+    return false;
+}
 
-/* The values of one metric over the done runs picked (finite ones only); which[i] its run. */
-static int gather(const Row *rows, int n_rows, const Pick *p, int metric, double *out, const Row **which)
+/* The cell of a whole key (no "any"), or NULL when it was not planned. */
+static const Cell *cell_at(const Cells *cs, const CellKey *k)
+{
+    int i = cells_find(cs, k, CELL_KEYS);
+    return i < 0 ? NULL : &cs->cell[i];
+}
+
+/* The values of one metric over the done runs of a cell (finite ones only; none for NULL). */
+static int gather(const Cell *c, int metric, double *out)
 {
     int n = 0;
-    for (int i = 0; i < n_rows; i++) {
-        const Row *r = &rows[i];
-        if (!r->done || !matches(r, p) || !isfinite(r->value[metric])) continue;
-        if (which) which[n] = r;
-        out[n++] = r->value[metric];
+    for (int i = 0; c && i < c->n; i++) {
+        const Row *r = c->runs[i];
+        if (r->done && isfinite(r->value[metric])) out[n++] = r->value[metric];
     }
     return n;
 }
 
-/* Distinct values of a job column over the picked rows, in table order (at most MAX_LIST). */
-static int distinct_text(const Row *rows, int n_rows, const Pick *p, int col, const char **out)
+/* Distinct values of a job column over the cells a query matches, in table order (at most
+ * MAX_LIST). */
+static int distinct_text(const Cells *cs, const CellKey *q, int col, const char **out)
 {
-    int n = 0;
-    for (int i = 0; i < n_rows; i++) {
-        if (!matches(&rows[i], p)) continue;
-        const char *v = rows[i].job[col];
+    int n = 0, from, to;
+    key_range(cs, q, &from, &to);
+    for (int i = from; i < to; i++) {
+        const Row *r = cell_row(&cs->cell[i]);
+        if (!cell_key_matches(r, q)) continue;
+        const char *v = r->job[col];
         int j = 0;
         while (j < n && strcmp(out[j], v)) j++;
         if (j == n && n < MAX_LIST) out[n++] = v;
@@ -82,14 +95,15 @@ static int distinct_text(const Row *rows, int n_rows, const Pick *p, int col, co
     return n;
 }
 
-/* Distinct values of the picked rows' dk (col JOB_DK) or lr (JOB_LR), ascending. */
-static int distinct_number(const Row *rows, int n_rows, const Pick *p, int col, double *out)
+/* Distinct values of the dk (col JOB_DK) or lr (JOB_LR) of the cells a query matches, ascending. */
+static int distinct_number(const Cells *cs, const CellKey *q, int col, double *out)
 {
-    bool lr = col == JOB_LR;
-    int n = 0;
-    for (int i = 0; i < n_rows; i++) {
-        if (!matches(&rows[i], p)) continue;
-        double v = lr ? rows[i].lr : rows[i].dk;
+    int n = 0, from, to;
+    key_range(cs, q, &from, &to);
+    for (int i = from; i < to; i++) {
+        const Row *r = cell_row(&cs->cell[i]);
+        if (!cell_key_matches(r, q)) continue;
+        double v = col == JOB_LR ? r->lr : r->dk;
         int j = 0;
         while (j < n && out[j] != v) j++;
         if (j == n && n < MAX_LIST) out[n++] = v;
@@ -101,6 +115,13 @@ static int distinct_number(const Row *rows, int n_rows, const Pick *p, int col, 
             out[j - 1] = t;
         }
     return n;
+}
+
+/* The lr of the best cell of a (stage, task, optim, variant, scale, dk); NAN when none is done. */
+static double best_lr(const Cells *cs, const CellKey *k)
+{
+    const Cell *c = cells_best(cs, k);
+    return c ? cell_row(c)->lr : NAN;
 }
 
 /* ------------------------------------------------------------------ styles */
@@ -224,9 +245,8 @@ static SvgPanel accuracy_panel(double left, double top, const double *xs, int n,
 /* An lr plot of one (stage, task, optim): a panel per (variant, dk) that has runs, a line per
  * scale across the learning rates. */
 typedef struct LrPlot {
-    const Row *rows;
-    int n_rows;
-    Pick pick;                    /* the stage, task and optim */
+    const Cells *cs;
+    CellKey pick;                    /* the stage, task and optim */
     const char *scales[MAX_LIST];
     double lrs[MAX_LIST];
     const char *variant[MAX_LIST]; /* panel k: variant[k], dk[k] */
@@ -235,36 +255,35 @@ typedef struct LrPlot {
     double *vals;                 /* room for the values of one point */
 } LrPlot;
 
-static void lr_plan(LrPlot *lp, const Row *rows, int n_rows, const char *stage, const char *task, const char *optim)
+static void lr_plan(LrPlot *lp, const Cells *cs, const char *stage, const char *task, const char *optim)
 {
-    lp->rows = rows;
-    lp->n_rows = n_rows;
-    lp->pick = any_run();
+    lp->cs = cs;
+    lp->pick = any_key();
     lp->pick.stage = stage;
     lp->pick.task = task;
     lp->pick.optim = optim;
     const char *variants[MAX_LIST];
     double dks[MAX_LIST];
-    int nv = distinct_text(rows, n_rows, &lp->pick, JOB_VARIANT, variants);
-    lp->ns = distinct_text(rows, n_rows, &lp->pick, JOB_SCALE, lp->scales);
-    lp->nl = distinct_number(rows, n_rows, &lp->pick, JOB_LR, lp->lrs);
+    int nv = distinct_text(cs, &lp->pick, JOB_VARIANT, variants);
+    lp->ns = distinct_text(cs, &lp->pick, JOB_SCALE, lp->scales);
+    lp->nl = distinct_number(cs, &lp->pick, JOB_LR, lp->lrs);
     lp->np = 0;
     for (int v = 0; v < nv; v++) {
-        Pick q = lp->pick;
+        CellKey q = lp->pick;
         q.variant = variants[v];
-        int nd = distinct_number(rows, n_rows, &q, JOB_DK, dks);
+        int nd = distinct_number(cs, &q, JOB_DK, dks);
         for (int d = 0; d < nd && lp->np < MAX_LIST; d++) {
             lp->variant[lp->np] = variants[v];
             lp->dk[lp->np++] = dks[d];
         }
     }
-    lp->vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
+    lp->vals = xmalloc(sizeof(double) * (size_t)(cs->n_rows + 1));
 }
 
-/* The runs of panel k at one scale and rate. */
-static Pick lr_point(const LrPlot *lp, int k, const char *scale, double lr)
+/* The cell of panel k at one scale and rate. */
+static CellKey lr_point(const LrPlot *lp, int k, const char *scale, double lr)
 {
-    Pick q = lp->pick;
+    CellKey q = lp->pick;
     q.variant = lp->variant[k];
     q.dk = lp->dk[k];
     q.scale = scale;
@@ -279,11 +298,10 @@ static void lr_panel_n(const LrPlot *lp, int k, int *lo, int *hi)
     *hi = 0;
     for (int i = 0; i < lp->ns; i++)
         for (int l = 0; l < lp->nl; l++) {
-            Pick q = lr_point(lp, k, lp->scales[i], lp->lrs[l]);
-            bool planned = false;
-            for (int r = 0; r < lp->n_rows && !planned; r++) planned = matches(&lp->rows[r], &q);
-            if (!planned) continue;
-            int n = gather(lp->rows, lp->n_rows, &q, M_VAL_ACC, lp->vals, NULL);
+            CellKey q = lr_point(lp, k, lp->scales[i], lp->lrs[l]);
+            const Cell *c = cell_at(lp->cs, &q);
+            if (!c) continue; /* not planned */
+            int n = gather(c, M_VAL_ACC, lp->vals);
             *lo = n < *lo ? n : *lo;
             *hi = n > *hi ? n : *hi;
         }
@@ -292,14 +310,14 @@ static void lr_panel_n(const LrPlot *lp, int k, int *lo, int *hi)
 /* Panel k's lines: the mean validation accuracy per rate, its interval, the chosen rate ringed. */
 static void draw_lr_panel(Svg *s, const LrPlot *lp, int k, const SvgPanel *panel)
 {
-    const Pick *p = &lp->pick;
     for (int i = 0; i < lp->ns; i++) {
         SvgStyle st = scale_style(lp->scales[i]);
         double x[MAX_LIST], y[MAX_LIST];
-        double chosen = best_lr(lp->rows, lp->n_rows, p->stage, p->task, p->optim, lp->variant[k], lp->scales[i], lp->dk[k]);
+        CellKey line = lr_point(lp, k, lp->scales[i], NAN);
+        double chosen = best_lr(lp->cs, &line);
         for (int l = 0; l < lp->nl; l++) {
-            Pick q = lr_point(lp, k, lp->scales[i], lp->lrs[l]);
-            int n = gather(lp->rows, lp->n_rows, &q, M_VAL_ACC, lp->vals, NULL);
+            CellKey q = lr_point(lp, k, lp->scales[i], lp->lrs[l]);
+            int n = gather(cell_at(lp->cs, &q), M_VAL_ACC, lp->vals);
             StatsCi ci = stats_ci95(lp->vals, n);
             x[l] = nudge(lp->lrs[l], lp->scales[i]);
             y[l] = ci.mean;
@@ -310,10 +328,10 @@ static void draw_lr_panel(Svg *s, const LrPlot *lp, int k, const SvgPanel *panel
     }
 }
 
-static void plot_lr(const char *dir, const Row *rows, int n_rows, const char *stage, const char *task, const char *optim)
+static void plot_lr(const char *dir, const Cells *cs, const char *stage, const char *task, const char *optim)
 {
     LrPlot lp;
-    lr_plan(&lp, rows, n_rows, stage, task, optim);
+    lr_plan(&lp, cs, stage, task, optim);
     int cols = lp.np < 4 ? lp.np : 4, panel_rows = (lp.np + cols - 1) / cols;
     char name[256], title[512];
     if (!strcmp(stage, LR_STAGE)) snprintf(name, sizeof name, "lr_%s_%s.svg", task, optim);
@@ -353,45 +371,35 @@ static void plot_lr(const char *dir, const Row *rows, int n_rows, const char *st
 
 /* Where a (task, optim, scale, dk) point of the dk plot comes from: the stage (not lr, variant
  * "-") with the most done runs at its best learning rate; else stage lr at the chosen rate. */
-static const char *dk_source(const Row *rows, int n_rows, const char *task, const char *optim, const char *scale, double dk,
-                             double *lr_out)
+static const char *dk_source(const Cells *cs, const char *task, const char *optim, const char *scale, double dk,
+                             double *lr_out, double *vals)
 {
-    Pick p = any_run();
-    p.task = task;
-    p.optim = optim;
-    p.variant = "-";
-    p.scale = scale;
-    p.dk = dk;
-    const char *stages[MAX_LIST];
-    int n_st = distinct_text(rows, n_rows, &p, JOB_STAGE, stages), best_n = -1;
+    CellKey q = {NULL, task, optim, "-", scale, dk, NAN};
     const char *best = NULL;
-    double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
-    for (int i = 0; i < n_st; i++) {
-        if (!strcmp(stages[i], LR_STAGE)) continue;
-        double lr = best_lr(rows, n_rows, stages[i], task, optim, "-", scale, dk);
-        if (isnan(lr)) continue;
-        Pick q = p;
-        q.stage = stages[i];
-        q.lr = lr;
-        int n = gather(rows, n_rows, &q, M_TEST_ACC, vals, NULL);
-        if (n > best_n) { /* stages come in table order: the first of equals wins */
+    int best_n = -1;
+    for (int k = 0; k < cs->n_stages; k++) { /* in stage order: the first of equals wins */
+        q.stage = cell_row(&cs->cell[cs->stage_from[k]])->job[JOB_STAGE];
+        q.lr = NAN;
+        const Cell *c = strcmp(q.stage, LR_STAGE) ? cells_best(cs, &q) : NULL;
+        if (!c) continue;
+        int n = gather(c, M_TEST_ACC, vals);
+        if (n > best_n) {
             best_n = n;
-            best = stages[i];
-            *lr_out = lr;
+            best = q.stage;
+            *lr_out = cell_row(c)->lr;
         }
     }
-    free(vals);
     if (best) return best;
-    *lr_out = best_lr(rows, n_rows, LR_STAGE, task, optim, "-", scale, dk);
+    q.stage = LR_STAGE;
+    *lr_out = best_lr(cs, &q);
     return isnan(*lr_out) ? NULL : LR_STAGE;
 }
 
 /* A dk plot of one task: a panel per optimizer, a line per scale across dk, of the plain model
  * (variant "-"); each point from the stage and rate dk_source picks. */
 typedef struct DkPlot {
-    const Row *rows;
-    int n_rows;
-    Pick pick;                      /* the task, variant "-" */
+    const Cells *cs;
+    CellKey pick;                      /* the task, variant "-" */
     const char *optims[MAX_LIST], *scales[MAX_LIST];
     double dks[MAX_LIST];
     int no, ns, nd;
@@ -408,9 +416,9 @@ typedef struct DkSources {
 } DkSources;
 
 /* The done runs of point (i, d) of optimizer o's panel. */
-static Pick dk_point(const DkPlot *dp, int o, const DkSources *src, int i, int d)
+static CellKey dk_point(const DkPlot *dp, int o, const DkSources *src, int i, int d)
 {
-    Pick q = dp->pick;
+    CellKey q = dp->pick;
     q.optim = dp->optims[o];
     q.stage = src->stage[i][d];
     q.scale = dp->scales[i];
@@ -427,10 +435,10 @@ static void dk_sources(DkPlot *dp, int o, DkSources *src, int *lo, int *hi)
     for (int i = 0; i < dp->ns; i++)
         for (int d = 0; d < dp->nd; d++) {
             const char *st = src->stage[i][d] =
-                dk_source(dp->rows, dp->n_rows, dp->pick.task, dp->optims[o], dp->scales[i], dp->dks[d], &src->lr[i][d]);
+                dk_source(dp->cs, dp->pick.task, dp->optims[o], dp->scales[i], dp->dks[d], &src->lr[i][d], dp->vals);
             if (!st) continue;
-            Pick q = dk_point(dp, o, src, i, d);
-            int n = gather(dp->rows, dp->n_rows, &q, M_TEST_ACC, dp->vals, NULL);
+            CellKey q = dk_point(dp, o, src, i, d);
+            int n = gather(cell_at(dp->cs, &q), M_TEST_ACC, dp->vals);
             *lo = n < *lo ? n : *lo;
             *hi = n > *hi ? n : *hi;
             int u = 0;
@@ -449,8 +457,8 @@ static void draw_dk_panel(Svg *s, const DkPlot *dp, int o, const DkSources *src,
             x[d] = nudge(dp->dks[d], dp->scales[i]);
             y[d] = NAN;
             if (!src->stage[i][d]) continue;
-            Pick q = dk_point(dp, o, src, i, d);
-            int n = gather(dp->rows, dp->n_rows, &q, M_TEST_ACC, dp->vals, NULL);
+            CellKey q = dk_point(dp, o, src, i, d);
+            int n = gather(cell_at(dp->cs, &q), M_TEST_ACC, dp->vals);
             StatsCi ci = stats_ci95(dp->vals, n);
             y[d] = ci.mean;
             if (ci.defined) svg_error_bar(s, panel, x[d], clip01(ci.lo), clip01(ci.hi), st.color);
@@ -471,20 +479,20 @@ static void dk_subtitle(char *from, size_t len, const DkPlot *dp, int all_hi)
     strncat(from, "; the plain model (no variant flags)", len - strlen(from) - 1);
 }
 
-static void plot_dk(const char *dir, const Row *rows, int n_rows, const char *task)
+static void plot_dk(const char *dir, const Cells *cs, const char *task)
 {
-    DkPlot dp = {.rows = rows, .n_rows = n_rows, .pick = any_run()};
+    DkPlot dp = {.cs = cs, .pick = any_key()};
     dp.pick.task = task;
     dp.pick.variant = "-";
-    dp.no = distinct_text(rows, n_rows, &dp.pick, JOB_OPTIM, dp.optims);
-    dp.ns = distinct_text(rows, n_rows, &dp.pick, JOB_SCALE, dp.scales);
-    dp.nd = distinct_number(rows, n_rows, &dp.pick, JOB_DK, dp.dks);
+    dp.no = distinct_text(cs, &dp.pick, JOB_OPTIM, dp.optims);
+    dp.ns = distinct_text(cs, &dp.pick, JOB_SCALE, dp.scales);
+    dp.nd = distinct_number(cs, &dp.pick, JOB_DK, dp.dks);
     if (dp.no == 0 || dp.nd == 0) return;
     char name[256], title[512];
     snprintf(name, sizeof name, "dk_%s.svg", task);
     Plot plot;
     Svg *s = plot_open(&plot, dir, name, MARGIN + dp.no * (PANEL_W + MARGIN) + LEGEND_W, TOP + PANEL_H + 100);
-    dp.vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
+    dp.vals = xmalloc(sizeof(double) * (size_t)(cs->n_rows + 1));
     static DkSources src;
     int all_hi = 0;
     for (int o = 0; o < dp.no; o++) {
@@ -511,27 +519,37 @@ static void plot_dk(const char *dir, const Row *rows, int n_rows, const char *ta
 
 /* ------------------------------------------------------------------ curves_TASK_OPTIM.svg */
 
+/* The curve of run id, or NULL; curves are in id order (report_io.h). */
 static const Curve *curve_of(const Curve *curves, int n, const char *id)
 {
-    for (int i = 0; i < n; i++)
-        if (!strcmp(curves[i].id, id)) return &curves[i];
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2, c = strcmp(curves[mid].id, id);
+        if (c == 0) return &curves[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
     return NULL;
 }
 
-/* The logged runs of a (stage, task, optim, "-", scale, dk) at its best lr; returns how many. */
-static int logged_runs(const Row *rows, int n_rows, const Curve *curves, int n_curves, const char *stage, const char *task,
-                       const char *optim, const char *scale, double dk, const Curve **out)
+static int cmp_curve_id(const void *x, const void *y)
 {
-    double lr = best_lr(rows, n_rows, stage, task, optim, "-", scale, dk);
-    if (isnan(lr)) return 0;
-    Pick p = {stage, task, optim, "-", scale, dk, lr};
+    return strcmp((*(const Curve *const *)x)->id, (*(const Curve *const *)y)->id);
+}
+
+/* The logged runs of a (stage, task, optim, "-", scale, dk) at its best lr, in id order (into
+ * out, when not NULL); returns how many. */
+static int logged_runs(const Cells *cs, const Curve *curves, int n_curves, const CellKey *line, const Curve **out)
+{
+    const Cell *best = cells_best(cs, line);
     int n = 0;
-    for (int i = 0; i < n_rows; i++) {
-        if (!rows[i].done || !matches(&rows[i], &p)) continue;
-        const Curve *c = curve_of(curves, n_curves, rows[i].job[JOB_ID]);
+    for (int i = 0; best && i < best->n; i++) {
+        if (!best->runs[i]->done) continue;
+        const Curve *c = curve_of(curves, n_curves, best->runs[i]->job[JOB_ID]);
         if (c && out) out[n] = c;
         n += c != NULL;
     }
+    if (out) qsort(out, (size_t)n, sizeof *out, cmp_curve_id);
     return n;
 }
 
@@ -564,17 +582,16 @@ static int median_curve(const Curve *const *cs, int n, int metric, double *x, do
 /* A curves plot of one (task, optim) of the plain model: a row of panels per metric, a panel
  * per dk, a line per scale (the median over its logged runs at its best rate). */
 typedef struct CurvesPlot {
-    const Row *rows;
-    int n_rows;
+    const Cells *cs;
     const Curve *curves;
     int n_curves;
-    Pick pick;                             /* the stage, task, optim, variant "-" */
+    CellKey pick;                             /* the stage, task, optim, variant "-" */
     const char *scales[MAX_LIST];
     double dks[MAX_LIST];
     int ns, nd;
     double lo[N_CURVE_METRICS], hi[N_CURVE_METRICS]; /* the y range of each row of panels */
     double max_step, vocab, chance;        /* chance: the loss of a uniform guess (NAN: no one vocabulary) */
-    const Curve **cs;                      /* room for the curves of one line */
+    const Curve **line;                    /* room for the curves of one line */
     double *x, *y;                         /* room for one line's points */
 } CurvesPlot;
 enum { MAX_POINTS = 4096 };
@@ -582,32 +599,38 @@ enum { MAX_POINTS = 4096 };
 /* The logged runs of scale i at dk d (into cp->cs); how many. */
 static int line_runs(CurvesPlot *cp, int i, int d)
 {
-    const Pick *p = &cp->pick;
-    return logged_runs(cp->rows, cp->n_rows, cp->curves, cp->n_curves, p->stage, p->task, p->optim, cp->scales[i], cp->dks[d],
-                       cp->cs);
+    CellKey line = cp->pick;
+    line.scale = cp->scales[i];
+    line.dk = cp->dks[d];
+    return logged_runs(cp->cs, cp->curves, cp->n_curves, &line, cp->line);
 }
 
 /* The stage the plot shows: headline when it has logs, else the other one with the most, else lr. */
 static const char *curves_stage(const CurvesPlot *cp)
 {
-    const char *stages[MAX_LIST], *stage = NULL;
-    int n_st = distinct_text(cp->rows, cp->n_rows, &cp->pick, JOB_STAGE, stages), best = 0, n_rows = cp->n_rows;
-    for (int i = 0; i < n_st; i++) {
-        Pick q = cp->pick;
-        q.stage = stages[i];
+    const Cells *cs = cp->cs;
+    const char *stage = NULL;
+    int best = 0, n_rows = cs->n_rows;
+    for (int k = 0; k < cs->n_stages; k++) {
+        CellKey q = cp->pick;
+        q.stage = cell_row(&cs->cell[cs->stage_from[k]])->job[JOB_STAGE];
         const char *sc[MAX_LIST];
         double dd[MAX_LIST];
-        int nsc = distinct_text(cp->rows, n_rows, &q, JOB_SCALE, sc), ndd = distinct_number(cp->rows, n_rows, &q, JOB_DK, dd);
+        int nsc = distinct_text(cs, &q, JOB_SCALE, sc), ndd = distinct_number(cs, &q, JOB_DK, dd);
         int logged = 0;
         for (int a = 0; a < nsc; a++)
-            for (int d = 0; d < ndd; d++)
-                logged += logged_runs(cp->rows, n_rows, cp->curves, cp->n_curves, stages[i], q.task, q.optim, sc[a], dd[d], NULL);
-        int rank = logged == 0 ? 0 : !strcmp(stages[i], "headline") ? 3 * n_rows + logged
-                                 : strcmp(stages[i], LR_STAGE)      ? n_rows + logged
-                                                                    : logged;
+            for (int d = 0; d < ndd; d++) {
+                CellKey line = q;
+                line.scale = sc[a];
+                line.dk = dd[d];
+                logged += logged_runs(cs, cp->curves, cp->n_curves, &line, NULL);
+            }
+        int rank = logged == 0 ? 0 : !strcmp(q.stage, "headline") ? 3 * n_rows + logged
+                                 : strcmp(q.stage, LR_STAGE)      ? n_rows + logged
+                                                                  : logged;
         if (rank > best) {
             best = rank;
-            stage = stages[i];
+            stage = q.stage;
         }
     }
     return stage;
@@ -631,10 +654,10 @@ static void curves_ranges(CurvesPlot *cp)
                 int n = line_runs(cp, i, d);
                 if (!n) continue;
                 for (int c = 0; c < n; c++) {
-                    if (isnan(cp->vocab)) cp->vocab = cp->cs[c]->vocab;
-                    one_vocab &= cp->cs[c]->vocab == cp->vocab;
+                    if (isnan(cp->vocab)) cp->vocab = cp->line[c]->vocab;
+                    one_vocab &= cp->line[c]->vocab == cp->vocab;
                 }
-                int k = median_curve(cp->cs, n, m, cp->x, cp->y, MAX_POINTS);
+                int k = median_curve(cp->line, n, m, cp->x, cp->y, MAX_POINTS);
                 for (int j = 0; j < k; j++) {
                     cp->max_step = fmax(cp->max_step, cp->x[j]);
                     double v = cp->y[j];
@@ -676,7 +699,7 @@ static void draw_curves_panel(Svg *s, CurvesPlot *cp, int m, int d)
     for (int i = 0; i < cp->ns; i++) {
         int n = line_runs(cp, i, d);
         if (!n) continue;
-        int k = median_curve(cp->cs, n, m, cp->x, cp->y, MAX_POINTS);
+        int k = median_curve(cp->line, n, m, cp->x, cp->y, MAX_POINTS);
         /* each scale moved a little along x (1.2 % of the axis per scale), so that equal
          * curves lie side by side instead of hiding each other */
         int g = 0;
@@ -692,18 +715,17 @@ static void draw_curves_panel(Svg *s, CurvesPlot *cp, int m, int d)
     }
 }
 
-static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curve *curves, int n_curves, const char *task,
-                        const char *optim)
+static bool plot_curves(const char *dir, const Cells *cs, const Curve *curves, int n_curves, const char *task, const char *optim)
 {
-    CurvesPlot cp = {.rows = rows, .n_rows = n_rows, .curves = curves, .n_curves = n_curves, .pick = any_run()};
+    CurvesPlot cp = {.cs = cs, .curves = curves, .n_curves = n_curves, .pick = any_key()};
     cp.pick.task = task;
     cp.pick.optim = optim;
     cp.pick.variant = "-";
     const char *stage = cp.pick.stage = curves_stage(&cp);
     if (!stage) return false;
-    cp.ns = distinct_text(rows, n_rows, &cp.pick, JOB_SCALE, cp.scales);
-    cp.nd = distinct_number(rows, n_rows, &cp.pick, JOB_DK, cp.dks);
-    cp.cs = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
+    cp.ns = distinct_text(cs, &cp.pick, JOB_SCALE, cp.scales);
+    cp.nd = distinct_number(cs, &cp.pick, JOB_DK, cp.dks);
+    cp.line = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
     cp.x = xmalloc(sizeof(double) * MAX_POINTS);
     cp.y = xmalloc(sizeof(double) * MAX_POINTS);
     curves_ranges(&cp);
@@ -713,7 +735,7 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
     Svg *s = plot_open(&plot, dir, name, MARGIN + cp.nd * (PANEL_W + MARGIN) + LEGEND_W, TOP + N_CURVE_METRICS * (PANEL_H + 80) + 20);
     for (int m = 0; m < N_CURVE_METRICS; m++)
         for (int d = 0; d < cp.nd; d++) draw_curves_panel(s, &cp, m, d);
-    free(cp.cs);
+    free(cp.line);
     free(cp.x);
     free(cp.y);
     snprintf(title, sizeof title, "%s, %s: attention statistics and loss during training (stage %s)", task, optim, stage);
@@ -729,51 +751,44 @@ static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curv
 
 /* ------------------------------------------------------------------ all plots */
 
-/* True when some (variant, scale, dk) of the picked rows was run at several learning rates. */
-static bool sweeps(const Row *rows, int n_rows, const Pick *p)
+/* True when some (variant, scale, dk) of a (stage, task, optim) was run at several learning rates. */
+static bool sweeps(const Cells *cs, const CellKey *q)
 {
-    for (int i = 0; i < n_rows; i++) {
-        if (!matches(&rows[i], p)) continue;
-        Pick same = *p;
-        same.variant = rows[i].job[JOB_VARIANT];
-        same.scale = rows[i].job[JOB_SCALE];
-        same.dk = rows[i].dk;
-        double lrs[MAX_LIST];
-        if (distinct_number(rows, n_rows, &same, JOB_LR, lrs) > 1) return true;
-    }
+    int from, to;
+    key_range(cs, q, &from, &to);
+    for (int a = from, b; a < to; a = b)
+        if ((b = cells_group_end(cs, a, KEYS_DK)) - a > 1) return true;
     return false;
 }
 
-int write_plots(const char *dir, const Row *rows, int n_rows, const Curve *curves, int n_curves)
+int write_plots(const char *dir, const Cells *cs, const Curve *curves, int n_curves)
 {
-    Pick all = any_run();
-    g_n_scales = distinct_text(rows, n_rows, &all, JOB_SCALE, g_scales);
+    CellKey all = any_key();
+    g_n_scales = distinct_text(cs, &all, JOB_SCALE, g_scales);
     const char *tasks[MAX_LIST], *optims[MAX_LIST];
-    int nt = distinct_text(rows, n_rows, &all, JOB_TASK, tasks), plots = 0;
+    int nt = distinct_text(cs, &all, JOB_TASK, tasks), plots = 0;
     for (int t = 0; t < nt; t++) {
-        Pick p = all;
+        CellKey p = all;
         p.task = tasks[t];
-        int no = distinct_text(rows, n_rows, &p, JOB_OPTIM, optims);
+        int no = distinct_text(cs, &p, JOB_OPTIM, optims);
         for (int o = 0; o < no; o++) {
             /* a sensitivity plot for stage lr, and for every other stage that sweeps rates */
-            Pick q = p;
+            CellKey q = p;
             q.optim = optims[o];
             const char *stages[MAX_LIST];
-            int n_st = distinct_text(rows, n_rows, &q, JOB_STAGE, stages);
+            int n_st = distinct_text(cs, &q, JOB_STAGE, stages);
             for (int st = 0; st < n_st; st++) {
                 q.stage = stages[st];
-                if (strcmp(stages[st], LR_STAGE) && !sweeps(rows, n_rows, &q)) continue;
-                plot_lr(dir, rows, n_rows, stages[st], tasks[t], optims[o]);
+                if (strcmp(stages[st], LR_STAGE) && !sweeps(cs, &q)) continue;
+                plot_lr(dir, cs, stages[st], tasks[t], optims[o]);
                 plots++;
             }
-            if (n_curves && plot_curves(dir, rows, n_rows, curves, n_curves, tasks[t], optims[o])) plots++;
+            if (n_curves && plot_curves(dir, cs, curves, n_curves, tasks[t], optims[o])) plots++;
         }
-        Pick q = p;
+        CellKey q = p;
         q.variant = "-";
-        bool has_base = false;
-        for (int i = 0; i < n_rows && !has_base; i++) has_base = matches(&rows[i], &q);
-        if (has_base) {
-            plot_dk(dir, rows, n_rows, tasks[t]);
+        if (any_cell(cs, &q)) { /* the task has runs of the plain model */
+            plot_dk(dir, cs, tasks[t]);
             plots++;
         }
     }

@@ -2,9 +2,10 @@
 #ifndef STUDY_REPORT_PLOTS_H
 #define STUDY_REPORT_PLOTS_H
 
-#include "report_rows.h"
+#include "report_cells.h"
 
-/* Writes the plots into dir; returns how many files it wrote. */
-int write_plots(const char *dir, const Row *rows, int n_rows, const Curve *curves, int n_curves);
+/* Writes the plots of the cells' runs into dir (the curves: from the runs' logs, in id order,
+ * none for a runs.csv alone); returns how many files it wrote. */
+int write_plots(const char *dir, const Cells *cs, const Curve *curves, int n_curves);
 
 #endif

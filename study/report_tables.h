@@ -2,15 +2,11 @@
 #ifndef STUDY_REPORT_TABLES_H
 #define STUDY_REPORT_TABLES_H
 
-#include "report_rows.h"
+#include "report_cells.h"
 
-void write_best_lr(const char *dir, const Row *rows, int n_rows);
-void write_summary(const char *dir, const Row *rows, int n_rows);
-
-/* What the plots need from the tables: the lr of the highest mean validation accuracy (ties:
- * the smaller) among the runs of one (stage, task, optim, variant, scale, dk); in stage lr, the
- * chosen rate of best_lr.tsv. NAN when none has a done run. */
-double best_lr(const Row *rows, int n_rows, const char *stage, const char *task, const char *optim, const char *variant,
-               const char *scale, double dk);
+/* best_lr.tsv: the chosen rate of each (task, optim, scale, dk, variant) of stage lr. */
+void write_best_lr(const char *dir, const Cells *cs);
+/* summary.md: the tables of every stage, from the cells of the rows. */
+void write_summary(const char *dir, const Cells *cs, const Row *rows, int n_rows);
 
 #endif
