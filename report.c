@@ -99,6 +99,7 @@ static Command parse_command_line(int argc, char **argv)
         }
         if (v && !*v) die("%s needs a value", argv[i]);
     }
+    if (c.out && !strcmp(c.out, "-")) die("--out -: the report is files in a folder, not standard output: name a folder (./- for one named -)");
     return c;
 }
 

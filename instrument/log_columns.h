@@ -23,6 +23,16 @@ typedef enum LogType { LOG_REAL, LOG_COUNT } LogType;
 typedef enum LogPresence { LOG_ALWAYS, LOG_LEARNED_S, LOG_LEARNED_TAU } LogPresence;
 /* Which rows fill a column: every row, or only those of an evaluation step (empty in the others). */
 typedef enum LogFilled { LOG_EVERY_ROW, LOG_EVAL_ROWS } LogFilled;
+/* The values a field can hold; a reader refuses any other (log_range_holds). */
+typedef enum LogRange {
+    RANGE_ANY,         /* any number, NaN and ±Inf included */
+    RANGE_COUNT,       /* a whole number >= 0 */
+    RANGE_STEP,        /* a whole number >= -1 (-1: never) */
+    RANGE_ACCURACY,    /* from 0 to 1 */
+    RANGE_FRACTION,    /* from 0 to 1, or NaN (nothing to measure, e.g. no test set) */
+    RANGE_NONNEGATIVE, /* >= 0, +Inf, or NaN (a run that met a NaN) */
+    RANGE_SECONDS,     /* a finite number >= 0 */
+} LogRange;
 
 /* One column of the log, or one field of the summary line. */
 typedef struct LogField {
@@ -31,6 +41,7 @@ typedef struct LogField {
     LogType type;
     LogPresence present;   /* the summary's fields: always */
     LogFilled filled;      /* the summary's fields: every line */
+    LogRange range;
     const char *meaning;   /* what it holds, in a few words */
 } LogField;
 
@@ -69,6 +80,10 @@ extern const LogField g_summary_fields[N_SUMMARY_FIELDS];
 #define SUMMARY_PREFIX "summary:"
 
 /* ------------------------------------------------------------------ values */
+
+/* Whether v is a value of range r, and the range in words ("a whole number >= 0"). */
+bool log_range_holds(LogRange r, double v);
+const char *log_range_text(LogRange r);
 
 /* A value to write: `real` for a LOG_REAL field, `count` for a LOG_COUNT one; or an empty cell. */
 typedef struct LogValue {

@@ -64,6 +64,7 @@ bool parse_number(const char *text, double *out, NumberWords words)
     char *end;
     double v = strtod(text, &end);
     if (end == text || *end) return false;
+    if (isinf(v) && !word) return false; /* 1e400: too large for a double, not "inf" */
     if (!isfinite(v) && words == FINITE_ONLY) return false;
     *out = v;
     return true;

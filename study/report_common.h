@@ -17,7 +17,8 @@ char *xstrndup(const char *s, size_t n);
 
 /* Which numbers a text may spell: finite ones only, or also "nan", "-nan", "inf", "-inf". */
 typedef enum NumberWords { FINITE_ONLY, NAN_AND_INF_TOO } NumberWords;
-/* A plain decimal number that is the whole of text (no spaces, no hex, nothing after it). */
+/* A plain decimal number that is the whole of text (no spaces, no hex, nothing after it). A
+ * number too large for a double (1e400) is none: it is not "inf". */
 bool parse_number(const char *text, double *out, NumberWords words);
 bool parse_long(const char *text, long *out);
 /* The text of a number for runs.csv: %.6g, and "nan" for any NaN (printf may write "-nan"). */

@@ -72,7 +72,10 @@ static void check_job(char *const *f, const char *where)
     if (!f[JOB_COMMAND][0]) die("%s: empty command", where);
 }
 
-/* Parses the numbers of a row whose texts are set. */
+/* The column of metric m in runs.csv, counted from 1 (after the job's fields and the status). */
+static int metric_column(int m) { return JOB_COMMAND + 2 + m; }
+
+/* Parses the numbers of a row whose texts are set; `where` names its line. */
 static void parse_row(Row *r, const char *where)
 {
     check_job(r->job, where);
@@ -85,9 +88,16 @@ static void parse_row(Row *r, const char *where)
     for (int m = 0; m < N_METRICS; m++) {
         r->value[m] = NAN;
         if (!r->metric[m][0]) continue;
-        if (!parse_number(r->metric[m], &r->value[m], NAN_AND_INF_TOO))
-            die("%s: %s \"%s\" is not a number", where, metric_name(m), r->metric[m]);
+        const char *should_be = metric_parse(m, r->metric[m], &r->value[m]);
+        if (should_be)
+            die("%s, column %d (%s): \"%s\" is not %s", where, metric_column(m), metric_name(m), r->metric[m], should_be);
     }
+    /* the test accuracy is a number when there was a test set, and nan when there was none */
+    double examples = r->value[M_TEST_EXAMPLES], acc = r->value[M_TEST_ACC];
+    if (r->done && (examples > 0) == isnan(acc))
+        die("%s, column %d (%s): \"%s\" with %s=%s: %s", where, metric_column(M_TEST_ACC), metric_name(M_TEST_ACC),
+            r->metric[M_TEST_ACC], metric_name(M_TEST_EXAMPLES), r->metric[M_TEST_EXAMPLES],
+            examples > 0 ? "a test set gives a number" : "without a test set it is nan");
 }
 
 void free_rows(Row *rows, int n_rows)
@@ -232,7 +242,9 @@ static void parse_summary_fields(const char *path, char *fields, size_t len, Sum
         for (int f = 0; f < N_SUMMARY_FIELDS; f++) {
             if (strcmp(key, g_summary_fields[f].name)) continue;
             double v;
+            LogRange range = g_summary_fields[f].range;
             if (!parse_number(value, &v, NAN_AND_INF_TOO)) die("%s: summary field %s=%s is not a number", path, key, value);
+            if (!log_range_holds(range, v)) die("%s: summary field %s=%s is not %s", path, key, value, log_range_text(range));
             if (s->text[f]) die("%s: summary field %s given twice", path, key);
             s->text[f] = xstrdup(isnan(v) ? "nan" : value);
             if (f == SUMMARY_STEPS) s->steps = v;
@@ -490,7 +502,9 @@ static int split_csv(const char *line, char *scratch, char **out, int max, const
         size_t len = 0;
         if (*p == '"') {
             for (p++;; p++) {
-                if (!*p) die("%s: a quoted field is not closed", where);
+                if (!*p) /* every line of runs.csv ends in a line end: the quote runs past it */
+                    die("%s, column %d: the quoted field is not closed on its line: a line break inside a field, or a "
+                        "closing quote missing (runs.csv holds one run per line)", where, n + 1);
                 if (*p == '"' && p[1] == '"') {
                     scratch[len++] = '"';
                     p++;

@@ -33,17 +33,21 @@ static bool column_of_name(const char *name, LogColumnId *id, int *layer)
     return false;
 }
 
-/* The places of the table's columns in this header: each column id's layers 0, 1, .. up to the
- * first one missing (a name given twice: its first place). */
-static void find_columns(LogTable *t, char **names)
+/* The header's names: what each column is (id[k] = -1: a column of no table row) and the places
+ * of the table's columns, each column id's layers 0, 1, .. up to the first one missing (a name
+ * given twice: its first place). */
+static void find_columns(LogTable *t, char **names, int *id)
 {
     static int place[N_LOG_COLUMNS][LOG_MAX_LAYERS];
     for (int c = 0; c < N_LOG_COLUMNS; c++)
         for (int l = 0; l < LOG_MAX_LAYERS; l++) place[c][l] = -1;
     for (int k = t->cols - 1; k >= 0; k--) { /* backwards: the first of equal names stays */
-        LogColumnId id;
+        LogColumnId c;
         int layer;
-        if (column_of_name(names[k], &id, &layer)) place[id][layer < 0 ? 0 : layer] = k;
+        id[k] = -1;
+        if (!column_of_name(names[k], &c, &layer)) continue;
+        id[k] = (int)c;
+        place[c][layer < 0 ? 0 : layer] = k;
     }
     for (int c = 0; c < N_LOG_COLUMNS; c++) {
         int n = 0;
@@ -54,23 +58,43 @@ static void find_columns(LogTable *t, char **names)
     }
 }
 
+/* Where a row is read from, for its messages: the file, the line, the header's names and what
+ * each column is. */
+typedef struct RowSource {
+    const char *path;
+    int lineno;
+    char **names;
+    const int *id;
+} RowSource;
+
+/* One field's text: a number (NAN when empty) in the range of its column. */
+static double read_field(const char *cell, size_t n, int c, const RowSource *src)
+{
+    double v = NAN;
+    if (n == 0) return v;
+    if (!parse_number(cell, &v, NAN_AND_INF_TOO))
+        die("%s:%d: field %d (%s) is not a number: \"%s\"", src->path, src->lineno, c + 1, src->names[c], cell);
+    LogRange range = src->id[c] < 0 ? RANGE_ANY : g_log_columns[src->id[c]].range;
+    if (!log_range_holds(range, v))
+        die("%s:%d: field %d (%s) \"%s\" is not %s", src->path, src->lineno, c + 1, src->names[c], cell, log_range_text(range));
+    return v;
+}
+
 /* One row's fields into row[0 .. cols). */
-static void read_row(const char *line, size_t len, double *row, int cols, char **names, const char *path, int lineno)
+static void read_row(const char *line, size_t len, double *row, int cols, const RowSource *src)
 {
     const char *p = line, *end_of_line = line + len;
     for (int c = 0; c < cols; c++) {
         const char *comma = memchr(p, ',', (size_t)(end_of_line - p));
         const char *end = comma && c + 1 < cols ? comma : end_of_line;
-        if (c + 1 < cols && !comma) die("%s:%d: the row has fewer fields than the header's %d", path, lineno, cols);
-        if (c + 1 == cols && comma) die("%s:%d: the row has more fields than the header's %d", path, lineno, cols);
+        if (c + 1 < cols && !comma) die("%s:%d: the row has fewer fields than the header's %d", src->path, src->lineno, cols);
+        if (c + 1 == cols && comma) die("%s:%d: the row has more fields than the header's %d", src->path, src->lineno, cols);
         char cell[64];
         size_t n = (size_t)(end - p);
-        if (n >= sizeof cell) die("%s:%d: field %d (%s) is not a number", path, lineno, c + 1, names[c]);
+        if (n >= sizeof cell) die("%s:%d: field %d (%s) is not a number", src->path, src->lineno, c + 1, src->names[c]);
         memcpy(cell, p, n);
         cell[n] = 0;
-        if (n == 0) row[c] = NAN;
-        else if (!parse_number(cell, &row[c], NAN_AND_INF_TOO))
-            die("%s:%d: field %d (%s) is not a number: \"%s\"", path, lineno, c + 1, names[c], cell);
+        row[c] = read_field(cell, n, c, src);
         p = end + 1;
     }
 }
@@ -92,17 +116,20 @@ void log_table_read(LogTable *t, const char *path)
     }
     if (t->cols == 0 || strcmp(names[0], g_log_columns[LOG_STEP].name))
         die("%s:1: not a log of ./train (no step column first)", path);
-    int cap = 0, lineno = 1;
+    int *id = xmalloc(sizeof(int) * (size_t)t->cols);
+    find_columns(t, names, id);
+    RowSource src = {path, 1, names, id};
+    int cap = 0;
     for (pos = next; pos < size; pos = next) {
         len = text_line(text, size, pos, &next);
-        lineno++;
-        if (next == pos + len) die("%s:%d: the last row is cut short (no line end): the log is incomplete", path, lineno);
+        src.lineno++;
+        if (next == pos + len) die("%s:%d: the last row is cut short (no line end): the log is incomplete", path, src.lineno);
         if (t->rows == cap) t->value = xrealloc(t->value, sizeof(double) * (size_t)(cap = cap ? 2 * cap : 64) * (size_t)t->cols);
-        read_row(text + pos, len, t->value + (size_t)t->rows * (size_t)t->cols, t->cols, names, path, lineno);
+        read_row(text + pos, len, t->value + (size_t)t->rows * (size_t)t->cols, t->cols, &src);
         t->rows++;
     }
     if (t->rows == 0) die("%s: no rows", path);
-    find_columns(t, names);
+    free(id);
     free(names);
     free(header);
     free(text);

@@ -34,6 +34,14 @@ const MetricSpec g_metrics[N_METRICS] = {
 
 const char *metric_name(int m) { return g_metrics[m].name ? g_metrics[m].name : g_summary_fields[g_metrics[m].source].name; }
 
+const char *metric_parse(int m, const char *text, double *v)
+{
+    const MetricSpec *spec = &g_metrics[m];
+    LogRange range = spec->from == FROM_SUMMARY ? g_summary_fields[spec->source].range : g_log_columns[spec->source].range;
+    if (!parse_number(text, v, NAN_AND_INF_TOO)) return "a number";
+    return log_range_holds(range, *v) ? NULL : log_range_text(range);
+}
+
 /* ------------------------------------------------------------------ scales */
 
 /* The class of a scale, in table order; *c the constant of class 3. */

@@ -34,6 +34,9 @@ typedef struct MetricSpec {
 extern const MetricSpec g_metrics[N_METRICS];
 /* The name of metric m's column in runs.csv. */
 const char *metric_name(int m);
+/* Reads the text of metric m into *v: NULL when it is a number in the range of the field it
+ * comes from (log_columns.h), else what it should be ("a whole number >= 0"). */
+const char *metric_parse(int m, const char *text, double *v);
 
 /* One row of runs.csv: a planned run and, when it is done, its numbers. The text of every
  * field is kept as it is written in runs.csv (numbers too), so the tables made from the

@@ -291,6 +291,36 @@ sed '3s/,done,/,finished,/' all/runs.csv >badstatus.csv
 refuse "--runs: a status other than done or missing" "status \"finished\"" --runs badstatus.csv --out x
 sed '3s/,done,20,/,done,20,,/' all/runs.csv >shifted.csv
 refuse "--runs: a row with a field too many" "more than 32 fields" --runs shifted.csv --out x
+# impossible values in runs.csv: one line naming the file, the line and the column, exit 2
+# bad_value COL VALUE: all/runs.csv with column COL of run head_sqrt_dk64_s1 (on line $at) set to VALUE
+at=$(grep -n '^head_sqrt_dk64_s1,' all/runs.csv | cut -d: -f1)
+bad_value() { awk -F, -v OFS=, -v c="$1" -v v="$2" '$1 == "head_sqrt_dk64_s1" { $c = v } { print }' all/runs.csv >bad.csv; }
+bad_value 14 2.5
+refuse "--runs: test_acc=2.5, an accuracy above 1" "bad.csv:$at, column 14 (test_acc): \"2.5\" is not a number from 0 to 1" --runs bad.csv --out x
+bad_value 14 inf
+refuse "--runs: test_acc=inf" "bad.csv:$at, column 14 (test_acc): \"inf\" is not a number from 0 to 1" --runs bad.csv --out x
+bad_value 14 nan
+refuse "--runs: test_acc=nan with a test set (not shown as –)" "bad.csv:$at, column 14 (test_acc): \"nan\" with test_examples=1000: a test set gives a number" --runs bad.csv --out x
+bad_value 12 nan
+refuse "--runs: val_acc=nan" "bad.csv:$at, column 12 (val_acc): \"nan\" is not an accuracy from 0 to 1" --runs bad.csv --out x
+bad_value 11 -20
+refuse "--runs: negative steps" "bad.csv:$at, column 11 (steps): \"-20\" is not a whole number >= 0" --runs bad.csv --out x
+bad_value 17 -inf
+refuse "--runs: a loss of -inf" "bad.csv:$at, column 17 (final_loss): \"-inf\" is not a number >= 0" --runs bad.csv --out x
+bad_value 23 1e400
+refuse "--runs: time_s=1e400 (too large for a number)" "bad.csv:$at, column 23 (time_s): \"1e400\" is not a number" --runs bad.csv --out x
+awk '/^head_sqrt_dk64_s1,/ { sub(/"\.\/train /, "\"./train\n") } { print }' all/runs.csv >bad.csv
+refuse "--runs: a line break inside a quoted field, said as such" "bad.csv:$at, column 32: the quoted field is not closed on its line: a line break inside a field" --runs bad.csv --out x
+refuse "--out - (standard output is no folder)" "--out -: the report is files in a folder" --runs all/runs.csv --out -
+if [ ! -e ./- ]; then ok "... and no folder named - is made"; else bad "--out - made a folder named -"; fi
+# ... and in a result folder's summary line or log
+mkdir -p impossible/runs
+{ echo "$header"; echo "${jobs[0]}"; } >impossible/jobs.tsv
+finish impossible "$(id_of 0)" 0.5 2.5
+refuse "a summary line with test_acc=2.5" "lr_1_dk16_lr1e-3_s1.out: summary field test_acc=2.5 is not a number from 0 to 1" impossible
+finish impossible "$(id_of 0)" 0.5 0.5
+sed -i '2s/^1,3.0,1.0,/1,3.0,-1.0,/' "impossible/runs/$(id_of 0).csv"
+refuse "a log with a negative score std" "lr_1_dk16_lr1e-3_s1.csv:2: field 3 (l0_score_std) \"-1.0\" is not a number >= 0" impossible
 refuse "--runs and folders together" "one or the other" --runs all/runs.csv all
 refuse "an unknown option" "unknown option --bogus" --bogus all
 
