@@ -2,6 +2,7 @@
  *
  *   ./report [--out DIR] FOLDER [FOLDER ...]    one or more result folders (shards are merged)
  *   ./report --runs RUNS.csv [--out DIR]         the same tables from a runs.csv alone
+ *   ./report [--out DIR] RUN.csv [RUN2.csv ...]  the logs of ./train runs at a glance (report_glance.c)
  *
  * A result folder holds jobs.tsv (the planned runs: id, stage, task, optim, scale, dk, lr, seed,
  * variant, command) and runs/ID.out (a finished run's console output, ending in its summary
@@ -30,12 +31,15 @@
  *   report_cells.c   the runs grouped into cells (one per setting but the seed), sorted, found
  *                    by binary search: what the tables and plots read
  *   report_tables.c  best_lr.tsv and summary.md, from runs.csv's rows only
+ *   report_figure.c  the frame of every figure: a file written atomically, panel sizes, titles
  *   report_plots.c   the SVG plots of a study (drawn with viz/svg.c)
+ *   report_glance.c  one run or a few at a glance, from their logs
  *   report_probe.c   the probe figure, from ./probe's Markdown output
  */
 #include "study/report_cells.h"
 #include "study/report_rows.h"
 #include "study/report_common.h"
+#include "study/report_glance.h"
 #include "study/report_io.h"
 #include "study/report_plots.h"
 #include "study/report_probe.h"
@@ -44,11 +48,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: report [--out DIR] FOLDER [FOLDER ...]   (result folders of scripts/ablation.sh; shards are merged)\n"
                     "       report --runs RUNS.csv [--out DIR]        (the tables again from a runs.csv)\n"
+                    "       report [--out DIR] RUN.csv [RUN2.csv ...] (the curves of ./train --log runs, side by side)\n"
                     "       report --probe PROBE.md [--out DIR]       (probe_softmax.svg from ./probe's output)\n");
 }
 
@@ -113,16 +119,41 @@ static void make_probe_figure(const Command *c)
     printf("report: %s -> %s/probe_softmax.svg\n", c->probe, dir);
 }
 
+/* The folder a file is in. */
+static void folder_of(const char *path, char *dir, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, n, ".");
+    else snprintf(dir, n, "%.*s", (int)(slash - path) + (slash == path), path);
+}
+
 /* Where the outputs go: --out, the one folder, or the folder of RUNS.csv. */
 static void output_dir(const Command *c, char *dir, size_t n)
 {
     if (c->out) snprintf(dir, n, "%s", c->out);
     else if (!c->runs) snprintf(dir, n, "%s", c->folders[0]);
-    else {
-        const char *slash = strrchr(c->runs, '/');
-        if (!slash) snprintf(dir, n, ".");
-        else snprintf(dir, n, "%.*s", (int)(slash - c->runs) + (slash == c->runs), c->runs);
+    else folder_of(c->runs, dir, n);
+}
+
+/* Logs of ./train instead of result folders: the arguments are files (all of them: a mix is refused). */
+static bool arguments_are_logs(const Command *c)
+{
+    int files = 0;
+    for (int i = 0; i < c->n_folders; i++) {
+        struct stat st;
+        files += stat(c->folders[i], &st) == 0 && !S_ISDIR(st.st_mode);
     }
+    if (files && files < c->n_folders) die("give result folders or ./train's CSV logs, not both");
+    return files > 0;
+}
+
+/* Logs: one run or a few at a glance, into --out or the folder of the first log. */
+static void make_glance(const Command *c)
+{
+    char dir[4096];
+    if (c->out) snprintf(dir, sizeof dir, "%s", c->out);
+    else folder_of(c->folders[0], dir, sizeof dir);
+    report_glance(c->folders, c->n_folders, dir);
 }
 
 /* The study: runs.csv from the folders (or given), then the tables and the plots made from it. */
@@ -169,6 +200,7 @@ int main(int argc, char **argv)
     int status = 0;
     if (c.help) usage(stdout);
     else if (c.probe) make_probe_figure(&c);
+    else if (!c.runs && c.n_folders && arguments_are_logs(&c)) make_glance(&c);
     else if (c.runs || c.n_folders) make_study_report(&c);
     else {
         usage(stderr);

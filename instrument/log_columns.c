@@ -110,6 +110,13 @@ const char *log_range_text(LogRange r)
     return "?";
 }
 
+int log_command_put(FILE *out, const char *command)
+{
+    int n = fprintf(out, "%s ", LOG_COMMENT);
+    for (const char *c = command; *c && n >= 0; c++) n = fputc((unsigned char)*c < 0x20 ? '?' : *c, out) == EOF ? -1 : n + 1;
+    return n < 0 || fputc('\n', out) == EOF ? -1 : n + 1;
+}
+
 int log_value_put(FILE *out, const LogField *f, LogValue v)
 {
     if (v.empty) return 0;

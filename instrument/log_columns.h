@@ -3,7 +3,8 @@
  * train.c) and the reader (./report's study/report_io.c) all follow these tables, so a column
  * is named, formatted and described in one place. Depends on nothing but the C library.
  *
- * The log: a header line, then a row every --log-every steps. The columns of a run, in order,
+ * The log: a comment line "# ./train --task=sort ..." (the command of log_command_put), a
+ * header line, then a row every --log-every steps. The columns of a run, in order,
  * are the table's rows in table order; a per-layer row ("l%d_score_std") stands for one column
  * per layer, and consecutive per-layer rows of the same presence form a block that is written
  * layer by layer: l0_score_mean, .., l0_gnorm_wk, l1_score_mean, .., l1_gnorm_wk, then the next
@@ -67,6 +68,12 @@ void log_column_name(char *buf, size_t n, LogColumnId c, int layer);
  * is not per layer. The header and each row are written by walking this order. */
 typedef void LogVisit(void *ctx, LogColumnId column, int layer);
 void log_columns_each(int layers, LogPresence multiplier, LogVisit *visit, void *ctx);
+
+/* The log's first line: LOG_COMMENT and the command that makes the run's model, e.g. "# ./train
+ * --task=sort --dk=64" (control characters written as '?': one line). A reader skips the lines
+ * that start with LOG_COMMENT before the header, and takes the command from the first. */
+#define LOG_COMMENT "#"
+int log_command_put(FILE *out, const char *command);
 
 /* ------------------------------------------------------------------ the summary line */
 

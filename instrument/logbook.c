@@ -58,6 +58,22 @@ static void header_text(const Logbook *lb, char *buf, size_t len)
     if (h.n < len) snprintf(buf + h.n, len - h.n, "\n");
 }
 
+/* Reads the comment lines at the start of a log (LOG_COMMENT ...); returns their length in bytes. */
+static size_t comment_lines(FILE *f)
+{
+    size_t n = 0;
+    int c;
+    while ((c = fgetc(f)) == LOG_COMMENT[0]) {
+        n++;
+        while ((c = fgetc(f)) != EOF) { /* the rest of the line, its line end included */
+            n++;
+            if (c == '\n') break;
+        }
+    }
+    if (c != EOF) ungetc(c, f);
+    return n;
+}
+
 /* A resumed run (at step `step`) that names the log of the run it continues: the rows up to
  * that step are kept, the file is cut after them (rows past it belong to steps this run does
  * again, with the same numbers) and the new rows are appended. Refused when the file is not
@@ -70,12 +86,12 @@ static FILE *continue_log(Logbook *lb, const char *path, const char *header, int
         snprintf(lb->failed, sizeof lb->failed, "--log=%s: %s", path, why);
         return NULL;
     }
-    size_t hlen = strlen(header);
+    size_t hlen = strlen(header), keep = comment_lines(f); /* the command that started the log: kept */
     char *first = mem_alloc(hlen + 2);
     bool ok = fgets(first, (int)hlen + 2, f) && !strcmp(first, header);
     mem_free(first);
     /* then the rows, "<step>,...\n": keep the leading ones of steps <= step */
-    size_t keep = hlen;
+    keep += hlen;
     long dropped = 0;
     int c = ok ? fgetc(f) : EOF;
     while (c != EOF) {
@@ -110,7 +126,7 @@ static FILE *continue_log(Logbook *lb, const char *path, const char *header, int
     return f;
 }
 
-bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step)
+bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step, const char *command)
 {
     *lb = (Logbook){.quiet = quiet, .csv_path = path, .layers = c->layers,
                     .learned_scale = gpt_has_head_scales(c) && c->attn != ATTN_COSINE, .cosine = c->attn == ATTN_COSINE,
@@ -128,6 +144,7 @@ bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet,
         snprintf(lb->failed, sizeof lb->failed, "--log=%s: cannot create the file: %s", path, strerror(errno));
         return false;
     }
+    log_command_put(lb->csv, command);
     fputs(header, lb->csv);
     return csv_ok(lb);
 }

@@ -102,11 +102,15 @@ static void read_row(const char *line, size_t len, double *row, int cols, const 
 void log_table_read(LogTable *t, const char *path)
 {
     memset(t, 0, sizeof *t);
-    size_t size, pos, next;
+    size_t size, pos, next, len;
     char *text = read_text(path, &size, MUST_EXIST);
-    pos = text_bom(text, size);
-    size_t len = text_line(text, size, pos, &next);
-    if (len == 0) die("%s: empty", path);
+    int lineno = 1;
+    for (pos = text_bom(text, size); (len = text_line(text, size, pos, &next)) > 0 && text[pos] == LOG_COMMENT[0]; pos = next) {
+        size_t mark = strlen(LOG_COMMENT) + (len > strlen(LOG_COMMENT) && text[pos + strlen(LOG_COMMENT)] == ' ');
+        if (!t->command) t->command = xstrndup(text + pos + mark, len - mark);
+        lineno++;
+    }
+    if (len == 0) die("%s:%d: empty: no header", path, lineno);
     char *header = xstrndup(text + pos, len);
     char **names = NULL;
     char *save = NULL;
@@ -115,10 +119,11 @@ void log_table_read(LogTable *t, const char *path)
         names[t->cols++] = tok;
     }
     if (t->cols == 0 || strcmp(names[0], g_log_columns[LOG_STEP].name))
-        die("%s:1: not a log of ./train (no step column first)", path);
+        die("%s:%d: not a log of ./train (no step column first)%s", path, lineno,
+            !strcmp(names[0], "id") ? "; a runs.csv of ./report is read with --runs" : "");
     int *id = xmalloc(sizeof(int) * (size_t)t->cols);
     find_columns(t, names, id);
-    RowSource src = {path, 1, names, id};
+    RowSource src = {path, lineno, names, id};
     int cap = 0;
     for (pos = next; pos < size; pos = next) {
         len = text_line(text, size, pos, &next);
@@ -137,6 +142,7 @@ void log_table_read(LogTable *t, const char *path)
 
 void log_table_free(LogTable *t)
 {
+    free(t->command);
     free(t->value);
     for (int c = 0; c < N_LOG_COLUMNS; c++) free(t->col[c]);
     memset(t, 0, sizeof *t);

@@ -8,13 +8,15 @@
 enum { LOG_MAX_LAYERS = 256 };
 
 typedef struct LogTable {
+    char *command;                            /* its first comment line without "# " (the command that
+                                                 made the run, "./train --task=sort ..."); NULL: none */
     int rows, cols;
     double *value;                            /* rows x cols; NAN for an empty cell */
     int layers[N_LOG_COLUMNS];                /* how many layers of each column the log has (1: a run-wide one); 0: absent */
     int *col[N_LOG_COLUMNS];                  /* their places in a row, layer by layer */
 } LogTable;
 
-/* Reads a log. Every row must be whole: as many fields as the header, each a number or empty,
+/* Reads a log: its comment lines (LOG_COMMENT ...), its header and its rows. Every row must be whole: as many fields as the header, each a number or empty,
  * and a line end. A log cut short (a full disk, a copy interrupted) is an error naming the file
  * and line, never a partial table. */
 void log_table_read(LogTable *t, const char *path);

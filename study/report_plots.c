@@ -16,8 +16,8 @@
 
 #include "report_cells.h"
 #include "report_common.h"
+#include "report_figure.h"
 #include "stats.h"
-#include "../viz/svg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -174,17 +174,6 @@ static void n_text(char *buf, size_t len, int lo, int hi, const char *per)
     else snprintf(buf, len, "n = %d–%d per %s", lo, hi, per);
 }
 
-static double clip01(double v) { return fmin(fmax(v, 0), 1); }
-
-static const double g_acc_ticks[6] = {0, 0.2, 0.4, 0.6, 0.8, 1};
-
-/* An accuracy axis: [0, 1] (a little room so markers at 0 and 1 show whole), ticks 0..1. */
-static SvgAxis accuracy_axis(const char *label)
-{
-    SvgAxis a = {-0.03, 1.03, SVG_LINEAR, label, g_acc_ticks, 6};
-    return a;
-}
-
 /* A legend of the scales drawn, then notes. */
 static void scale_legend(Svg *s, double x, double y, const char **scales, int ns, const SvgStyle *extra,
                          const char *extra_label, const char *const *notes, int n_notes)
@@ -208,27 +197,6 @@ static void scale_legend(Svg *s, double x, double y, const char **scales, int ns
     }
     svg_legend(s, x, y, 250, labels, ptr, n);
 }
-
-/* A plot in dir/name, w x h pixels (at least 960 wide: room for the titles); plot_close
- * checks it and gives it its name. */
-typedef struct Plot {
-    OutFile file;
-    Svg svg;
-} Plot;
-
-static Svg *plot_open(Plot *p, const char *dir, const char *name, int w, int h)
-{
-    svg_begin(&p->svg, out_open(&p->file, dir, name), w > 960 ? w : 960, h);
-    return &p->svg;
-}
-
-static void plot_close(Plot *p)
-{
-    svg_end(&p->svg);
-    out_close(&p->file);
-}
-
-enum { PANEL_W = 300, PANEL_H = 240, MARGIN = 75, TOP = 70, LEGEND_W = 270 };
 
 /* A panel at (left, top): its x axis log, a tick at each of the n values xs (ascending), with
  * room for the markers (a factor either side); its y axis an accuracy. */

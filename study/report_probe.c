@@ -9,7 +9,7 @@
 #include "report_probe.h"
 
 #include "report_common.h"
-#include "../viz/svg.h"
+#include "report_figure.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -113,13 +113,12 @@ int report_probe_plot(const char *probe_md, const char *dir)
         if (!read_probe_table(probe_md, sections[k], &tab[k])) die("--probe %s: no table under \"%s\"", probe_md, sections[k]);
     const int n_keys = 64; /* the probe's sections 5 and 6 */
 
-    OutFile file;
-    Svg s;
-    enum { W = 300, H = 240, LEFT = 75, TOP = 75, GAP = 85 };
-    svg_begin(&s, out_open(&file, dir, "probe_softmax.svg"), LEFT + 2 * (W + GAP) + 260, TOP + H + 70);
-    svg_text(&s, LEFT - 60, 24, 15, "start",
+    Plot plot;
+    enum { W = 300, H = 240, LEFT = 75, ABOVE = 75, GAP = 85 };
+    Svg *s = plot_open(&plot, dir, "probe_softmax.svg", LEFT + 2 * (W + GAP) + 260, ABOVE + H + 70);
+    svg_text(s, LEFT - 60, 24, 15, "start",
              "One query against 64 keys, q and k with iid N(0, 1) entries (./probe, sections 5 and 6)");
-    svg_text(&s, LEFT - 60, 44, 12, "start",
+    svg_text(s, LEFT - 60, 44, 12, "start",
              "p = softmax(q·k × s); each point is a mean over the probe's queries (standard errors below 0.01)");
     double uniform[2] = {log((double)n_keys), sqrt(1.0 / n_keys - 1.0 / ((double)n_keys * n_keys))};
     const char *ylabels[2] = {"entropy of p (nats)", "‖diag(p) − p pᵀ‖_F"};
@@ -129,21 +128,21 @@ int report_probe_plot(const char *probe_md, const char *dir)
         double top = uniform[k];
         for (int r = 0; r < t->n_dk; r++)
             for (int d = 0; d < t->n_div; d++) top = fmax(top, t->v[r][d]);
-        SvgPanel p = {LEFT + k * (W + GAP), TOP, W, H, svg_axis_for(t->dk[0], t->dk[t->n_dk - 1], SVG_LOG, "dk (log)"),
+        SvgPanel p = {LEFT + k * (W + GAP), ABOVE, W, H, svg_axis_for(t->dk[0], t->dk[t->n_dk - 1], SVG_LOG, "dk (log)"),
                       svg_axis_for(0, top * 1.08, SVG_LINEAR, ylabels[k]), titles[k]};
         p.x.lo = t->dk[0] / 1.5; /* the measured dk only, with room for the markers */
         p.x.hi = t->dk[t->n_dk - 1] * 1.5;
         p.x.ticks = t->dk;
         p.x.n_ticks = t->n_dk;
         p.y.lo = 0;
-        svg_panel(&s, &p);
-        svg_hline(&s, &p, uniform[k], "#888888", "uniform over 64 keys");
+        svg_panel(s, &p);
+        svg_hline(s, &p, uniform[k], "#888888", "uniform over 64 keys");
         for (int l = 0; l < N_LINES; l++) {
             int d = column_of(t, g_lines[l].column);
             if (d < 0) die("--probe %s: no column \"/ %s\" in %s", probe_md, g_lines[l].column, sections[k]);
             double y[PROBE_MAX_DK];
             for (int r = 0; r < t->n_dk; r++) y[r] = t->v[r][d];
-            svg_series(&s, &p, t->dk, y, t->n_dk, &g_lines[l].style);
+            svg_series(s, &p, t->dk, y, t->n_dk, &g_lines[l].style);
         }
     }
     const char *labels[N_LINES];
@@ -152,8 +151,7 @@ int report_probe_plot(const char *probe_md, const char *dir)
         labels[l] = g_lines[l].label;
         styles[l] = &g_lines[l].style;
     }
-    svg_legend(&s, LEFT + 2 * (W + GAP) - 30, TOP, 250, labels, styles, N_LINES);
-    svg_end(&s);
-    out_close(&file);
+    svg_legend(s, LEFT + 2 * (W + GAP) - 30, ABOVE, 250, labels, styles, N_LINES);
+    plot_close(&plot);
     return 1;
 }

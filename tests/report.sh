@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # report.sh - end-to-end tests of ./report on synthetic result folders (jobs.tsv and run
 # outputs written here, no training): merging shards, refusing conflicts and bad input,
-# regenerating the tables from runs.csv alone, and known statistics in the tables.
+# regenerating the tables from runs.csv alone, and known statistics in the tables; and on the
+# logs of a few short ./train runs: one run or several at a glance.
 # Prints "N passed, N failed".
 #
-#   tests/report.sh BIN_DIR      the folder holding report (e.g. . or build/asan32)
+#   tests/report.sh BIN_DIR      the folder holding report and train (e.g. . or build/asan32)
 set -u
 bin=${1:?usage: tests/report.sh BIN_DIR}
 report=$(cd "$bin" && pwd)/report
+train=$(cd "$bin" && pwd)/train
 dir=${TEST_TMPDIR:-$(mktemp -d)}/report
 rm -rf "$dir"
 mkdir -p "$dir"
@@ -323,6 +325,50 @@ sed -i '2s/^1,3.0,1.0,/1,3.0,-1.0,/' "impossible/runs/$(id_of 0).csv"
 refuse "a log with a negative score std" "lr_1_dk16_lr1e-3_s1.csv:2: field 3 (l0_score_std) \"-1.0\" is not a number >= 0" impossible
 refuse "--runs and folders together" "one or the other" --runs all/runs.csv all
 refuse "an unknown option" "unknown option --bogus" --bogus all
+
+# ---------------------------------------------------------------- runs at a glance, from their logs
+# three short runs: s = 1 and the default 1/sqrt(dk) at dk 32, and one with NaN steps (fp16, the naive softmax, s = 1)
+glance=(--steps=20 --log-every=5 --eval-every=10 --batch=8 --eval-examples=16 --layers=2 --quiet)
+"$train" "${glance[@]}" --dk=32 --scale=1 --log=s1.csv >s1.out 2>&1
+"$train" "${glance[@]}" --dk=32 --log=ssqrt.csv >ssqrt.out 2>&1
+"$train" "${glance[@]}" --dk=64 --qk-init=unit --scale=1 --precision=fp16 --softmax=naive --nan=continue --log=nan.csv >nan.out 2>&1
+# last COLUMN FILE: the last non-empty value of a column of a log
+last() { grep -v '^#' "$2" | awk -F, -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } $k != "" { v = $k } END { print v }'; }
+"$report" s1.csv ssqrt.csv >glance.out 2>glance.err
+rc=$?
+svg=s1_and_1_more.svg
+panels=$(grep -c '<rect x=.* fill="none" stroke="black"/>' "$svg" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$panels" = 6 ] && grep -q '>scale=1<' "$svg" && grep -q '>scale=default<' "$svg" &&
+    ! grep -q '>[^<]*dk=32[^<]*<' "$svg" && grep -q "^report: 2 runs -> ./$svg$" glance.out; then
+    ok "two logs: one SVG of 6 panels on shared axes, the legend naming each run by the flag that differs (scale), not those they share"
+else
+    bad "two logs at a glance" "exit $rc, $panels panels" "$(head -c 300 glance.err)" "$(grep -o '>scale[^<]*<' "$svg" 2>/dev/null)"
+fi
+for panel in "training loss" "held-out accuracy" "std of the scores" "attention entropy" "‖∇Wq‖ (solid) and ‖∇Wk‖ (dashed)" "global gradient norm"; do
+    grep -q "$panel" "$svg" 2>/dev/null || bad "the glance's panel \"$panel\""
+done
+row=$(grep '^scale=1 ' glance.out)
+want=$(printf '%.4g %.3f' "$(last loss s1.csv)" "$(last val_acc s1.csv)")
+if [ "$(echo "$row" | awk '{ print $2, $3, $4, $9 }')" = "20 $want 0" ]; then
+    ok "the table: a line per run with its steps, final loss and last held-out accuracy as logged, no NaN step"
+else
+    bad "the glance's table" "$row" "want steps 20, loss and accuracy $want, 0 NaN steps"
+fi
+"$report" --out glance_out nan.csv >nan_glance.out 2>&1
+if [ -f glance_out/nan.svg ] && grep -q '^nan ' nan_glance.out && [ "$(awk '$1 == "nan" { print $NF }' nan_glance.out)" = "$(last nan_count nan.csv)" ] &&
+    [ "$(last nan_count nan.csv)" -gt 0 ] && grep -q '>./train --dk=64 --scale=1 --qk-init=unit --precision=fp16' glance_out/nan.svg; then
+    ok "one log: --out DIR/nan.svg, its command as the subtitle, its NaN steps counted ($(last nan_count nan.csv))"
+else
+    bad "one log at a glance" "$(cat nan_glance.out)"
+fi
+grep -v '^#' s1.csv >old_format.csv # a log written before the command line
+if "$report" old_format.csv ssqrt.csv >old.out 2>&1 && grep -q '>old_format<' old_format_and_1_more.svg; then
+    ok "a log without its command line: named by its file"
+else
+    bad "a log without its command line" "$(cat old.out)"
+fi
+refuse "a log and a result folder together" "not both" s1.csv all
+refuse "a runs.csv given as a log" "runs.csv:1: not a log of ./train (no step column first); a runs.csv of ./report is read with --runs" all/runs.csv
 
 # ---------------------------------------------------------------- a study of 100 000 runs
 # big_runs_csv N: a runs.csv of N done runs, 3 stages x 3 tasks x 2 optimizers x 5 scales x 5 dk x 4 lr, 50 variants in
