@@ -3,10 +3,29 @@
 
 #include <math.h>
 
+int figure_width(int w) { return w > 960 ? w : 960; }
+
 Svg *plot_open(Plot *p, const char *dir, const char *name, int w, int h)
 {
-    svg_begin(&p->svg, out_open(&p->file, dir, name), w > 960 ? w : 960, h);
+    svg_begin(&p->svg, out_open(&p->file, dir, name), figure_width(w), h);
     return &p->svg;
+}
+
+enum { TITLE_SIZE = 15, SUBTITLE_SIZE = 12, SUBTITLE_Y = 44 };
+
+/* The subtitle's room: from the left margin to 20 pixels before the right edge. */
+static double subtitle_width(int width) { return width - MARGIN - 20; }
+
+int figure_top(int width, const char *subtitle)
+{
+    int lines = svg_text_lines(subtitle, SUBTITLE_SIZE, subtitle_width(width));
+    return TOP + (int)ceil(1.3 * SUBTITLE_SIZE * (lines > 1 ? lines - 1 : 0));
+}
+
+void figure_titles(Svg *s, int width, const char *title, const char *subtitle)
+{
+    svg_text(s, MARGIN, 24, TITLE_SIZE, "start", title);
+    svg_text_wrapped(s, MARGIN, SUBTITLE_Y, SUBTITLE_SIZE, subtitle_width(width), subtitle);
 }
 
 void plot_close(Plot *p)

@@ -190,20 +190,28 @@ static void draw_panel(Svg *s, const SvgPanel *panel, const GlanceRun *runs, int
         }
 }
 
-/* The legend: a line per run, its label. */
+/* The legend, right of the panels: a line per run, its label (cut short with "…" past
+ * LABEL_CHARS characters: the table on standard output has it whole). */
+enum { GLANCE_LEGEND_W = 400, LABEL_CHARS = 48 };
 static void runs_legend(Svg *s, double x, double y, const GlanceRun *runs, int n)
 {
+    static char shown[MAX_RUNS][LABEL_LEN + 8];
     const char *labels[MAX_RUNS + 1];
     SvgStyle styles[MAX_RUNS];
     const SvgStyle *ptr[MAX_RUNS + 1];
     for (int r = 0; r < n; r++) {
         styles[r] = run_style(r);
         ptr[r] = &styles[r];
-        labels[r] = runs[r].label;
+        const char *label = runs[r].label;
+        size_t cut = 0;
+        for (int chars = 0; label[cut] && chars < LABEL_CHARS; chars++) /* whole UTF-8 characters */
+            for (cut++; ((unsigned char)label[cut] & 0xC0) == 0x80; cut++) continue;
+        snprintf(shown[r], sizeof shown[r], "%.*s%s", (int)cut, label, label[cut] ? "…" : "");
+        labels[r] = shown[r];
     }
     ptr[n] = NULL;
     labels[n] = "each run: its colour and marker";
-    svg_legend(s, x, y, LEGEND_W - 20, labels, ptr, n + 1);
+    svg_legend(s, x, y, GLANCE_LEGEND_W - 20, labels, ptr, n + 1);
 }
 
 static void draw_figure(const char *dir, const char *name, const GlanceRun *runs, int n)
@@ -215,25 +223,25 @@ static void draw_figure(const char *dir, const char *name, const GlanceRun *runs
         max_step = fmax(max_step, log_table_mean(&runs[r].log, LOG_STEP, runs[r].log.rows - 1));
     }
     double *x = xmalloc(sizeof(double) * (size_t)max_rows), *y = xmalloc(sizeof(double) * (size_t)max_rows);
+    char title[512];
+    if (n == 1) snprintf(title, sizeof title, "%s: one run at a glance", runs[0].stem);
+    else snprintf(title, sizeof title, "%d runs at a glance, named by the flags in which they differ", n);
+    const char *subtitle = n == 1 && runs[0].log.command ? runs[0].log.command : "the attention statistics: means over layers";
     int rows = (N_PANELS + PANEL_COLS - 1) / PANEL_COLS;
+    int width = figure_width(MARGIN + PANEL_COLS * (PANEL_W + MARGIN) + GLANCE_LEGEND_W), top = figure_top(width, subtitle);
     Plot plot;
-    Svg *s = plot_open(&plot, dir, name, MARGIN + PANEL_COLS * (PANEL_W + MARGIN) + LEGEND_W, TOP + rows * (PANEL_H + 80));
+    Svg *s = plot_open(&plot, dir, name, width, top + rows * (PANEL_H + 80));
     for (int k = 0; k < N_PANELS; k++) {
         SvgAxis steps = {0, max_step, SVG_LINEAR, "step", NULL, 0}; /* from 0: no step is below it */
-        SvgPanel panel = {MARGIN + (k % PANEL_COLS) * (PANEL_W + MARGIN), TOP + (k / PANEL_COLS) * (PANEL_H + 80), PANEL_W,
+        SvgPanel panel = {MARGIN + (k % PANEL_COLS) * (PANEL_W + MARGIN), top + (k / PANEL_COLS) * (PANEL_H + 80), PANEL_W,
                           PANEL_H, steps, panel_y_axis(runs, n, k, x, y), g_panels[k].title};
         svg_panel(s, &panel);
         draw_panel(s, &panel, runs, n, k, x, y);
     }
     free(x);
     free(y);
-    char title[512];
-    if (n == 1) snprintf(title, sizeof title, "%s: one run at a glance", runs[0].stem);
-    else snprintf(title, sizeof title, "%d runs at a glance, named by the flags in which they differ", n);
-    svg_text(s, MARGIN, 24, 15, "start", title);
-    svg_text(s, MARGIN, 44, 12, "start",
-             n == 1 && runs[0].log.command ? runs[0].log.command : "the attention statistics: means over layers");
-    runs_legend(s, MARGIN + PANEL_COLS * (PANEL_W + MARGIN) - 30, TOP, runs, n);
+    figure_titles(s, width, title, subtitle);
+    runs_legend(s, MARGIN + PANEL_COLS * (PANEL_W + MARGIN) - 30, top, runs, n);
     plot_close(&plot);
 }
 
@@ -251,12 +259,14 @@ static double last_value(const LogTable *t, LogColumnId c)
 
 static void print_table(const GlanceRun *runs, int n)
 {
-    printf("%-30s %6s %10s %7s %15s %9s %13s %7s %9s\n", "run", "steps", "final loss", "val acc", "score std first", "last",
+    int w = 3; /* the labels' column: as wide as the longest */
+    for (int r = 0; r < n; r++) w = (int)strlen(runs[r].label) > w ? (int)strlen(runs[r].label) : w;
+    printf("%-*s %6s %10s %7s %15s %9s %13s %7s %9s\n", w, "run", "steps", "final loss", "val acc", "score std first", "last",
            "H/log n first", "last", "NaN steps");
     for (int r = 0; r < n; r++) {
         const LogTable *t = &runs[r].log;
         int last = t->rows - 1;
-        printf("%-30.30s %6.0f %10.4g %7.3f %15.3g %9.3g %13.3f %7.3f %9.0f\n", runs[r].label,
+        printf("%-*s %6.0f %10.4g %7.3f %15.3g %9.3g %13.3f %7.3f %9.0f\n", w, runs[r].label,
                log_table_mean(t, LOG_STEP, last), log_table_mean(t, LOG_LOSS, last), last_value(t, LOG_VAL_ACC),
                log_table_mean(t, LOG_SCORE_STD, 0), log_table_mean(t, LOG_SCORE_STD, last), log_table_mean(t, LOG_ENTROPY_NORM, 0),
                log_table_mean(t, LOG_ENTROPY_NORM, last), log_table_mean(t, LOG_NAN_COUNT, last));

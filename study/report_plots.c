@@ -5,12 +5,15 @@
  *   lr_STAGE_TASK_OPTIM.svg  the same for another stage that sweeps rates (the width sweep)
  *   dk_TASK.svg            test accuracy vs dk, each scale at its best learning rate, one panel
  *                          per optimizer; bars = 95 % CI over seeds, clipped to [0, 1]
- *   curves_TASK_OPTIM.svg  score std and per-query gradient median vs step (log y), median over
- *                          seeds, one panel per dk: only where the runs' logs were read
+ *   curves_TASK_OPTIM.svg  score std, per-query gradient median (log y) and loss vs step, median
+ *                          over seeds: a row of panels per dk, a column per quantity; only where
+ *                          the runs' logs were read
  *
- * Every scale has one style (colour, dash, marker) in every plot and a legend entry; points of
- * different scales are moved apart a little along x so that equal values stay visible; each
- * panel states its n; accuracy axes are [0, 1] in every panel.
+ * Every scale has one style (colour, dash, marker) in every plot and a legend entry; the points
+ * of one x are dodged a few pixels apart by scale, centred on their x (a legend note says so),
+ * so that equal values stay visible and every cluster reads as one x; the curves are drawn at
+ * their true steps, told apart by their markers; each panel states its n; accuracy axes are
+ * [0, 1] in every panel, and the step and loss axes start at 0; subtitles wrap inside the figure.
  */
 #include "report_plots.h"
 
@@ -148,13 +151,42 @@ static SvgStyle scale_style(const char *scale)
     return st;
 }
 
-/* The x position of a scale's point: x moved by a small factor per scale (log axes), so that
- * points with equal values do not hide each other. */
-static double nudge(double x, const char *scale)
+/* The points of a panel, scale i at x value j: their means and intervals, and the x each is
+ * drawn at. The points of one x value are dodged DODGE_PX pixels apart, in the order of the
+ * legend, centred on it (a point alone stands on it), so that equal values do not hide each
+ * other and every cluster reads as the one x of its tick (a legend note says so). */
+enum { DODGE_PX = 3 };
+static const char *const g_dodge_note = "points of one x: 3 px apart, by scale";
+typedef struct PanelPoints {
+    StatsCi ci[MAX_LIST][MAX_LIST];
+    double x[MAX_LIST][MAX_LIST];
+} PanelPoints;
+
+static void dodge_points(const SvgPanel *panel, const double *xs, int nx, int ns, PanelPoints *pts)
 {
-    int k = 0;
-    while (k < g_n_scales && strcmp(g_scales[k], scale)) k++;
-    return x * pow(10, 0.025 * (k - (g_n_scales - 1) / 2.0));
+    for (int j = 0; j < nx; j++) {
+        int present = 0, rank = 0;
+        for (int i = 0; i < ns; i++) present += isfinite(pts->ci[i][j].mean);
+        for (int i = 0; i < ns; i++) {
+            double offset = isfinite(pts->ci[i][j].mean) ? DODGE_PX * (rank++ - (present - 1) / 2.0) : 0;
+            pts->x[i][j] = svg_dodge(panel, xs[j], offset);
+        }
+    }
+}
+
+/* The panel's lines, a scale each, with their intervals, at the dodged x. */
+static void draw_points(Svg *s, const SvgPanel *panel, const char *const *scales, int ns, int nx, const PanelPoints *pts)
+{
+    for (int i = 0; i < ns; i++) {
+        SvgStyle st = scale_style(scales[i]);
+        double y[MAX_LIST];
+        for (int j = 0; j < nx; j++) {
+            const StatsCi *ci = &pts->ci[i][j];
+            y[j] = ci->mean;
+            if (ci->defined) svg_error_bar(s, panel, pts->x[i][j], clip01(ci->lo), clip01(ci->hi), st.color);
+        }
+        svg_series(s, panel, pts->x[i], y, nx, &st);
+    }
 }
 
 static const char *scale_name(const char *scale)
@@ -278,21 +310,20 @@ static void lr_panel_n(const LrPlot *lp, int k, int *lo, int *hi)
 /* Panel k's lines: the mean validation accuracy per rate, its interval, the chosen rate ringed. */
 static void draw_lr_panel(Svg *s, const LrPlot *lp, int k, const SvgPanel *panel)
 {
-    for (int i = 0; i < lp->ns; i++) {
-        SvgStyle st = scale_style(lp->scales[i]);
-        double x[MAX_LIST], y[MAX_LIST];
-        CellKey line = lr_point(lp, k, lp->scales[i], NAN);
-        double chosen = best_lr(lp->cs, &line);
+    static PanelPoints pts;
+    for (int i = 0; i < lp->ns; i++)
         for (int l = 0; l < lp->nl; l++) {
             CellKey q = lr_point(lp, k, lp->scales[i], lp->lrs[l]);
-            int n = gather(cell_at(lp->cs, &q), M_VAL_ACC, lp->vals);
-            StatsCi ci = stats_ci95(lp->vals, n);
-            x[l] = nudge(lp->lrs[l], lp->scales[i]);
-            y[l] = ci.mean;
-            if (ci.defined) svg_error_bar(s, panel, x[l], clip01(ci.lo), clip01(ci.hi), st.color);
-            if (lp->lrs[l] == chosen && n) svg_shape(s, panel, x[l], y[l], SVG_CIRCLE, 8, st.color, SVG_HOLLOW);
+            pts.ci[i][l] = stats_ci95(lp->vals, gather(cell_at(lp->cs, &q), M_VAL_ACC, lp->vals));
         }
-        svg_series(s, panel, x, y, lp->nl, &st);
+    dodge_points(panel, lp->lrs, lp->nl, lp->ns, &pts);
+    draw_points(s, panel, lp->scales, lp->ns, lp->nl, &pts);
+    for (int i = 0; i < lp->ns; i++) { /* the chosen rate of each line, ringed */
+        CellKey line = lr_point(lp, k, lp->scales[i], NAN);
+        double chosen = best_lr(lp->cs, &line);
+        for (int l = 0; l < lp->nl; l++)
+            if (lp->lrs[l] == chosen && pts.ci[i][l].n)
+                svg_shape(s, panel, pts.x[i][l], pts.ci[i][l].mean, SVG_CIRCLE, 8, scale_style(lp->scales[i]).color, SVG_HOLLOW);
     }
 }
 
@@ -300,38 +331,39 @@ static void plot_lr(const char *dir, const Cells *cs, const char *stage, const c
 {
     LrPlot lp;
     lr_plan(&lp, cs, stage, task, optim);
-    int cols = lp.np < 4 ? lp.np : 4, panel_rows = (lp.np + cols - 1) / cols;
-    char name[256], title[512];
+    int plo[MAX_LIST], phi[MAX_LIST], lo_n = 1 << 30, hi_n = 0; /* n per point, per panel and over all */
+    for (int k = 0; k < lp.np; k++) {
+        lr_panel_n(&lp, k, &plo[k], &phi[k]);
+        lo_n = plo[k] < lo_n ? plo[k] : lo_n;
+        hi_n = phi[k] > hi_n ? phi[k] : hi_n;
+    }
+    char name[256], title[512], subtitle[512], nt[64];
     if (!strcmp(stage, LR_STAGE)) snprintf(name, sizeof name, "lr_%s_%s.svg", task, optim);
     else snprintf(name, sizeof name, "lr_%s_%s_%s.svg", stage, task, optim);
+    snprintf(title, sizeof title, "%s, %s: validation accuracy vs learning rate (stage %s)", task, optim, stage);
+    snprintf(subtitle, sizeof subtitle,
+             "%s; ringed: the chosen rate of each line (highest mean validation accuracy; ties: the smaller)",
+             hi_n > 1 ? "Mean over seeds, n in each panel" : "One seed per point");
+    int cols = lp.np < 4 ? lp.np : 4, panel_rows = (lp.np + cols - 1) / cols;
+    int width = figure_width(MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, subtitle);
     Plot plot;
-    Svg *s = plot_open(&plot, dir, name, MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W, TOP + panel_rows * (PANEL_H + 80) + 20);
-    int lo_n = 1 << 30, hi_n = 0;
+    Svg *s = plot_open(&plot, dir, name, width, top + panel_rows * (PANEL_H + 80) + 20);
     for (int k = 0; k < lp.np; k++) {
-        int plo, phi;
-        lr_panel_n(&lp, k, &plo, &phi);
-        lo_n = plo < lo_n ? plo : lo_n;
-        hi_n = phi > hi_n ? phi : hi_n;
-        char ptitle[256], nt[64];
-        n_text(nt, sizeof nt, plo, phi, "point");
+        char ptitle[256];
+        n_text(nt, sizeof nt, plo[k], phi[k], "point");
         if (strcmp(lp.variant[k], "-")) snprintf(ptitle, sizeof ptitle, "dk = %.0f, %s (%s)", lp.dk[k], lp.variant[k], nt);
         else snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", lp.dk[k], nt);
-        SvgPanel panel = accuracy_panel(MARGIN + (k % cols) * (PANEL_W + MARGIN), TOP + (k / cols) * (PANEL_H + 80), lp.lrs,
+        SvgPanel panel = accuracy_panel(MARGIN + (k % cols) * (PANEL_W + MARGIN), top + (k / cols) * (PANEL_H + 80), lp.lrs,
                                         lp.nl, 2, "learning rate (log)", "validation accuracy", ptitle);
         svg_panel(s, &panel);
         draw_lr_panel(s, &lp, k, &panel);
     }
     free(lp.vals);
-    char nt[64];
     n_text(nt, sizeof nt, lo_n, hi_n, "point");
-    snprintf(title, sizeof title, "%s, %s: validation accuracy vs learning rate (stage %s)", task, optim, stage);
-    svg_text(s, MARGIN, 24, 15, "start", title);
-    snprintf(title, sizeof title, "%s; ringed: the chosen rate of each line (highest mean validation accuracy; ties: the smaller)",
-             hi_n > 1 ? "Mean over seeds, n in each panel" : "One seed per point");
-    svg_text(s, MARGIN, 44, 12, "start", title);
+    figure_titles(s, width, title, subtitle);
     SvgStyle ring = {"#000000", NULL, SVG_CIRCLE, 0, SVG_HOLLOW};
-    const char *notes[2] = {hi_n > 1 ? "bars: 95 % CI over seeds (Student t)" : "one seed: no interval", nt};
-    scale_legend(s, MARGIN + cols * (PANEL_W + MARGIN) - 30, TOP, lp.scales, lp.ns, &ring, "chosen learning rate", notes, 2);
+    const char *notes[3] = {hi_n > 1 ? "bars: 95 % CI over seeds (Student t)" : "one seed: no interval", nt, g_dodge_note};
+    scale_legend(s, MARGIN + cols * (PANEL_W + MARGIN) - 30, top, lp.scales, lp.ns, &ring, "chosen learning rate", notes, 3);
     plot_close(&plot);
 }
 
@@ -418,21 +450,14 @@ static void dk_sources(DkPlot *dp, int o, DkSources *src, int *lo, int *hi)
 /* Optimizer o's lines: the mean test accuracy per dk and its interval. */
 static void draw_dk_panel(Svg *s, const DkPlot *dp, int o, const DkSources *src, const SvgPanel *panel)
 {
-    for (int i = 0; i < dp->ns; i++) {
-        SvgStyle st = scale_style(dp->scales[i]);
-        double x[MAX_LIST], y[MAX_LIST];
+    static PanelPoints pts;
+    for (int i = 0; i < dp->ns; i++)
         for (int d = 0; d < dp->nd; d++) {
-            x[d] = nudge(dp->dks[d], dp->scales[i]);
-            y[d] = NAN;
-            if (!src->stage[i][d]) continue;
             CellKey q = dk_point(dp, o, src, i, d);
-            int n = gather(cell_at(dp->cs, &q), M_TEST_ACC, dp->vals);
-            StatsCi ci = stats_ci95(dp->vals, n);
-            y[d] = ci.mean;
-            if (ci.defined) svg_error_bar(s, panel, x[d], clip01(ci.lo), clip01(ci.hi), st.color);
+            pts.ci[i][d] = stats_ci95(dp->vals, src->stage[i][d] ? gather(cell_at(dp->cs, &q), M_TEST_ACC, dp->vals) : 0);
         }
-        svg_series(s, panel, x, y, dp->nd, &st);
-    }
+    dodge_points(panel, dp->dks, dp->nd, dp->ns, &pts);
+    draw_points(s, panel, dp->scales, dp->ns, dp->nd, &pts);
 }
 
 /* The subtitle: what a point is, and the stages the points came from. */
@@ -456,32 +481,34 @@ static void plot_dk(const char *dir, const Cells *cs, const char *task)
     dp.ns = distinct_text(cs, &dp.pick, JOB_SCALE, dp.scales);
     dp.nd = distinct_number(cs, &dp.pick, JOB_DK, dp.dks);
     if (dp.no == 0 || dp.nd == 0) return;
-    char name[256], title[512];
-    snprintf(name, sizeof name, "dk_%s.svg", task);
-    Plot plot;
-    Svg *s = plot_open(&plot, dir, name, MARGIN + dp.no * (PANEL_W + MARGIN) + LEGEND_W, TOP + PANEL_H + 100);
     dp.vals = xmalloc(sizeof(double) * (size_t)(cs->n_rows + 1));
     static DkSources src;
-    int all_hi = 0;
+    int lo_n[MAX_LIST], hi_n[MAX_LIST], all_hi = 0; /* n per point, per panel (first: for the titles) */
     for (int o = 0; o < dp.no; o++) {
-        int lo_n, hi_n;
-        dk_sources(&dp, o, &src, &lo_n, &hi_n); /* n first, for the panel title */
-        all_hi = hi_n > all_hi ? hi_n : all_hi;
+        dk_sources(&dp, o, &src, &lo_n[o], &hi_n[o]);
+        all_hi = hi_n[o] > all_hi ? hi_n[o] : all_hi;
+    }
+    char name[256], title[512], subtitle[512];
+    snprintf(name, sizeof name, "dk_%s.svg", task);
+    snprintf(title, sizeof title, "%s: test accuracy vs dk, each scale at its best learning rate", task);
+    dk_subtitle(subtitle, sizeof subtitle, &dp, all_hi);
+    int width = figure_width(MARGIN + dp.no * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, subtitle);
+    Plot plot;
+    Svg *s = plot_open(&plot, dir, name, width, top + PANEL_H + 100);
+    for (int o = 0; o < dp.no; o++) {
         char ptitle[256], nt[64];
-        n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "point");
+        dk_sources(&dp, o, &src, &lo_n[o], &hi_n[o]);
+        n_text(nt, sizeof nt, hi_n[o] ? lo_n[o] : 0, hi_n[o], "point");
         snprintf(ptitle, sizeof ptitle, "%s (%s)", dp.optims[o], nt);
-        SvgPanel panel = accuracy_panel(MARGIN + o * (PANEL_W + MARGIN), TOP, dp.dks, dp.nd, 1.6, "dk (log)", "test accuracy", ptitle);
+        SvgPanel panel = accuracy_panel(MARGIN + o * (PANEL_W + MARGIN), top, dp.dks, dp.nd, 1.6, "dk (log)", "test accuracy", ptitle);
         svg_panel(s, &panel);
         draw_dk_panel(s, &dp, o, &src, &panel);
     }
     free(dp.vals);
-    snprintf(title, sizeof title, "%s: test accuracy vs dk, each scale at its best learning rate", task);
-    svg_text(s, MARGIN, 24, 15, "start", title);
-    char from[512];
-    dk_subtitle(from, sizeof from, &dp, all_hi);
-    svg_text(s, MARGIN, 44, 12, "start", from);
-    const char *notes[2] = {all_hi > 1 ? "bars: 95 % CI, clipped to [0, 1]" : "one seed: no interval", "n: runs per point"};
-    scale_legend(s, MARGIN + dp.no * (PANEL_W + MARGIN) - 30, TOP, dp.scales, dp.ns, NULL, NULL, notes, 2);
+    figure_titles(s, width, title, subtitle);
+    const char *notes[3] = {all_hi > 1 ? "bars: 95 % CI, clipped to [0, 1]" : "one seed: no interval", "n: runs per point",
+                            g_dodge_note};
+    scale_legend(s, MARGIN + dp.no * (PANEL_W + MARGIN) - 30, top, dp.scales, dp.ns, NULL, NULL, notes, 3);
     plot_close(&plot);
 }
 
@@ -559,6 +586,7 @@ typedef struct CurvesPlot {
     int ns, nd;
     double lo[N_CURVE_METRICS], hi[N_CURVE_METRICS]; /* the y range of each row of panels */
     double max_step, vocab, chance;        /* chance: the loss of a uniform guess (NAN: no one vocabulary) */
+    int top;                               /* where the panels start, below the titles */
     const Curve **line;                    /* room for the curves of one line */
     double *x, *y;                         /* room for one line's points */
 } CurvesPlot;
@@ -655,10 +683,11 @@ static void draw_curves_panel(Svg *s, CurvesPlot *cp, int m, int d)
     char ptitle[256], nt[64];
     n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "line");
     snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", cp->dks[d], nt);
-    SvgPanel panel = {MARGIN + d * (PANEL_W + MARGIN), TOP + m * (PANEL_H + 80), PANEL_W, PANEL_H,
+    /* a row per dk, a column per metric; the step axis and the loss axis from 0 */
+    SvgPanel panel = {MARGIN + m * (PANEL_W + MARGIN), cp->top + d * (PANEL_H + 80), PANEL_W, PANEL_H,
                       svg_axis_for(0, cp->max_step, SVG_LINEAR, "step"),
                       svg_axis_for(cp->lo[m], cp->hi[m], m != CURVE_LOSS ? SVG_LOG : SVG_LINEAR, ylabels[m]), ptitle};
-    svg_panel(s, &panel); /* x: 5 % room either side, for the moved curves */
+    svg_panel(s, &panel);
     if (m == CURVE_LOSS && isfinite(cp->chance)) {
         char label[96];
         snprintf(label, sizeof label, "chance: ln %.0f = %.2f (uniform over the vocabulary)", cp->vocab, cp->chance);
@@ -668,15 +697,13 @@ static void draw_curves_panel(Svg *s, CurvesPlot *cp, int m, int d)
         int n = line_runs(cp, i, d);
         if (!n) continue;
         int k = median_curve(cp->line, n, m, cp->x, cp->y, MAX_POINTS);
-        /* each scale moved a little along x (1.2 % of the axis per scale), so that equal
-         * curves lie side by side instead of hiding each other */
-        int g = 0;
-        while (g < g_n_scales && strcmp(g_scales[g], cp->scales[i])) g++;
-        for (int j = 0; j < k; j++) cp->x[j] += 0.012 * cp->max_step * (g - (g_n_scales - 1) / 2.0);
         SvgStyle st = scale_style(cp->scales[i]);
         st.marker = SVG_NO_MARKER;
-        svg_series(s, &panel, cp->x, cp->y, k, &st);
-        /* markers at about 8 points, each scale at its own phase */
+        svg_series(s, &panel, cp->x, cp->y, k, &st); /* at the true steps */
+        /* markers at about 8 points, each scale at its own phase, so that equal curves stay
+         * told apart by their markers */
+        int g = 0;
+        while (g < g_n_scales && strcmp(g_scales[g], cp->scales[i])) g++;
         int every = k / 8 > 1 ? k / 8 : 1, phase = g % every;
         SvgStyle mk = scale_style(cp->scales[i]);
         for (int j = phase; j < k; j += every) svg_shape(s, &panel, cp->x[j], cp->y[j], mk.marker, 3.5, mk.color, SVG_FILLED);
@@ -699,20 +726,21 @@ static bool plot_curves(const char *dir, const Cells *cs, const Curve *curves, i
     curves_ranges(&cp);
     char name[256], title[512];
     snprintf(name, sizeof name, "curves_%s_%s.svg", task, optim);
+    snprintf(title, sizeof title, "%s, %s: attention statistics and loss during training (stage %s)", task, optim, stage);
+    const char *subtitle = "The plain model (no variant flags), each scale at its best learning rate; a line: the median over "
+                           "seeds (of the mean over layers, for the attention statistics)";
+    int width = figure_width(MARGIN + N_CURVE_METRICS * (PANEL_W + MARGIN) + LEGEND_W);
+    cp.top = figure_top(width, subtitle);
     Plot plot;
-    Svg *s = plot_open(&plot, dir, name, MARGIN + cp.nd * (PANEL_W + MARGIN) + LEGEND_W, TOP + N_CURVE_METRICS * (PANEL_H + 80) + 20);
+    Svg *s = plot_open(&plot, dir, name, width, cp.top + cp.nd * (PANEL_H + 80) + 20);
     for (int m = 0; m < N_CURVE_METRICS; m++)
         for (int d = 0; d < cp.nd; d++) draw_curves_panel(s, &cp, m, d);
     free(cp.line);
     free(cp.x);
     free(cp.y);
-    snprintf(title, sizeof title, "%s, %s: attention statistics and loss during training (stage %s)", task, optim, stage);
-    svg_text(s, MARGIN, 24, 15, "start", title);
-    svg_text(s, MARGIN, 44, 12, "start",
-             "The plain model (no variant flags), each scale at its best learning rate; a line: the median over seeds (of "
-             "the mean over layers, for the attention statistics)");
+    figure_titles(s, width, title, subtitle);
     const char *notes[1] = {"n: logged runs per line"};
-    scale_legend(s, MARGIN + cp.nd * (PANEL_W + MARGIN) - 30, TOP, cp.scales, cp.ns, NULL, NULL, notes, 1);
+    scale_legend(s, MARGIN + N_CURVE_METRICS * (PANEL_W + MARGIN) - 30, cp.top, cp.scales, cp.ns, NULL, NULL, notes, 1);
     plot_close(&plot);
     return true;
 }

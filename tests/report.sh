@@ -370,6 +370,70 @@ fi
 refuse "a log and a result folder together" "not both" s1.csv all
 refuse "a runs.csv given as a log" "runs.csv:1: not a log of ./train (no step column first); a runs.csv of ./report is read with --runs" all/runs.csv
 
+# ---------------------------------------------------------------- the figures' layout
+# text_overflow FILE: the texts of an SVG that stand past its left or right edge (at 0.6 em a character, the estimate
+# the figures are laid out by; a UTF-8 character counted once; rotated texts left out)
+text_overflow() {
+    LC_ALL=C awk '/^<svg / { match($0, /width="[0-9.]+"/); width = substr($0, RSTART + 7, RLENGTH - 8) + 0 }
+        /^<text x=/ { match($0, /x="[-0-9.]+"/); x = substr($0, RSTART + 3, RLENGTH - 4) + 0
+            match($0, /font-size="[0-9]+"/); size = substr($0, RSTART + 11, RLENGTH - 12) + 0
+            match($0, /text-anchor="[a-z]+"/); anchor = substr($0, RSTART + 13, RLENGTH - 14)
+            t = $0; sub(/^<text[^>]*>/, "", t); sub(/<\/text>$/, "", t); gsub(/&[a-z]+;/, "x", t); gsub(/[\200-\277]/, "", t)
+            w = 0.6 * size * length(t); lo = anchor == "start" ? x : anchor == "end" ? x - w : x - w / 2
+            if (lo < -0.5 || lo + w > width + 0.5) print FILENAME ": \"" t "\" from x = " lo " to " lo + w " (width " width ")" }' "$@"
+}
+# the runs of one dk with logs: the curves figure of a single row of panels
+mkdir -p one_dk/runs
+{ echo "$header"; for sc in 1 sqrt; do for seed in 1 2; do
+    echo "h_${sc}_s$seed	headline	sort	adamw	$sc	64	1e-3	$seed	-	./train --scale=$sc --seed=$seed"; done; done; } >one_dk/jobs.tsv
+for id in h_1_s1 h_1_s2 h_sqrt_s1 h_sqrt_s2; do finish one_dk "$id" 0.5 0.6; done
+"$report" one_dk >/dev/null 2>&1
+overflow=$(text_overflow all/*.svg one_dk/*.svg "$svg" glance_out/nan.svg 2>&1)
+if [ -f one_dk/dk_sort.svg ] && [ -z "$overflow" ]; then
+    ok "every title, subtitle, label and legend inside its figure (the long subtitles wrapped)"
+else
+    bad "texts past a figure's edge" "$(echo "$overflow" | head -n 3)"
+fi
+# frames WIDTH FILE: the panels of an SVG, "x y width height" each
+frames() { grep -o '<rect x="[0-9.]*" y="[0-9.]*" width="[0-9.]*" height="[0-9.]*" fill="none" stroke="black"/>' "$1" |
+    sed 's/<rect x="\([0-9.]*\)" y="\([0-9.]*\)" width="\([0-9.]*\)" height="\([0-9.]*\)".*/\1 \2 \3 \4/'; }
+width=$(grep -o '^<svg [^>]*width="[0-9]*"' one_dk/curves_sort_adamw.svg | sed 's/.*width="//; s/"//')
+layout=$(frames one_dk/curves_sort_adamw.svg | awk -v w="${width:-1}" '{ n++; tops[$2] = 1; if ($1 + $3 > right) right = $1 + $3 }
+    END { t = 0; for (y in tops) t++; print n, t, (right / w >= 0.6) }')
+if [ "$layout" = "3 1 1" ]; then
+    ok "the curves figure of one dk: its three panels side by side, across the figure (a row per dk)"
+else
+    bad "the curves figure's layout" "panels, rows, across: $layout (want 3 1 1)" "$(frames one_dk/curves_sort_adamw.svg)"
+fi
+# the x ticks (short vertical lines below a panel) and the vertices of the lines of the dk plot: the points of one dk
+# stand around its tick, centred on it (a dodge of a few pixels), not beside it where they would read as another dk
+dodge=$(LC_ALL=C awk '/<line x1=.* stroke="black"\/>/ { split($0, a, "\""); if (a[2] == a[6] && a[8] - a[4] == 4) tick[++nt] = a[2] + 0 }
+    /<polyline/ { p = $0; sub(/.*points="/, "", p); sub(/".*/, "", p); n = split(p, v, " "); for (i = 1; i <= n; i++) { split(v[i], c, ","); vx[++nv] = c[1] + 0 } }
+    END { worst = 0; for (t = 1; t <= nt; t++) { s = 0; k = 0; for (i = 1; i <= nv; i++) if (vx[i] - tick[t] < 12 && tick[t] - vx[i] < 12) { s += vx[i] - tick[t]; k++ }
+              if (k && (s / k > worst || -s / k > worst)) worst = (s / k > 0 ? s / k : -s / k) }
+          print (nt > 0 && nv > 0 && worst <= 0.6) ? "centred" : "off by " worst " px" }' all/dk_sort.svg)
+if [ "$dodge" = centred ]; then
+    ok "the dk plot: the points of one dk dodged a few pixels around its tick, centred on it"
+else
+    bad "the dk plot's dodge" "the points around a tick: $dodge on average"
+fi
+# the step axis and the loss axis start at 0: a tick at the left edge of every curves panel, at the bottom of the loss ones
+# (the loss panels: the rightmost column; a y tick is a short line left of the frame)
+zero=0
+loss_zero=0
+while read -r x y w h; do
+    bottom=$(awk -v a="$y" -v b="$h" 'BEGIN { printf "%.1f", a + b }')
+    left=$(awk -v a="$x" 'BEGIN { printf "%.1f", a - 4 }')
+    grep -q "<line x1=\"$x\" y1=\"$bottom\" x2=\"$x\" y2=\"[0-9.]*\" stroke=\"black\"/>" one_dk/curves_sort_adamw.svg && zero=$((zero + 1))
+    grep -q "<line x1=\"$left\" y1=\"$bottom\" x2=\"$x\" y2=\"$bottom\" stroke=\"black\"/>" one_dk/curves_sort_adamw.svg && loss_zero=$x
+done < <(frames one_dk/curves_sort_adamw.svg)
+rightmost=$(frames one_dk/curves_sort_adamw.svg | sort -n | tail -n 1 | cut -d' ' -f1)
+if [ "$zero" -eq 3 ] && [ "$loss_zero" = "$rightmost" ]; then
+    ok "the curves' step axis from 0 (no tick left of it) and the loss axis from 0"
+else
+    bad "axes from 0" "$zero of 3 panels with step 0 at their left edge; the loss axis's 0 at the bottom: panel x = $loss_zero"
+fi
+
 # ---------------------------------------------------------------- a study of 100 000 runs
 # big_runs_csv N: a runs.csv of N done runs, 3 stages x 3 tasks x 2 optimizers x 5 scales x 5 dk x 4 lr, 50 variants in
 # stage variants, the rest seeds (the shape of a real grid, made larger)

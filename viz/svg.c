@@ -59,6 +59,54 @@ void svg_text(Svg *s, double x, double y, int size, const char *anchor, const ch
     fprintf(s->f, "</text>\n");
 }
 
+/* The estimated width of text in pixels: 0.6 em a character (a UTF-8 sequence counts once),
+ * which Helvetica's letters do not exceed on average. */
+static double text_width(const char *text, size_t len, int size)
+{
+    size_t chars = 0;
+    for (size_t i = 0; i < len; i++) chars += ((unsigned char)text[i] & 0xC0) != 0x80;
+    return 0.6 * size * (double)chars;
+}
+
+/* The length of the next line of wrapped text: as many words as fit (one at least), ending
+ * after a clause ("; ") rather than inside one when that fills half the line or more. */
+static size_t line_length(const char *text, int size, double max_width)
+{
+    size_t len = strlen(text), end = 0, clause = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (text[i] != ' ' && text[i] != 0) continue;
+        if (end > 0 && text_width(text, i, size) > max_width) break;
+        end = i;
+        if (i > 0 && text[i - 1] == ';') clause = i;
+    }
+    bool broken = end < len;
+    return broken && clause > 0 && text_width(text, clause, size) >= max_width / 2 ? clause : end;
+}
+
+int svg_text_lines(const char *text, int size, double max_width)
+{
+    int lines = 0;
+    for (const char *t = text; *t; lines++) {
+        t += line_length(t, size, max_width);
+        while (*t == ' ') t++;
+    }
+    return lines;
+}
+
+int svg_text_wrapped(Svg *s, double x, double y, int size, double max_width, const char *text)
+{
+    int lines = 0;
+    char line[1024];
+    for (const char *t = text; *t; lines++) {
+        size_t n = line_length(t, size, max_width);
+        snprintf(line, sizeof line, "%.*s", (int)n, t);
+        svg_text(s, x, y + 1.3 * size * lines, size, "start", line);
+        t += n;
+        while (*t == ' ') t++;
+    }
+    return lines;
+}
+
 /* Position of a data value along an axis, as a fraction 0..1 (NaN when it cannot be drawn). */
 static double frac(const SvgAxis *a, double v)
 {
@@ -71,6 +119,13 @@ static double frac(const SvgAxis *a, double v)
 }
 
 static double px(const SvgPanel *p, double x) { return p->left + frac(&p->x, x) * p->width; }
+
+double svg_dodge(const SvgPanel *p, double x, double pixels)
+{
+    const SvgAxis *a = &p->x;
+    double span = a->scale == SVG_LOG ? log10(a->hi) - log10(a->lo) : a->hi - a->lo, step = span * pixels / p->width;
+    return a->scale == SVG_LOG ? x * pow(10, step) : x + step;
+}
 static double py(const SvgPanel *p, double y) { return p->top + (1 - frac(&p->y, y)) * p->height; }
 
 static void format_tick(double v, char *buf, size_t n)
@@ -281,7 +336,7 @@ SvgAxis svg_axis_for(double lo, double hi, SvgScale scale, const char *label)
         a.lo -= 1;
     }
     double pad = 0.05 * (a.hi - a.lo);
-    a.lo -= pad;
+    a.lo = lo >= 0 && a.lo - pad < 0 ? 0 : a.lo - pad;
     a.hi += pad;
     return a;
 }

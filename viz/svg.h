@@ -55,6 +55,9 @@ void svg_panel(Svg *s, const SvgPanel *p);
  * marker at every point. Points that cannot be drawn (NaN, <= 0 on a log axis) break the line;
  * values outside the y range are drawn at its edge. */
 void svg_series(Svg *s, const SvgPanel *p, const double *x, const double *y, int n, const SvgStyle *style);
+/* The x that stands `pixels` to the right of x in the panel (left when negative): points of
+ * several series at one x, moved apart by a few pixels (a dodge), stay visible. */
+double svg_dodge(const SvgPanel *p, double x, double pixels);
 /* One marker of a shape, radius r pixels, filled or hollow. */
 void svg_shape(Svg *s, const SvgPanel *p, double x, double y, SvgShape shape, double r, const char *color, SvgFill fill);
 /* A vertical error bar from lo to hi, clipped to the panel's y range. */
@@ -62,6 +65,11 @@ void svg_error_bar(Svg *s, const SvgPanel *p, double x, double lo, double hi, co
 /* A horizontal reference line across the panel at y (e.g. a chance level), with a label. */
 void svg_hline(Svg *s, const SvgPanel *p, double y, const char *color, const char *label);
 void svg_text(Svg *s, double x, double y, int size, const char *anchor, const char *text);
+/* Text broken at spaces into lines no wider than max_width pixels (as estimated: no font metrics
+ * here), from (x, y) down, 1.3 em apart, anchored at their start; returns how many lines it drew. */
+int svg_text_wrapped(Svg *s, double x, double y, int size, double max_width, const char *text);
+/* How many lines svg_text_wrapped draws for the text. */
+int svg_text_lines(const char *text, int size, double max_width);
 /* Character data with &, < and > escaped (control characters as '?'), for an element the
  * caller opens and closes. */
 void svg_put_text(Svg *s, const char *text);
@@ -70,7 +78,9 @@ void svg_put_text(Svg *s, const char *text);
 void svg_legend(Svg *s, double x, double y, double width, const char *const *labels, const SvgStyle *const *styles,
                 int n);
 
-/* A range that covers [lo, hi] with some margin (log: whole decades when that is not too wide). */
+/* A range that covers [lo, hi] with some margin (log: whole decades when that is not too wide;
+ * linear: never below 0 when lo is not, so an axis of a quantity that cannot be negative starts
+ * at 0 at the lowest). */
 SvgAxis svg_axis_for(double lo, double hi, SvgScale scale, const char *label);
 
 #endif
