@@ -118,7 +118,8 @@ all: $(foreach p,$(PROGRAMS),$(call prog,$(p)))
 # ---------------------------------------------------------------- programs
 train_SRC  := train.c $(APP)
 probe_SRC  := probe.c $(SCORES) $(APP)
-report_SRC := report.c $(wildcard study/*.c) viz/svg.c base/base.c
+# ./report reads ./train's logs by the column table ./train writes them by (instrument/log_columns.c)
+report_SRC := report.c $(wildcard study/*.c) viz/svg.c base/base.c instrument/log_columns.c
 bench_SRC  := $(wildcard bench/*.c) $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects

@@ -23,6 +23,7 @@
 #include "base/exit.h"
 #include "run/interrupt.h"
 #include "run/run.h"
+#include "instrument/log_columns.h"
 #include "instrument/tape_dot.h"
 #include "instrument/tape_print.h"
 
@@ -119,10 +120,22 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
         print_examples(&r->eval, &r->model, &r->tape, &r->data, o->examples, stdout);
     }
     FormatCounts fp = rounding_total(r->state.rounding, r->model.cfg.layers);
-    printf("summary: steps=%d final_loss=%.6g val_loss=%.6g val_acc=%.4f steps_to_threshold=%d nan_count=%ld "
-           "fp_overflows=%ld fp_underflows=%ld fp_nans=%ld test_loss=%.6g test_acc=%.4f test_examples=%d time_s=%.1f\n",
-           r->stop, r->log.last_loss, last_eval.loss, last_eval.accuracy, r->state.steps_to_threshold, r->state.nan_count,
-           fp.overflow, fp.underflow, fp.nan, test.loss, test.accuracy, test.examples, omp_get_wtime() - t_start);
+    LogValue summary[N_SUMMARY_FIELDS] = { /* the fields of instrument/log_columns.c */
+        [SUMMARY_STEPS] = log_count(r->stop),
+        [SUMMARY_FINAL_LOSS] = log_real(r->log.last_loss),
+        [SUMMARY_VAL_LOSS] = log_real(last_eval.loss),
+        [SUMMARY_VAL_ACC] = log_real(last_eval.accuracy),
+        [SUMMARY_STEPS_TO_THRESHOLD] = log_count(r->state.steps_to_threshold),
+        [SUMMARY_NAN_COUNT] = log_count(r->state.nan_count),
+        [SUMMARY_FP_OVERFLOWS] = log_count(fp.overflow),
+        [SUMMARY_FP_UNDERFLOWS] = log_count(fp.underflow),
+        [SUMMARY_FP_NANS] = log_count(fp.nan),
+        [SUMMARY_TEST_LOSS] = log_real(test.loss),
+        [SUMMARY_TEST_ACC] = log_real(test.accuracy),
+        [SUMMARY_TEST_EXAMPLES] = log_count(test.examples),
+        [SUMMARY_TIME_S] = log_real(omp_get_wtime() - t_start),
+    };
+    summary_print(stdout, summary);
     if (!logbook_stdout_ok(&r->log)) die(EXIT_USER, "%s", r->log.failed); /* the checkpoint is saved already */
     run_free(r);
     return 0;

@@ -4,6 +4,9 @@
 
 #include "logbook.h"
 
+#include "log_columns.h"
+
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include "../base/openmp.h"
@@ -26,23 +29,49 @@ bool logbook_stdout_ok(Logbook *lb)
     return false;
 }
 
+/* The learned multiplier whose columns this run's log has (instrument/log_columns.h). */
+static LogPresence log_multiplier(const Logbook *lb)
+{
+    return lb->learned_scale ? LOG_LEARNED_S : lb->cosine ? LOG_LEARNED_TAU : LOG_ALWAYS;
+}
+
+/* The header, one column name at a time (a LogVisit), into a buffer. */
+typedef struct HeaderText {
+    char *buf;
+    size_t len, n;
+} HeaderText;
+
+static void put_column_name(void *ctx, LogColumnId column, int layer)
+{
+    HeaderText *h = ctx;
+    char name[64];
+    log_column_name(name, sizeof name, column, layer);
+    if (h->n < h->len) h->n += (size_t)snprintf(h->buf + h->n, h->len - h->n, "%s%s", h->n ? "," : "", name);
+}
+
 /* The CSV header this run writes, into buf. */
 static void header_text(const Logbook *lb, char *buf, size_t len)
 {
-    size_t n = (size_t)snprintf(buf, len, "step,loss,lr,grad_norm,tokens_per_s,time_s");
-    for (int l = 0; l < lb->layers && n < len; l++)
-        n += (size_t)snprintf(buf + n, len - n,
-                              ",l%d_score_mean,l%d_score_std,l%d_entropy,l%d_entropy_norm,l%d_max_weight,l%d_gnorm_wq,l%d_gnorm_wk",
-                              l, l, l, l, l, l, l);
-    if (lb->learned_scale)
-        for (int l = 0; l < lb->layers && n < len; l++) n += (size_t)snprintf(buf + n, len - n, ",l%d_scale_x_sqrt_dk", l);
-    if (lb->cosine)
-        for (int l = 0; l < lb->layers && n < len; l++) n += (size_t)snprintf(buf + n, len - n, ",l%d_tau", l);
-    for (int l = 0; l < lb->layers && n < len; l++)
-        n += (size_t)snprintf(buf + n, len - n,
-                              ",l%d_qgrad_median,l%d_qgrad_p10,l%d_jac_median,l%d_jac_p10,l%d_fp_overflows,l%d_fp_underflows,"
-                              "l%d_fp_nans", l, l, l, l, l, l, l);
-    if (n < len) snprintf(buf + n, len - n, ",val_loss,val_acc,nan_count\n");
+    HeaderText h = {buf, len, 0};
+    buf[0] = 0;
+    log_columns_each(lb->layers, log_multiplier(lb), put_column_name, &h);
+    if (h.n < len) snprintf(buf + h.n, len - h.n, "\n");
+}
+
+/* Reads the comment lines at the start of a log (LOG_COMMENT ...); returns their length in bytes. */
+static size_t comment_lines(FILE *f)
+{
+    size_t n = 0;
+    int c;
+    while ((c = fgetc(f)) == LOG_COMMENT[0]) {
+        n++;
+        while ((c = fgetc(f)) != EOF) { /* the rest of the line, its line end included */
+            n++;
+            if (c == '\n') break;
+        }
+    }
+    if (c != EOF) ungetc(c, f);
+    return n;
 }
 
 /* A resumed run (at step `step`) that names the log of the run it continues: the rows up to
@@ -57,12 +86,12 @@ static FILE *continue_log(Logbook *lb, const char *path, const char *header, int
         snprintf(lb->failed, sizeof lb->failed, "--log=%s: %s", path, why);
         return NULL;
     }
-    size_t hlen = strlen(header);
+    size_t hlen = strlen(header), keep = comment_lines(f); /* the command that started the log: kept */
     char *first = mem_alloc(hlen + 2);
     bool ok = fgets(first, (int)hlen + 2, f) && !strcmp(first, header);
     mem_free(first);
     /* then the rows, "<step>,...\n": keep the leading ones of steps <= step */
-    size_t keep = hlen;
+    keep += hlen;
     long dropped = 0;
     int c = ok ? fgetc(f) : EOF;
     while (c != EOF) {
@@ -97,7 +126,7 @@ static FILE *continue_log(Logbook *lb, const char *path, const char *header, int
     return f;
 }
 
-bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step)
+bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step, const char *command)
 {
     *lb = (Logbook){.quiet = quiet, .csv_path = path, .layers = c->layers,
                     .learned_scale = gpt_has_head_scales(c) && c->attn != ATTN_COSINE, .cosine = c->attn == ATTN_COSINE,
@@ -115,6 +144,7 @@ bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet,
         snprintf(lb->failed, sizeof lb->failed, "--log=%s: cannot create the file: %s", path, strerror(errno));
         return false;
     }
+    log_command_put(lb->csv, command);
     fputs(header, lb->csv);
     return csv_ok(lb);
 }
@@ -139,28 +169,66 @@ void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, con
     }
 }
 
+/* The value of one column in this row. */
+static LogValue column_value(const Logbook *lb, const LogRow *row, LogColumnId column, int layer)
+{
+    const LayerMetrics *lm = layer >= 0 ? &lb->layer[layer] : NULL;
+    switch (column) {
+    case LOG_STEP: return log_count(row->step);
+    case LOG_LOSS: return log_real(row->loss);
+    case LOG_LR: return log_real(row->lr);
+    case LOG_GRAD_NORM: return log_real(row->grad_norm);
+    case LOG_TOKENS_PER_S: return log_real(row->tokens_per_s);
+    case LOG_TIME_S: return log_real(row->elapsed);
+    case LOG_SCORE_MEAN: return log_real(lm->att.score_mean);
+    case LOG_SCORE_STD: return log_real(lm->att.score_std);
+    case LOG_ENTROPY: return log_real(lm->att.entropy);
+    case LOG_ENTROPY_NORM: return log_real(lm->att.entropy_norm);
+    case LOG_MAX_WEIGHT: return log_real(lm->att.max_weight);
+    case LOG_GNORM_WQ: return log_real(lm->gnorm_wq);
+    case LOG_GNORM_WK: return log_real(lm->gnorm_wk);
+    case LOG_SCALE_X_SQRT_DK: return log_real(lm->scale_ratio);
+    case LOG_TAU: return log_real(lm->tau);
+    case LOG_QGRAD_MEDIAN: return log_real(lm->att.qgrad_median);
+    case LOG_QGRAD_P10: return log_real(lm->att.qgrad_p10);
+    case LOG_JAC_MEDIAN: return log_real(lm->att.jac_median);
+    case LOG_JAC_P10: return log_real(lm->att.jac_p10);
+    case LOG_FP_OVERFLOWS: return log_count(lm->rounding.overflow);
+    case LOG_FP_UNDERFLOWS: return log_count(lm->rounding.underflow);
+    case LOG_FP_NANS: return log_count(lm->rounding.nan);
+    case LOG_VAL_LOSS: return log_real(row->val_loss);
+    case LOG_VAL_ACC: return log_real(row->val_acc);
+    case LOG_NAN_COUNT: return log_count(row->nan_count);
+    case N_LOG_COLUMNS: break;
+    }
+    assert(!"a column without a value");
+    return log_empty();
+}
+
+/* A row, one value at a time (a LogVisit): empty where the column is filled at evaluation
+ * steps only and this is none. */
+typedef struct RowText {
+    const Logbook *lb;
+    const LogRow *row;
+    int n;
+} RowText;
+
+static void put_column_value(void *ctx, LogColumnId column, int layer)
+{
+    RowText *t = ctx;
+    const LogField *f = &g_log_columns[column];
+    if (t->n++) fputc(',', t->lb->csv);
+    bool empty = f->filled == LOG_EVAL_ROWS && !t->row->evaluated;
+    log_value_put(t->lb->csv, f, empty ? log_empty() : column_value(t->lb, t->row, column, layer));
+}
+
 bool logbook_row(Logbook *lb, const LogRow *row)
 {
     lb->last_loss = row->loss;
     if (lb->csv) {
-        fprintf(lb->csv, "%d,%.9g,%.6g,%.6g,%.6g,%.3f", row->step, row->loss, row->lr, row->grad_norm, row->tokens_per_s,
-                row->elapsed);
-        for (int l = 0; l < lb->layers; l++) {
-            const LayerMetrics *lm = &lb->layer[l];
-            fprintf(lb->csv, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", lm->att.score_mean, lm->att.score_std, lm->att.entropy,
-                    lm->att.entropy_norm, lm->att.max_weight, lm->gnorm_wq, lm->gnorm_wk);
-        }
-        if (lb->learned_scale)
-            for (int l = 0; l < lb->layers; l++) fprintf(lb->csv, ",%.6g", lb->layer[l].scale_ratio);
-        if (lb->cosine)
-            for (int l = 0; l < lb->layers; l++) fprintf(lb->csv, ",%.6g", lb->layer[l].tau);
-        for (int l = 0; l < lb->layers; l++) {
-            const LayerMetrics *lm = &lb->layer[l];
-            fprintf(lb->csv, ",%.6g,%.6g,%.6g,%.6g,%ld,%ld,%ld", lm->att.qgrad_median, lm->att.qgrad_p10, lm->att.jac_median,
-                    lm->att.jac_p10, lm->rounding.overflow, lm->rounding.underflow, lm->rounding.nan);
-        }
-        if (row->evaluated) fprintf(lb->csv, ",%.6g,%.6g,%ld\n", row->val_loss, row->val_acc, row->nan_count);
-        else fprintf(lb->csv, ",,,%ld\n", row->nan_count);
+        RowText t = {lb, row, 0};
+        log_columns_each(lb->layers, log_multiplier(lb), put_column_value, &t);
+        fputc('\n', lb->csv);
         if (!csv_ok(lb)) return false;
     }
     if (!lb->quiet) {

@@ -1,5 +1,6 @@
 /* logbook.h - what ./train reports while it trains: per-layer attention metrics, a CSV row and
- * a console line every --log-every steps. The columns are listed in the README. */
+ * a console line every --log-every steps. The CSV columns are the rows of the table in
+ * log_columns.c (and listed in the README). */
 #ifndef INSTRUMENT_LOGBOOK_H
 #define INSTRUMENT_LOGBOOK_H
 
@@ -41,11 +42,12 @@ typedef struct LogRow {
     long nan_count;
 } LogRow;
 
-/* Opens the CSV file (when path is not empty) and writes its header; false (lb->failed says
- * why) if it cannot be created or written. A run resumed at step resume_step > 0 continues an
- * existing log of the same columns instead (its rows after that step are dropped: the run does
+/* Opens the CSV file (when path is not empty) and writes its first line, "# " and the command
+ * that makes the run's model, and its header; false (lb->failed says why) if it cannot be
+ * created or written. A run resumed at step resume_step > 0 continues an existing log of the
+ * same columns instead (its first lines kept, its rows after that step dropped: the run does
  * those steps again), and refuses a file that is not such a log. */
-bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step);
+bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step, const char *command);
 /* The per-layer metrics of this step from its attention traces and gradients (has_grads: the
  * backward pass ran), with rounding[l], layer l's rounding counts since the run started. valid[b * T + t]: the input at (b, t) is a real token, not padding.
  * Scratch space comes from the tape's arena. */

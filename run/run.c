@@ -17,6 +17,7 @@
 _Static_assert(sizeof(int) == 4, "token ids are stored as 32-bit integers");
 
 static void capture_init(Run *r);
+static void model_command(const Run *r, char *buf, size_t len);
 
 /* Every file the run reads or writes, checked before anything is written (see paths.h); then
  * the leftovers of killed saves to the same targets are removed. */
@@ -194,7 +195,9 @@ void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char
     tape_init(&r->tape, &r->acts);
     r->trainer = (Trainer){.model = &r->model, .opt = &r->opt, .tape = &r->tape, .seed = o->seed, .clip = o->clip};
     r->forensics = (Forensics){.mode = (NanMode)o->nan, .quiet = o->quiet, .nan_count = &r->state.nan_count};
-    if (!logbook_open(&r->log, o->log, &gc, o->quiet, r->start)) die(EXIT_USER, "%s", r->log.failed);
+    static char command[8192];
+    model_command(r, command, sizeof command); /* the log's first line */
+    if (!logbook_open(&r->log, o->log, &gc, o->quiet, r->start, command)) die(EXIT_USER, "%s", r->log.failed);
     if (o->attention_svg[0] && o->attention_svg_at != ATTENTION_AT_END) capture_init(r);
 }
 
@@ -233,6 +236,17 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* The command that makes this run's model (options_command_line), on any machine: --context
+ * and --dk left out where they are what the task and dmodel / heads give by themselves. */
+static void model_command(const Run *r, char *buf, size_t len)
+{
+    static Options o;
+    o = r->o;
+    if (o.context == dataset_max_input(&r->data)) o.context = 0;
+    if (o.dk * o.heads == o.dmodel) o.dk = 0;
+    options_command_line(&o, buf, len);
+}
+
 /* The command that makes the figure again, on any machine: for a fresh run "./train <the options
  * of its model> --attention-svg=NAME ..." (context and dk left out where they are what the task
  * and dmodel / heads give by themselves); for a run from a checkpoint, that checkpoint's step and
@@ -240,23 +254,20 @@ static const char *base_name(const char *path)
  * the steps before are in the checkpoint only, so no fresh command would give its weights. */
 static void figure_command(const Run *r, char *buf, size_t len)
 {
-    static Options o;
-    o = r->o;
+    const Options *o = &r->o;
     size_t n = 0;
-    if (o.load[0]) {
+    if (o->load[0]) {
         n = (size_t)snprintf(buf, len, "%s from a checkpoint at step %d: ", r->start < r->stop ? "resumed" : "drawn untrained",
                              r->start);
-        if (n < len) options_resume_command(&o, r->given, base_name(o.load), buf + n, len - n);
+        if (n < len) options_resume_command(o, r->given, base_name(o->load), buf + n, len - n);
     } else {
-        if (o.context == dataset_max_input(&r->data)) o.context = 0;
-        if (o.dk * o.heads == o.dmodel) o.dk = 0;
-        options_command_line(&o, buf, len);
+        model_command(r, buf, len);
     }
     n = strlen(buf);
-    if (n < len) n += (size_t)snprintf(buf + n, len - n, " --attention-svg=%s", base_name(o.attention_svg));
-    if (n < len && o.attention_svg_at != ATTENTION_AT_END)
-        n += (size_t)snprintf(buf + n, len - n, " --attention-svg-at=%s", attention_svg_at_name(o.attention_svg_at, NULL));
-    if (n < len && o.attention_example != 0) n += (size_t)snprintf(buf + n, len - n, " --attention-example=%d", o.attention_example);
+    if (n < len) n += (size_t)snprintf(buf + n, len - n, " --attention-svg=%s", base_name(o->attention_svg));
+    if (n < len && o->attention_svg_at != ATTENTION_AT_END)
+        n += (size_t)snprintf(buf + n, len - n, " --attention-svg-at=%s", attention_svg_at_name(o->attention_svg_at, NULL));
+    if (n < len && o->attention_example != 0) n += (size_t)snprintf(buf + n, len - n, " --attention-example=%d", o->attention_example);
     if (n < len && r->start > 0)
         snprintf(buf + n, len - n, " (steps 1 to %d ran with the options stored in the checkpoint)", r->start);
 }

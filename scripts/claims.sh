@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 field() { grep '^summary:' "$1" | tr ' ' '\n' | grep "^$2=" | cut -d= -f2; }
 # column NAME of the first data row of a CSV log
-first() { awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } NR == 2 { print $k }' "$1"; }
+first() { grep -v '^#' "$1" | awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } NR == 2 { print $k }'; }
 
 base=(--config=configs/ablation.cfg --task=copy --seed=1 --threads=2 --quiet)
 
@@ -34,7 +34,7 @@ s2=$(first "$tmp/gain2.csv" l0_score_std)
 echo "| Xavier gain 2 vs 1, raw scores (s = 1), dk = 64, at init | std of q.k, layer 0 | gain 1: $s1; gain 2: $s2; ratio $(awk -v a="$s1" -v b="$s2" 'BEGIN { printf "%.2f", b / a }') |"
 
 "$train" "${base[@]}" --dk=512 --scale=0.1 --steps="$steps" --log="$tmp/big.csv" >"$tmp/big.out"
-maxstd=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "l0_score_std") k = i; next } { if ($k > m) m = $k } END { print m }' "$tmp/big.csv")
+maxstd=$(grep -v '^#' "$tmp/big.csv" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "l0_score_std") k = i; next } { if ($k > m) m = $k } END { print m }')
 echo "| s = 10 (--scale=0.1), dk = 512, $steps steps | NaN steps, val acc, largest layer-0 score std | $(field "$tmp/big.out" nan_count), $(field "$tmp/big.out" val_acc), $maxstd |"
 
 "$train" "${base[@]}" --dk=1024 --heads=1 --scale=dk --steps="$steps" >"$tmp/dk.out"

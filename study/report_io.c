@@ -9,8 +9,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "report.h"
+#include "report_io.h"
 
+#include "report_common.h"
+#include "report_log.h"
 #include "../base/base.h"
 
 #include <errno.h>
@@ -18,40 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-const char *const g_job_cols[N_JOB_COLS] = {"id", "stage", "task", "optim", "scale", "dk", "lr", "seed", "variant", "command"};
-const char *const g_metric_cols[N_METRICS] = {
-    "steps", "val_acc", "val_loss", "test_acc", "test_loss", "test_examples", "final_loss", "steps_to_threshold",
-    "nan_count", "fp_overflows", "fp_underflows", "fp_nans", "time_s",
-    "score_std_init", "score_std_end", "qgrad_median_init", "qgrad_median_end", "jac_median_end", "entropy_norm_end", "wq_grad_norm_init", "scale_x_sqrt_dk_end"};
-
-/* ------------------------------------------------------------------ files */
-
-/* The whole of a regular file, NUL-terminated, its length in *size. NULL when the file does
- * not exist and may_be_absent; every other failure (a FIFO, a directory, a read error) dies. */
-static char *read_text(const char *path, size_t *size, bool may_be_absent)
-{
-    struct stat st;
-    if (may_be_absent && stat(path, &st) != 0 && errno == ENOENT) return NULL;
-    char why[256];
-    FILE *f = file_open_regular(path, why, sizeof why); /* a FIFO is refused, not waited on */
-    if (!f) die("%s: %s", path, why);
-    size_t cap = 1 << 16, n = 0;
-    char *buf = xmalloc(cap);
-    for (;;) {
-        if (n + 1 >= cap) buf = xrealloc(buf, cap *= 2);
-        size_t got = fread(buf + n, 1, cap - 1 - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) die("%s: read error", path);
-    if (memchr(buf, 0, n)) die("%s: holds a NUL byte: not a text file", path);
-    buf[n] = 0;
-    *size = n;
-    return buf;
-}
 
 /* ------------------------------------------------------------------ the fields of a job */
 
@@ -98,28 +66,38 @@ static void check_job(char *const *f, const char *where)
     if (!scale_valid(f[JOB_SCALE], &c))
         die("%s: scale \"%s\": expected 1, sqrt, dk, learned-sqrt, learned-1, none or a positive number", where, f[JOB_SCALE]);
     if (!parse_long(f[JOB_DK], &l) || l < 1 || l > 1000000) die("%s: dk \"%s\" is not a positive integer", where, f[JOB_DK]);
-    if (!parse_number(f[JOB_LR], &v, false) || !(v > 0)) die("%s: lr \"%s\" is not a positive number", where, f[JOB_LR]);
+    if (!parse_number(f[JOB_LR], &v, FINITE_ONLY) || !(v > 0)) die("%s: lr \"%s\" is not a positive number", where, f[JOB_LR]);
     if (!parse_long(f[JOB_SEED], &l)) die("%s: seed \"%s\" is not an integer", where, f[JOB_SEED]);
     if (!is_variant(f[JOB_VARIANT])) die("%s: variant \"%s\": expected - or key=value[,key=value...]", where, f[JOB_VARIANT]);
     if (!f[JOB_COMMAND][0]) die("%s: empty command", where);
 }
 
-/* Parses the numbers of a row whose texts are set. */
+/* The column of metric m in runs.csv, counted from 1 (after the job's fields and the status). */
+static int metric_column(int m) { return JOB_COMMAND + 2 + m; }
+
+/* Parses the numbers of a row whose texts are set; `where` names its line. */
 static void parse_row(Row *r, const char *where)
 {
     check_job(r->job, where);
     long l;
     parse_long(r->job[JOB_DK], &l);
     r->dk = (double)l;
-    parse_number(r->job[JOB_LR], &r->lr, false);
+    parse_number(r->job[JOB_LR], &r->lr, FINITE_ONLY);
     parse_long(r->job[JOB_SEED], &r->seed);
     scale_valid(r->job[JOB_SCALE], &r->scale_c);
     for (int m = 0; m < N_METRICS; m++) {
         r->value[m] = NAN;
         if (!r->metric[m][0]) continue;
-        if (!parse_number(r->metric[m], &r->value[m], true))
-            die("%s: %s \"%s\" is not a number", where, g_metric_cols[m], r->metric[m]);
+        const char *should_be = metric_parse(m, r->metric[m], &r->value[m]);
+        if (should_be)
+            die("%s, column %d (%s): \"%s\" is not %s", where, metric_column(m), metric_name(m), r->metric[m], should_be);
     }
+    /* the test accuracy is a number when there was a test set, and nan when there was none */
+    double examples = r->value[M_TEST_EXAMPLES], acc = r->value[M_TEST_ACC];
+    if (r->done && (examples > 0) == isnan(acc))
+        die("%s, column %d (%s): \"%s\" with %s=%s: %s", where, metric_column(M_TEST_ACC), metric_name(M_TEST_ACC),
+            r->metric[M_TEST_ACC], metric_name(M_TEST_EXAMPLES), r->metric[M_TEST_EXAMPLES],
+            examples > 0 ? "a test set gives a number" : "without a test set it is nan");
 }
 
 void free_rows(Row *rows, int n_rows)
@@ -131,15 +109,19 @@ void free_rows(Row *rows, int n_rows)
     free(rows);
 }
 
+/* The arrays of one curve. */
+static void free_curve(Curve *c)
+{
+    free(c->id);
+    free(c->step);
+    free(c->score_std);
+    free(c->qgrad_median);
+    free(c->loss);
+}
+
 void free_curves(Curve *curves, int n_curves)
 {
-    for (int i = 0; i < n_curves; i++) {
-        free(curves[i].id);
-        free(curves[i].step);
-        free(curves[i].score_std);
-        free(curves[i].qgrad_median);
-        free(curves[i].loss);
-    }
+    for (int i = 0; i < n_curves; i++) free_curve(&curves[i]);
     free(curves);
 }
 
@@ -158,7 +140,7 @@ static void read_jobs(const char *folder, int folder_index)
     char path[4096];
     out_path(path, sizeof path, folder, "jobs.tsv");
     size_t size, pos, next;
-    char *text = read_text(path, &size, false);
+    char *text = read_text(path, &size, MUST_EXIST);
     pos = text_bom(text, size);
     int lineno = 0, before = g_n_jobs;
     if (size > 0 && text[size - 1] != '\n' && text[size - 1] != '\r')
@@ -215,195 +197,210 @@ static int cmp_job(const void *x, const void *y)
 /* ------------------------------------------------------------------ summary lines */
 
 typedef struct Summary {
-    char *text[N_SUMMARY_METRICS]; /* the fields' values as written ("nan" for any NaN) */
-    char *rest;                    /* the whole line without time_s, to compare two copies */
+    char *text[N_SUMMARY_FIELDS]; /* the fields' values as written ("nan" for any NaN); NULL: absent */
+    char *rest;                   /* the whole line without time_s, to compare two copies */
     double steps;
-    double vocab;                  /* "vocabulary N" of the "task ..." line; NAN when there is none */
+    double vocab;                 /* "vocabulary N" of the "task ..." line; NAN when there is none */
 } Summary;
 
 static void free_summary(Summary *s)
 {
-    for (int m = 0; m < N_SUMMARY_METRICS; m++) free(s->text[m]);
+    for (int f = 0; f < N_SUMMARY_FIELDS; f++) free(s->text[f]);
     free(s->rest);
+}
+
+/* The vocabulary size in the first line of a run's output, "task sort: ..., vocabulary 20";
+ * NAN when it says none. */
+static double vocabulary_of(const char *text, size_t size)
+{
+    const char *first_end = memchr(text, '\n', size);
+    const char *voc = strstr(text, ", vocabulary ");
+    if (strncmp(text, "task ", 5) || !voc || (first_end && voc > first_end)) return NAN;
+    char *end;
+    long v = strtol(voc + 13, &end, 10);
+    return end != voc + 13 && v > 0 ? (double)v : NAN;
+}
+
+/* The fields of a summary line (its text after "summary:") into s, by the table of
+ * instrument/log_columns.h; fields it does not know (a newer ./train's) are kept in s->rest. */
+static void parse_summary_fields(const char *path, char *fields, size_t len, Summary *s)
+{
+    s->rest = xmalloc(len + 1);
+    s->rest[0] = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(fields, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok) die("%s: summary field \"%s\" is not key=value", path, tok);
+        *eq = 0;
+        const char *key = tok, *value = eq + 1;
+        if (strcmp(key, g_summary_fields[SUMMARY_TIME_S].name)) {
+            if (s->rest[0]) strcat(s->rest, " ");
+            strcat(s->rest, key);
+            strcat(s->rest, "=");
+            strcat(s->rest, value);
+        }
+        for (int f = 0; f < N_SUMMARY_FIELDS; f++) {
+            if (strcmp(key, g_summary_fields[f].name)) continue;
+            double v;
+            LogRange range = g_summary_fields[f].range;
+            if (!parse_number(value, &v, NAN_AND_INF_TOO)) die("%s: summary field %s=%s is not a number", path, key, value);
+            if (!log_range_holds(range, v)) die("%s: summary field %s=%s is not %s", path, key, value, log_range_text(range));
+            if (s->text[f]) die("%s: summary field %s given twice", path, key);
+            s->text[f] = xstrdup(isnan(v) ? "nan" : value);
+            if (f == SUMMARY_STEPS) s->steps = v;
+        }
+    }
 }
 
 /* Reads the last "summary:" line of a run's console output. False when the file does not
  * exist (the run did not finish); dies when it exists but holds no whole summary line. */
 static bool read_summary(const char *path, Summary *s)
 {
-    size_t size, pos, next;
-    char *text = read_text(path, &size, true);
+    size_t size, pos, next, prefix = strlen(SUMMARY_PREFIX);
+    char *text = read_text(path, &size, MAY_BE_ABSENT);
     if (!text) return false;
     const char *line = NULL;
     size_t line_len = 0;
     bool line_ended = false;
     for (pos = 0; pos < size; pos = next) {
         size_t len = text_line(text, size, pos, &next);
-        if (len >= 8 && !strncmp(text + pos, "summary:", 8)) {
+        if (len >= prefix && !strncmp(text + pos, SUMMARY_PREFIX, prefix)) {
             line = text + pos;
             line_len = len;
             line_ended = next > pos + len;
         }
     }
     if (!line) die("%s: no summary line: not the output of a finished ./train run", path);
-    double vocab = NAN; /* "task sort: ..., vocabulary 20" on the first line */
-    const char *first_end = memchr(text, '\n', size);
-    const char *voc = strstr(text, ", vocabulary ");
-    if (!strncmp(text, "task ", 5) && voc && (!first_end || voc < first_end)) {
-        char *end;
-        long v = strtol(voc + 13, &end, 10);
-        if (end != voc + 13 && v > 0) vocab = (double)v;
-    }
     if (!line_ended) die("%s: the summary line has no line end: the file is cut short", path);
     memset(s, 0, sizeof *s);
-    s->vocab = vocab;
-    char *copy = xstrndup(line + 8, line_len - 8);
-    s->rest = xmalloc(line_len + 1);
-    s->rest[0] = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq || eq == tok) die("%s: summary field \"%s\" is not key=value", path, tok);
-        *eq = 0;
-        const char *key = tok, *value = eq + 1;
-        if (strcmp(key, "time_s")) {
-            if (s->rest[0]) strcat(s->rest, " ");
-            strcat(s->rest, key);
-            strcat(s->rest, "=");
-            strcat(s->rest, value);
-        }
-        for (int m = 0; m < N_SUMMARY_METRICS; m++) {
-            if (strcmp(key, g_metric_cols[m])) continue;
-            double v;
-            if (!parse_number(value, &v, true)) die("%s: summary field %s=%s is not a number", path, key, value);
-            if (s->text[m]) die("%s: summary field %s given twice", path, key);
-            s->text[m] = xstrdup(isnan(v) ? "nan" : value);
-            if (m == M_STEPS) s->steps = v;
-        }
-    }
-    free(copy);
+    s->vocab = vocabulary_of(text, size);
+    char *fields = xstrndup(line + prefix, line_len - prefix);
+    parse_summary_fields(path, fields, line_len, s);
+    free(fields);
     free(text);
-    for (int m = 0; m < N_SUMMARY_METRICS; m++)
-        if (!s->text[m]) die("%s: the summary line has no %s= field: cut short, or made by an older ./train", path, g_metric_cols[m]);
+    for (int m = 0; m < N_METRICS; m++)
+        if (g_metrics[m].from == FROM_SUMMARY && !s->text[g_metrics[m].source])
+            die("%s: the summary line has no %s= field: cut short, or made by an older ./train", path, metric_name(m));
     return true;
 }
 
 /* ------------------------------------------------------------------ CSV logs */
 
-/* The mean over layers of column l<N>_<what> in one row; NAN when the log has no such column
- * (*present false) or a value is empty or not finite. */
-static double layer_mean(char **names, int cols, const double *row, const char *what, bool *present)
-{
-    double s = 0;
-    int layers = 0;
-    char name[64];
-    for (;; layers++) {
-        snprintf(name, sizeof name, "l%d_%s", layers, what);
-        int c = -1;
-        for (int k = 0; k < cols && c < 0; k++)
-            if (!strcmp(names[k], name)) c = k;
-        if (c < 0) break;
-        s += row[c];
-    }
-    *present = layers > 0;
-    return layers ? s / layers : NAN;
-}
-
-/* Reads a run's CSV log. Every row must be whole: as many fields as the header, each a number
- * or empty, and a line end; the last row must be the run's last step (steps, from its summary
- * line). A log cut short (a full disk, a copy interrupted) is an error naming the file and
- * line, never a partial summary. Sets the log metrics of r and fills the curve. */
+/* Reads a run's CSV log (see report_log.h); its last row must be the run's last step (steps,
+ * from its summary line). Sets the log metrics of r and fills the curve. */
 static void read_log(const char *path, double steps, Row *r, Curve *curve)
 {
-    size_t size, pos, next;
-    char *text = read_text(path, &size, false);
-    pos = text_bom(text, size);
-    size_t len = text_line(text, size, pos, &next);
-    if (len == 0) die("%s: empty", path);
-    char *header = xstrndup(text + pos, len);
-    char **names = NULL;
-    int cols = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(header, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        names = xrealloc(names, sizeof(char *) * (size_t)(cols + 1));
-        names[cols++] = tok;
-    }
-    if (cols == 0 || strcmp(names[0], "step")) die("%s:1: not a log of ./train (no step column first)", path);
-    double *table = NULL;
-    int rows = 0, cap = 0, lineno = 1;
-    for (pos = next; pos < size; pos = next) {
-        len = text_line(text, size, pos, &next);
-        lineno++;
-        if (next == pos + len) die("%s:%d: the last row is cut short (no line end): the log is incomplete", path, lineno);
-        if (rows == cap) table = xrealloc(table, sizeof(double) * (size_t)(cap = cap ? 2 * cap : 64) * (size_t)cols);
-        double *row = table + (size_t)rows * (size_t)cols;
-        const char *p = text + pos, *end_of_line = text + pos + len;
-        for (int c = 0; c < cols; c++) {
-            const char *comma = memchr(p, ',', (size_t)(end_of_line - p));
-            const char *end = comma && c + 1 < cols ? comma : end_of_line;
-            if (c + 1 < cols && !comma) die("%s:%d: the row has fewer fields than the header's %d", path, lineno, cols);
-            if (c + 1 == cols && comma) die("%s:%d: the row has more fields than the header's %d", path, lineno, cols);
-            char cell[64];
-            size_t n = (size_t)(end - p);
-            if (n >= sizeof cell) die("%s:%d: field %d (%s) is not a number", path, lineno, c + 1, names[c]);
-            memcpy(cell, p, n);
-            cell[n] = 0;
-            if (n == 0) row[c] = NAN;
-            else if (!parse_number(cell, &row[c], true)) die("%s:%d: field %d (%s) is not a number: \"%s\"", path, lineno, c + 1, names[c], cell);
-            p = end + 1;
-        }
-        rows++;
-    }
-    if (rows == 0) die("%s: no rows", path);
-    double last = table[(size_t)(rows - 1) * (size_t)cols];
-    if (last != steps) die("%s: its last row is step %.0f but the run did %.0f steps: the log is incomplete", path, last, steps);
-
-    const double *first_row = table, *last_row = table + (size_t)(rows - 1) * (size_t)cols;
-    struct {
-        int metric;
-        const double *row;
-        const char *what;
-    } wanted[] = {{M_STD_INIT, first_row, "score_std"},
-                  {M_STD_END, last_row, "score_std"},
-                  {M_QGRAD_INIT, first_row, "qgrad_median"},
-                  {M_QGRAD_END, last_row, "qgrad_median"},
-                  {M_JAC_END, last_row, "jac_median"},
-                  {M_ENTROPY_END, last_row, "entropy_norm"},
-                  {M_WQ_GRAD_INIT, first_row, "gnorm_wq"},
-                  {M_SCALE_END, last_row, "scale_x_sqrt_dk"}}; /* logged for a learned s only */
-    for (size_t k = 0; k < sizeof wanted / sizeof wanted[0]; k++) {
-        bool present;
-        double v = layer_mean(names, cols, wanted[k].row, wanted[k].what, &present);
-        char buf[64] = "";
-        if (present) format_number(buf, sizeof buf, v);
-        free(r->metric[wanted[k].metric]);
-        r->metric[wanted[k].metric] = xstrdup(buf);
+    LogTable t;
+    log_table_read(&t, path);
+    int last = t.rows - 1;
+    double last_step = log_table_mean(&t, LOG_STEP, last);
+    if (last_step != steps) die("%s: its last row is step %.0f but the run did %.0f steps: the log is incomplete", path, last_step, steps);
+    for (int m = 0; m < N_METRICS; m++) {
+        if (g_metrics[m].from == FROM_SUMMARY) continue;
+        char buf[64] = ""; /* "": the log has no such column (scale_x_sqrt_dk: a learned s only) */
+        if (t.layers[g_metrics[m].source])
+            format_number(buf, sizeof buf, log_table_mean(&t, g_metrics[m].source, g_metrics[m].from == FROM_FIRST_ROW ? 0 : last));
+        free(r->metric[m]);
+        r->metric[m] = xstrdup(buf);
     }
     curve->id = xstrdup(r->job[JOB_ID]);
-    curve->n = rows;
-    curve->step = xmalloc(sizeof(double) * (size_t)rows);
-    curve->score_std = xmalloc(sizeof(double) * (size_t)rows);
-    curve->qgrad_median = xmalloc(sizeof(double) * (size_t)rows);
-    curve->loss = xmalloc(sizeof(double) * (size_t)rows);
+    curve->n = t.rows;
+    curve->step = xmalloc(sizeof(double) * (size_t)t.rows);
+    curve->score_std = xmalloc(sizeof(double) * (size_t)t.rows);
+    curve->qgrad_median = xmalloc(sizeof(double) * (size_t)t.rows);
+    curve->loss = xmalloc(sizeof(double) * (size_t)t.rows);
     curve->vocab = NAN;
-    int loss_col = -1;
-    for (int c = 0; c < cols && loss_col < 0; c++)
-        if (!strcmp(names[c], "loss")) loss_col = c;
-    for (int i = 0; i < rows; i++) {
-        const double *row = table + (size_t)i * (size_t)cols;
-        bool present;
-        curve->step[i] = row[0];
-        curve->loss[i] = loss_col >= 0 ? row[loss_col] : NAN;
-        curve->score_std[i] = layer_mean(names, cols, row, "score_std", &present);
-        curve->qgrad_median[i] = layer_mean(names, cols, row, "qgrad_median", &present);
+    for (int i = 0; i < t.rows; i++) {
+        curve->step[i] = log_table_mean(&t, LOG_STEP, i);
+        curve->loss[i] = log_table_mean(&t, LOG_LOSS, i);
+        curve->score_std[i] = log_table_mean(&t, LOG_SCORE_STD, i);
+        curve->qgrad_median[i] = log_table_mean(&t, LOG_QGRAD_MEDIAN, i);
     }
-    free(table);
-    free(names);
-    free(header);
-    free(text);
+    log_table_free(&t);
 }
 
 /* ------------------------------------------------------------------ merging folders */
+
+/* Jobs a .. b-1 share an id: each must come from another folder and plan the same run. */
+static void check_same_plan(const char *const *folders, int a, int b)
+{
+    const Job *first = &g_jobs[a];
+    const char *id = first->f[JOB_ID];
+    for (int k = a + 1; k < b; k++) {
+        const Job *j = &g_jobs[k];
+        if (j->folder == first->folder)
+            die("%s/jobs.tsv lines %d and %d both plan the run %s", folders[j->folder], first->line, j->line, id);
+        for (int c = 0; c < N_JOB_COLS; c++)
+            if (strcmp(j->f[c], first->f[c]))
+                die("run %s is planned differently in %s/jobs.tsv:%d and %s/jobs.tsv:%d (its %s: \"%s\" vs \"%s\")", id,
+                    folders[first->folder], first->line, folders[j->folder], j->line, g_job_cols[c], first->f[c], j->f[c]);
+    }
+}
+
+/* A log read only to be checked. */
+static void check_log(const char *path, double steps, const Row *r)
+{
+    Row scratch = *r;
+    Curve curve;
+    for (int m = 0; m < N_METRICS; m++) scratch.metric[m] = xstrdup("");
+    read_log(path, steps, &scratch, &curve);
+    for (int m = 0; m < N_METRICS; m++) free(scratch.metric[m]);
+    free_curve(&curve);
+}
+
+/* The results of run r, planned by jobs a .. b-1 (one per folder): the summary of the first
+ * folder where it finished (where it finished again, it must have given the same numbers),
+ * and the metrics and curve of the first log (every other log is checked whole, then
+ * dropped). Returns whether it has a log, in *curve. */
+static bool merge_results(const char *const *folders, int a, int b, Row *r, Curve *curve)
+{
+    const char *id = r->job[JOB_ID];
+    Summary used = {0};
+    char used_path[4200] = "";
+    bool have_log = false;
+    for (int k = a; k < b; k++) {
+        const char *folder = folders[g_jobs[k].folder];
+        char out[4200], log[4200];
+        snprintf(out, sizeof out, "%s/runs/%s.out", folder, id);
+        snprintf(log, sizeof log, "%s/runs/%s.csv", folder, id);
+        Summary s;
+        if (!read_summary(out, &s)) continue;
+        if (!r->done) {
+            used = s;
+            snprintf(used_path, sizeof used_path, "%s", out);
+            r->done = true;
+            for (int m = 0; m < N_METRICS; m++) {
+                if (g_metrics[m].from != FROM_SUMMARY) continue;
+                free(r->metric[m]);
+                r->metric[m] = xstrdup(s.text[g_metrics[m].source]);
+            }
+        } else {
+            if (strcmp(s.rest, used.rest))
+                die("run %s finished with different results in %s and %s (summary lines differ beyond time_s)", id, used_path, out);
+            free_summary(&s);
+        }
+        struct stat st;
+        if (stat(log, &st) != 0 && errno == ENOENT) continue;
+        if (have_log) {
+            check_log(log, used.steps, r);
+            continue;
+        }
+        read_log(log, used.steps, r, curve);
+        curve->vocab = used.vocab;
+        have_log = true;
+    }
+    if (r->done) free_summary(&used);
+    return have_log;
+}
+
+static void free_jobs(void)
+{
+    for (int i = 0; i < g_n_jobs; i++)
+        for (int c = 0; c < N_JOB_COLS; c++) free(g_jobs[i].f[c]);
+    free(g_jobs);
+    g_jobs = NULL;
+    g_n_jobs = g_cap_jobs = 0;
+}
 
 void load_folders(const char *const *folders, int n_folders, Row **rows_out, int *n_rows_out, Curve **curves_out,
                   int *n_curves_out)
@@ -413,78 +410,20 @@ void load_folders(const char *const *folders, int n_folders, Row **rows_out, int
     Row *rows = xmalloc(sizeof(Row) * (size_t)g_n_jobs);
     Curve *curves = xmalloc(sizeof(Curve) * (size_t)g_n_jobs);
     int n_rows = 0, n_curves = 0;
-    for (int a = 0; a < g_n_jobs;) {
-        int b = a + 1; /* jobs a .. b-1 share an id */
+    for (int a = 0, b; a < g_n_jobs; a = b) {
+        b = a + 1; /* jobs a .. b-1 share an id */
         while (b < g_n_jobs && !strcmp(g_jobs[b].f[JOB_ID], g_jobs[a].f[JOB_ID])) b++;
-        const Job *first = &g_jobs[a];
-        const char *id = first->f[JOB_ID];
-        for (int k = a + 1; k < b; k++) {
-            const Job *j = &g_jobs[k];
-            if (j->folder == first->folder)
-                die("%s/jobs.tsv lines %d and %d both plan the run %s", folders[j->folder], first->line, j->line, id);
-            for (int c = 0; c < N_JOB_COLS; c++)
-                if (strcmp(j->f[c], first->f[c]))
-                    die("run %s is planned differently in %s/jobs.tsv:%d and %s/jobs.tsv:%d (its %s: \"%s\" vs \"%s\")", id,
-                        folders[first->folder], first->line, folders[j->folder], j->line, g_job_cols[c], first->f[c], j->f[c]);
-        }
+        check_same_plan(folders, a, b);
         Row *r = &rows[n_rows++];
         memset(r, 0, sizeof *r);
-        for (int c = 0; c < N_JOB_COLS; c++) r->job[c] = xstrdup(first->f[c]);
+        for (int c = 0; c < N_JOB_COLS; c++) r->job[c] = xstrdup(g_jobs[a].f[c]);
         for (int m = 0; m < N_METRICS; m++) r->metric[m] = xstrdup("");
-        Summary used = {0};
-        char used_path[4200] = "";
-        bool have_log = false;
-        for (int k = a; k < b; k++) {
-            const char *folder = folders[g_jobs[k].folder];
-            char out[4200], log[4200];
-            snprintf(out, sizeof out, "%s/runs/%s.out", folder, id);
-            snprintf(log, sizeof log, "%s/runs/%s.csv", folder, id);
-            Summary s;
-            if (!read_summary(out, &s)) continue;
-            if (!r->done) {
-                used = s;
-                snprintf(used_path, sizeof used_path, "%s", out);
-                r->done = true;
-                for (int m = 0; m < N_SUMMARY_METRICS; m++) {
-                    free(r->metric[m]);
-                    r->metric[m] = xstrdup(s.text[m]);
-                }
-            } else {
-                if (strcmp(s.rest, used.rest))
-                    die("run %s finished with different results in %s and %s (summary lines differ beyond time_s)", id, used_path, out);
-                free_summary(&s);
-            }
-            /* every log there is, is checked whole; the first one is used */
-            struct stat st;
-            if (stat(log, &st) != 0 && errno == ENOENT) continue;
-            Row scratch = *r;
-            Curve curve;
-            if (have_log) { /* checked, then dropped */
-                for (int m = 0; m < N_METRICS; m++) scratch.metric[m] = xstrdup("");
-                read_log(log, used.steps, &scratch, &curve);
-                for (int m = 0; m < N_METRICS; m++) free(scratch.metric[m]);
-                free(curve.id);
-                free(curve.step);
-                free(curve.score_std);
-                free(curve.qgrad_median);
-                free(curve.loss);
-                continue;
-            }
-            read_log(log, used.steps, r, &curves[n_curves]);
-            curves[n_curves++].vocab = used.vocab;
-            have_log = true;
-        }
-        if (r->done) free_summary(&used);
+        n_curves += merge_results(folders, a, b, r, &curves[n_curves]);
         char where[4200];
-        snprintf(where, sizeof where, "run %s", id);
+        snprintf(where, sizeof where, "run %s", r->job[JOB_ID]);
         parse_row(r, where);
-        a = b;
     }
-    for (int i = 0; i < g_n_jobs; i++)
-        for (int c = 0; c < N_JOB_COLS; c++) free(g_jobs[i].f[c]);
-    free(g_jobs);
-    g_jobs = NULL;
-    g_n_jobs = g_cap_jobs = 0;
+    free_jobs();
     *rows_out = rows;
     *n_rows_out = n_rows;
     *curves_out = curves;
@@ -494,9 +433,10 @@ void load_folders(const char *const *folders, int n_folders, Row **rows_out, int
 /* ------------------------------------------------------------------ runs.csv */
 
 /* A CSV field, quoted (with "" for a quote) when it holds a comma or a quote, or always. */
-static void put_field(FILE *f, const char *s, bool quote)
+typedef enum CsvQuote { QUOTE_WHEN_NEEDED, QUOTE_ALWAYS } CsvQuote;
+static void put_field(FILE *f, const char *s, CsvQuote how)
 {
-    quote |= strpbrk(s, ",\"") != NULL;
+    bool quote = how == QUOTE_ALWAYS || strpbrk(s, ",\"") != NULL;
     if (!quote) {
         fputs(s, f);
         return;
@@ -519,7 +459,7 @@ static void put_header(char *buf, size_t n)
     }
     strncat(buf, "status,", n - strlen(buf) - 1);
     for (int m = 0; m < N_METRICS; m++) {
-        strncat(buf, g_metric_cols[m], n - strlen(buf) - 1);
+        strncat(buf, metric_name(m), n - strlen(buf) - 1);
         strncat(buf, ",", n - strlen(buf) - 1);
     }
     strncat(buf, "command", n - strlen(buf) - 1);
@@ -538,52 +478,52 @@ void write_runs_csv(const char *path, const Row *rows, int n_rows)
     for (int i = 0; i < n_rows; i++) {
         const Row *r = &rows[i];
         for (int c = 0; c < JOB_COMMAND; c++) {
-            put_field(f, r->job[c], false);
+            put_field(f, r->job[c], QUOTE_WHEN_NEEDED);
             fputc(',', f);
         }
         fputs(r->done ? "done," : "missing,", f);
         for (int m = 0; m < N_METRICS; m++) {
-            put_field(f, r->metric[m], false);
+            put_field(f, r->metric[m], QUOTE_WHEN_NEEDED);
             fputc(',', f);
         }
-        put_field(f, r->job[JOB_COMMAND], true);
+        put_field(f, r->job[JOB_COMMAND], QUOTE_ALWAYS);
         fputc('\n', f);
     }
     out_close(&o);
 }
 
 /* Splits a CSV line into at most max fields (quotes as put_field writes them); returns the
- * count. Fields are new strings. */
-static int split_csv(const char *line, char **out, int max, const char *where)
+ * count. Fields are new strings; scratch: room for the line. */
+static int split_csv(const char *line, char *scratch, char **out, int max, const char *where)
 {
     int n = 0;
     const char *p = line;
     for (;;) {
-        size_t cap = strlen(p) + 1, len = 0;
-        char *field = xmalloc(cap);
+        size_t len = 0;
         if (*p == '"') {
             for (p++;; p++) {
-                if (!*p) die("%s: a quoted field is not closed", where);
+                if (!*p) /* every line of runs.csv ends in a line end: the quote runs past it */
+                    die("%s, column %d: the quoted field is not closed on its line: a line break inside a field, or a "
+                        "closing quote missing (runs.csv holds one run per line)", where, n + 1);
                 if (*p == '"' && p[1] == '"') {
-                    field[len++] = '"';
+                    scratch[len++] = '"';
                     p++;
                 } else if (*p == '"') {
                     p++;
                     break;
                 } else {
-                    field[len++] = *p;
+                    scratch[len++] = *p;
                 }
             }
             if (*p && *p != ',') die("%s: text after a quoted field", where);
         } else {
-            while (*p && *p != ',') {
-                if (*p == '"') die("%s: a quote inside an unquoted field", where);
-                field[len++] = *p++;
-            }
+            len = strcspn(p, ",\"");
+            if (p[len] == '"') die("%s: a quote inside an unquoted field", where);
+            memcpy(scratch, p, len);
+            p += len;
         }
-        field[len] = 0;
         if (n == max) die("%s: more than %d fields", where, max);
-        out[n++] = field;
+        out[n++] = xstrndup(scratch, len);
         if (!*p) return n;
         p++; /* the comma */
     }
@@ -595,7 +535,7 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
 {
     enum { N_FIELDS = JOB_COMMAND + 1 + N_METRICS + 1 };
     size_t size, pos, next;
-    char *text = read_text(path, &size, false);
+    char *text = read_text(path, &size, MUST_EXIST);
     if (size > 0 && text[size - 1] != '\n' && text[size - 1] != '\r')
         die("%s: the last line has no line end: the file is cut short", path);
     pos = text_bom(text, size);
@@ -612,10 +552,11 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
         char where[4200];
         snprintf(where, sizeof where, "%s:%d", path, lineno);
         if (len == 0) continue;
-        char *line = xstrndup(text + pos, len);
+        char *line = xstrndup(text + pos, len), *scratch = xmalloc(len + 1);
         char *f[N_FIELDS];
-        int n = split_csv(line, f, N_FIELDS, where);
+        int n = split_csv(line, scratch, f, N_FIELDS, where);
         free(line);
+        free(scratch);
         if (n != N_FIELDS) die("%s: %d fields, expected %d", where, n, N_FIELDS);
         if (n_rows == cap) rows = xrealloc(rows, sizeof(Row) * (size_t)(cap = cap ? 2 * cap : 256));
         Row *r = &rows[n_rows++];
@@ -629,8 +570,8 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
         r->job[JOB_COMMAND] = f[N_FIELDS - 1];
         parse_row(r, where);
         for (int m = 0; m < N_METRICS; m++) {
-            if (r->done && m < N_SUMMARY_METRICS && !r->metric[m][0]) die("%s: a done run without %s", where, g_metric_cols[m]);
-            if (!r->done && r->metric[m][0]) die("%s: a missing run with a %s", where, g_metric_cols[m]);
+            if (r->done && g_metrics[m].from == FROM_SUMMARY && !r->metric[m][0]) die("%s: a done run without %s", where, metric_name(m));
+            if (!r->done && r->metric[m][0]) die("%s: a missing run with a %s", where, metric_name(m));
         }
     }
     free(text);

@@ -5,16 +5,22 @@
  *   lr_STAGE_TASK_OPTIM.svg  the same for another stage that sweeps rates (the width sweep)
  *   dk_TASK.svg            test accuracy vs dk, each scale at its best learning rate, one panel
  *                          per optimizer; bars = 95 % CI over seeds, clipped to [0, 1]
- *   curves_TASK_OPTIM.svg  score std and per-query gradient median vs step (log y), median over
- *                          seeds, one panel per dk: only where the runs' logs were read
+ *   curves_TASK_OPTIM.svg  score std, per-query gradient median (log y) and loss vs step, median
+ *                          over seeds: a row of panels per dk, a column per quantity; only where
+ *                          the runs' logs were read
  *
- * Every scale has one style (colour, dash, marker) in every plot and a legend entry; points of
- * different scales are moved apart a little along x so that equal values stay visible; each
- * panel states its n; accuracy axes are [0, 1] in every panel.
+ * Every scale has one style (colour, dash, marker) in every plot and a legend entry; the points
+ * of one x are dodged a few pixels apart by scale, centred on their x (a legend note says so),
+ * so that equal values stay visible and every cluster reads as one x; the curves are drawn at
+ * their true steps, told apart by their markers; each panel states its n; accuracy axes are
+ * [0, 1] in every panel, and the step and loss axes start at 0; subtitles wrap inside the figure.
  */
-#include "report.h"
+#include "report_plots.h"
+
+#include "report_cells.h"
+#include "report_common.h"
+#include "report_figure.h"
 #include "stats.h"
-#include "../viz/svg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,43 +30,56 @@ enum { MAX_LIST = 64 };
 
 /* ------------------------------------------------------------------ selecting runs */
 
-/* Which runs: NULL (or NAN) = any. */
-typedef struct Pick {
-    const char *stage, *task, *optim, *variant, *scale;
-    double dk, lr;
-} Pick;
-
-static bool matches(const Row *r, const Pick *p)
+/* The cells a query can match, [*from, *to): those sharing its leading keys that are not "any". */
+static void key_range(const Cells *cs, const CellKey *q, int *from, int *to)
 {
-    return (!p->stage || !strcmp(r->job[JOB_STAGE], p->stage)) && (!p->task || !strcmp(r->job[JOB_TASK], p->task)) &&
-           (!p->optim || !strcmp(r->job[JOB_OPTIM], p->optim)) &&
-           (!p->variant || !strcmp(r->job[JOB_VARIANT], p->variant)) &&
-           (!p->scale || !strcmp(r->job[JOB_SCALE], p->scale)) && (isnan(p->dk) || r->dk == p->dk) &&
-           (isnan(p->lr) || r->lr == p->lr);
+    int depth = !q->stage ? 0 : !q->task ? KEYS_STAGE : !q->optim ? KEYS_TASK : !q->variant ? KEYS_OPTIM
+              : !q->scale ? KEYS_VARIANT : isnan(q->dk) ? KEYS_SCALE : isnan(q->lr) ? KEYS_DK : KEYS_LR;
+    *from = 0;
+    *to = cs->n;
+    if (depth == 0) return;
+    *from = cells_find(cs, q, depth);
+    *to = *from < 0 ? (*from = 0) : cells_group_end(cs, *from, depth);
 }
 
-static Pick any_run(void) { return (Pick){NULL, NULL, NULL, NULL, NULL, NAN, NAN}; }
+/* Whether some cell matches a query. */
+static bool any_cell(const Cells *cs, const CellKey *q)
+{
+    int from, to;
+    key_range(cs, q, &from, &to);
+    for (int i = from; i < to; i++)
+        if (cell_key_matches(cell_row(&cs->cell[i]), q)) return true;
+    return false;
+}
 
-/* The values of one metric over the done runs picked (finite ones only); which[i] its run. */
-static int gather(const Row *rows, int n_rows, const Pick *p, int metric, double *out, const Row **which)
+/* The cell of a whole key (no "any"), or NULL when it was not planned. */
+static const Cell *cell_at(const Cells *cs, const CellKey *k)
+{
+    int i = cells_find(cs, k, CELL_KEYS);
+    return i < 0 ? NULL : &cs->cell[i];
+}
+
+/* The values of one metric over the done runs of a cell (finite ones only; none for NULL). */
+static int gather(const Cell *c, int metric, double *out)
 {
     int n = 0;
-    for (int i = 0; i < n_rows; i++) {
-        const Row *r = &rows[i];
-        if (!r->done || !matches(r, p) || !isfinite(r->value[metric])) continue;
-        if (which) which[n] = r;
-        out[n++] = r->value[metric];
+    for (int i = 0; c && i < c->n; i++) {
+        const Row *r = c->runs[i];
+        if (r->done && isfinite(r->value[metric])) out[n++] = r->value[metric];
     }
     return n;
 }
 
-/* Distinct values of a job column over the picked rows, in table order (at most MAX_LIST). */
-static int distinct_text(const Row *rows, int n_rows, const Pick *p, int col, const char **out)
+/* Distinct values of a job column over the cells a query matches, in table order (at most
+ * MAX_LIST). */
+static int distinct_text(const Cells *cs, const CellKey *q, int col, const char **out)
 {
-    int n = 0;
-    for (int i = 0; i < n_rows; i++) {
-        if (!matches(&rows[i], p)) continue;
-        const char *v = rows[i].job[col];
+    int n = 0, from, to;
+    key_range(cs, q, &from, &to);
+    for (int i = from; i < to; i++) {
+        const Row *r = cell_row(&cs->cell[i]);
+        if (!cell_key_matches(r, q)) continue;
+        const char *v = r->job[col];
         int j = 0;
         while (j < n && strcmp(out[j], v)) j++;
         if (j == n && n < MAX_LIST) out[n++] = v;
@@ -79,13 +98,15 @@ static int distinct_text(const Row *rows, int n_rows, const Pick *p, int col, co
     return n;
 }
 
-/* Distinct dk (or lr) values of the picked rows, ascending. */
-static int distinct_number(const Row *rows, int n_rows, const Pick *p, bool lr, double *out)
+/* Distinct values of the dk (col JOB_DK) or lr (JOB_LR) of the cells a query matches, ascending. */
+static int distinct_number(const Cells *cs, const CellKey *q, int col, double *out)
 {
-    int n = 0;
-    for (int i = 0; i < n_rows; i++) {
-        if (!matches(&rows[i], p)) continue;
-        double v = lr ? rows[i].lr : rows[i].dk;
+    int n = 0, from, to;
+    key_range(cs, q, &from, &to);
+    for (int i = from; i < to; i++) {
+        const Row *r = cell_row(&cs->cell[i]);
+        if (!cell_key_matches(r, q)) continue;
+        double v = col == JOB_LR ? r->lr : r->dk;
         int j = 0;
         while (j < n && out[j] != v) j++;
         if (j == n && n < MAX_LIST) out[n++] = v;
@@ -97,6 +118,13 @@ static int distinct_number(const Row *rows, int n_rows, const Pick *p, bool lr, 
             out[j - 1] = t;
         }
     return n;
+}
+
+/* The lr of the best cell of a (stage, task, optim, variant, scale, dk); NAN when none is done. */
+static double best_lr(const Cells *cs, const CellKey *k)
+{
+    const Cell *c = cells_best(cs, k);
+    return c ? cell_row(c)->lr : NAN;
 }
 
 /* ------------------------------------------------------------------ styles */
@@ -112,24 +140,53 @@ static SvgStyle scale_style(const char *scale)
         double c;
         constants += scale_valid(g_scales[i], &c) && isfinite(c) && strcmp(g_scales[i], "1");
     }
-    SvgStyle st = {"#1f77b4", NULL, SVG_SQUARE, 1.8, false};
-    if (!strcmp(scale, "1")) st = (SvgStyle){"#d62728", NULL, SVG_CIRCLE, 1.8, false};
-    else if (!strcmp(scale, "sqrt")) st = (SvgStyle){"#1f77b4", NULL, SVG_SQUARE, 1.8, false};
-    else if (!strcmp(scale, "dk")) st = (SvgStyle){"#2ca02c", "7,3", SVG_TRIANGLE, 1.8, false};
-    else if (!strcmp(scale, "learned-sqrt")) st = (SvgStyle){"#9467bd", "8,3,2,3", SVG_CROSS, 1.8, false};
-    else if (!strcmp(scale, "learned-1")) st = (SvgStyle){"#7f7f7f", "3,3", SVG_PLUS, 1.8, false};
-    else if (!strcmp(scale, "none")) st = (SvgStyle){"#17becf", "1,3", SVG_CIRCLE, 1.8, true};
-    else st = (SvgStyle){constant_colors[constants % 4], "2,2", SVG_DIAMOND, 1.8, false};
+    SvgStyle st = {"#1f77b4", NULL, SVG_SQUARE, 1.8, SVG_FILLED};
+    if (!strcmp(scale, "1")) st = (SvgStyle){"#d62728", NULL, SVG_CIRCLE, 1.8, SVG_FILLED};
+    else if (!strcmp(scale, "sqrt")) st = (SvgStyle){"#1f77b4", NULL, SVG_SQUARE, 1.8, SVG_FILLED};
+    else if (!strcmp(scale, "dk")) st = (SvgStyle){"#2ca02c", "7,3", SVG_TRIANGLE, 1.8, SVG_FILLED};
+    else if (!strcmp(scale, "learned-sqrt")) st = (SvgStyle){"#9467bd", "8,3,2,3", SVG_CROSS, 1.8, SVG_FILLED};
+    else if (!strcmp(scale, "learned-1")) st = (SvgStyle){"#7f7f7f", "3,3", SVG_PLUS, 1.8, SVG_FILLED};
+    else if (!strcmp(scale, "none")) st = (SvgStyle){"#17becf", "1,3", SVG_CIRCLE, 1.8, SVG_HOLLOW};
+    else st = (SvgStyle){constant_colors[constants % 4], "2,2", SVG_DIAMOND, 1.8, SVG_FILLED};
     return st;
 }
 
-/* The x position of a scale's point: x moved by a small factor per scale (log axes), so that
- * points with equal values do not hide each other. */
-static double nudge(double x, const char *scale)
+/* The points of a panel, scale i at x value j: their means and intervals, and the x each is
+ * drawn at. The points of one x value are dodged DODGE_PX pixels apart, in the order of the
+ * legend, centred on it (a point alone stands on it), so that equal values do not hide each
+ * other and every cluster reads as the one x of its tick (a legend note says so). */
+enum { DODGE_PX = 3 };
+static const char *const g_dodge_note = "points of one x: 3 px apart, by scale";
+typedef struct PanelPoints {
+    StatsCi ci[MAX_LIST][MAX_LIST];
+    double x[MAX_LIST][MAX_LIST];
+} PanelPoints;
+
+static void dodge_points(const SvgPanel *panel, const double *xs, int nx, int ns, PanelPoints *pts)
 {
-    int k = 0;
-    while (k < g_n_scales && strcmp(g_scales[k], scale)) k++;
-    return x * pow(10, 0.025 * (k - (g_n_scales - 1) / 2.0));
+    for (int j = 0; j < nx; j++) {
+        int present = 0, rank = 0;
+        for (int i = 0; i < ns; i++) present += isfinite(pts->ci[i][j].mean);
+        for (int i = 0; i < ns; i++) {
+            double offset = isfinite(pts->ci[i][j].mean) ? DODGE_PX * (rank++ - (present - 1) / 2.0) : 0;
+            pts->x[i][j] = svg_dodge(panel, xs[j], offset);
+        }
+    }
+}
+
+/* The panel's lines, a scale each, with their intervals, at the dodged x. */
+static void draw_points(Svg *s, const SvgPanel *panel, const char *const *scales, int ns, int nx, const PanelPoints *pts)
+{
+    for (int i = 0; i < ns; i++) {
+        SvgStyle st = scale_style(scales[i]);
+        double y[MAX_LIST];
+        for (int j = 0; j < nx; j++) {
+            const StatsCi *ci = &pts->ci[i][j];
+            y[j] = ci->mean;
+            if (ci->defined) svg_error_bar(s, panel, pts->x[i][j], clip01(ci->lo), clip01(ci->hi), st.color);
+        }
+        svg_series(s, panel, pts->x[i], y, nx, &st);
+    }
 }
 
 static const char *scale_name(const char *scale)
@@ -137,7 +194,7 @@ static const char *scale_name(const char *scale)
     static char b[8][80];
     static int next;
     char *out = b[next++ % 8];
-    snprintf(out, 80, "s = %s", scale_label(scale, true));
+    snprintf(out, 80, "s = %s", scale_label(scale, SCALE_FOR_PLOTS));
     return out;
 }
 
@@ -147,17 +204,6 @@ static void n_text(char *buf, size_t len, int lo, int hi, const char *per)
     if (hi == 0) snprintf(buf, len, "no done run");
     else if (lo == hi) snprintf(buf, len, "n = %d per %s", lo, per);
     else snprintf(buf, len, "n = %d–%d per %s", lo, hi, per);
-}
-
-static double clip01(double v) { return fmin(fmax(v, 0), 1); }
-
-static const double g_acc_ticks[6] = {0, 0.2, 0.4, 0.6, 0.8, 1};
-
-/* An accuracy axis: [0, 1] (a little room so markers at 0 and 1 show whole), ticks 0..1. */
-static SvgAxis accuracy_axis(const char *label)
-{
-    SvgAxis a = {-0.03, 1.03, false, label, g_acc_ticks, 6};
-    return a;
 }
 
 /* A legend of the scales drawn, then notes. */
@@ -184,269 +230,321 @@ static void scale_legend(Svg *s, double x, double y, const char **scales, int ns
     svg_legend(s, x, y, 250, labels, ptr, n);
 }
 
-static void finish(Svg *s, const char *tmp, const char *path)
+/* A panel at (left, top): its x axis log, a tick at each of the n values xs (ascending), with
+ * room for the markers (a factor either side); its y axis an accuracy. */
+static SvgPanel accuracy_panel(double left, double top, const double *xs, int n, double room, const char *x_label,
+                               const char *y_label, const char *title)
 {
-    if (!svg_close(s)) die("cannot write %s (disk full?)", tmp);
-    if (rename(tmp, path) != 0) die("cannot rename %s to %s", tmp, path);
+    SvgPanel p = {left, top, PANEL_W, PANEL_H, {xs[0] / room, xs[n - 1] * room, SVG_LOG, x_label, xs, n},
+                  accuracy_axis(y_label), title};
+    return p;
 }
-
-static bool open_plot(Svg *s, const char *dir, const char *name, int w, int h, char *path, char *tmp)
-{
-    out_path(path, 4096, dir, name);
-    char t[512];
-    snprintf(t, sizeof t, ".%s.tmp", name);
-    out_path(tmp, 4096, dir, t);
-    if (!svg_open(s, tmp, w > 960 ? w : 960, h)) die("cannot write %s", tmp); /* room for the titles */
-    return true;
-}
-
-enum { PANEL_W = 300, PANEL_H = 240, MARGIN = 75, TOP = 70, LEGEND_W = 270 };
 
 /* ------------------------------------------------------------------ lr_TASK_OPTIM.svg */
 
-static void plot_lr(const char *dir, const Row *rows, int n_rows, const char *stage, const char *task, const char *optim)
+/* An lr plot of one (stage, task, optim): a panel per (variant, dk) that has runs, a line per
+ * scale across the learning rates. */
+typedef struct LrPlot {
+    const Cells *cs;
+    CellKey pick;                    /* the stage, task and optim */
+    const char *scales[MAX_LIST];
+    double lrs[MAX_LIST];
+    const char *variant[MAX_LIST]; /* panel k: variant[k], dk[k] */
+    double dk[MAX_LIST];
+    int ns, nl, np;
+    double *vals;                 /* room for the values of one point */
+} LrPlot;
+
+static void lr_plan(LrPlot *lp, const Cells *cs, const char *stage, const char *task, const char *optim)
 {
-    Pick p = any_run();
-    p.stage = stage;
-    p.task = task;
-    p.optim = optim;
-    const char *variants[MAX_LIST], *scales[MAX_LIST];
-    double dks[MAX_LIST], lrs[MAX_LIST];
-    int nv = distinct_text(rows, n_rows, &p, JOB_VARIANT, variants), ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales);
-    int nl = distinct_number(rows, n_rows, &p, true, lrs);
-    /* the panels: (variant, dk) pairs that have runs */
-    const char *pv[MAX_LIST];
-    double pdk[MAX_LIST];
-    int np = 0;
+    lp->cs = cs;
+    lp->pick = any_key();
+    lp->pick.stage = stage;
+    lp->pick.task = task;
+    lp->pick.optim = optim;
+    const char *variants[MAX_LIST];
+    double dks[MAX_LIST];
+    int nv = distinct_text(cs, &lp->pick, JOB_VARIANT, variants);
+    lp->ns = distinct_text(cs, &lp->pick, JOB_SCALE, lp->scales);
+    lp->nl = distinct_number(cs, &lp->pick, JOB_LR, lp->lrs);
+    lp->np = 0;
     for (int v = 0; v < nv; v++) {
-        Pick q = p;
+        CellKey q = lp->pick;
         q.variant = variants[v];
-        int nd = distinct_number(rows, n_rows, &q, false, dks);
-        for (int d = 0; d < nd && np < MAX_LIST; d++) {
-            pv[np] = variants[v];
-            pdk[np++] = dks[d];
+        int nd = distinct_number(cs, &q, JOB_DK, dks);
+        for (int d = 0; d < nd && lp->np < MAX_LIST; d++) {
+            lp->variant[lp->np] = variants[v];
+            lp->dk[lp->np++] = dks[d];
         }
     }
-    int cols = np < 4 ? np : 4, panel_rows = (np + cols - 1) / cols;
-    char path[4096], tmp[4096], name[256], title[512];
+    lp->vals = xmalloc(sizeof(double) * (size_t)(cs->n_rows + 1));
+}
+
+/* The cell of panel k at one scale and rate. */
+static CellKey lr_point(const LrPlot *lp, int k, const char *scale, double lr)
+{
+    CellKey q = lp->pick;
+    q.variant = lp->variant[k];
+    q.dk = lp->dk[k];
+    q.scale = scale;
+    q.lr = lr;
+    return q;
+}
+
+/* The fewest and the most done runs of a planned point of panel k. */
+static void lr_panel_n(const LrPlot *lp, int k, int *lo, int *hi)
+{
+    *lo = 1 << 30;
+    *hi = 0;
+    for (int i = 0; i < lp->ns; i++)
+        for (int l = 0; l < lp->nl; l++) {
+            CellKey q = lr_point(lp, k, lp->scales[i], lp->lrs[l]);
+            const Cell *c = cell_at(lp->cs, &q);
+            if (!c) continue; /* not planned */
+            int n = gather(c, M_VAL_ACC, lp->vals);
+            *lo = n < *lo ? n : *lo;
+            *hi = n > *hi ? n : *hi;
+        }
+}
+
+/* Panel k's lines: the mean validation accuracy per rate, its interval, the chosen rate ringed. */
+static void draw_lr_panel(Svg *s, const LrPlot *lp, int k, const SvgPanel *panel)
+{
+    static PanelPoints pts;
+    for (int i = 0; i < lp->ns; i++)
+        for (int l = 0; l < lp->nl; l++) {
+            CellKey q = lr_point(lp, k, lp->scales[i], lp->lrs[l]);
+            pts.ci[i][l] = stats_ci95(lp->vals, gather(cell_at(lp->cs, &q), M_VAL_ACC, lp->vals));
+        }
+    dodge_points(panel, lp->lrs, lp->nl, lp->ns, &pts);
+    draw_points(s, panel, lp->scales, lp->ns, lp->nl, &pts);
+    for (int i = 0; i < lp->ns; i++) { /* the chosen rate of each line, ringed */
+        CellKey line = lr_point(lp, k, lp->scales[i], NAN);
+        double chosen = best_lr(lp->cs, &line);
+        for (int l = 0; l < lp->nl; l++)
+            if (lp->lrs[l] == chosen && pts.ci[i][l].n)
+                svg_shape(s, panel, pts.x[i][l], pts.ci[i][l].mean, SVG_CIRCLE, 8, scale_style(lp->scales[i]).color, SVG_HOLLOW);
+    }
+}
+
+static void plot_lr(const char *dir, const Cells *cs, const char *stage, const char *task, const char *optim)
+{
+    LrPlot lp;
+    lr_plan(&lp, cs, stage, task, optim);
+    int plo[MAX_LIST], phi[MAX_LIST], lo_n = 1 << 30, hi_n = 0; /* n per point, per panel and over all */
+    for (int k = 0; k < lp.np; k++) {
+        lr_panel_n(&lp, k, &plo[k], &phi[k]);
+        lo_n = plo[k] < lo_n ? plo[k] : lo_n;
+        hi_n = phi[k] > hi_n ? phi[k] : hi_n;
+    }
+    char name[256], title[512], subtitle[512], nt[64];
     if (!strcmp(stage, LR_STAGE)) snprintf(name, sizeof name, "lr_%s_%s.svg", task, optim);
     else snprintf(name, sizeof name, "lr_%s_%s_%s.svg", stage, task, optim);
-    Svg s;
-    open_plot(&s, dir, name, MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W, TOP + panel_rows * (PANEL_H + 80) + 20, path, tmp);
-    int lo_n = 1 << 30, hi_n = 0;
-    double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
-    for (int k = 0; k < np; k++) {
-        Pick q = p;
-        q.variant = pv[k];
-        q.dk = pdk[k];
-        int plo = 1 << 30, phi = 0;
-        for (int i = 0; i < ns; i++)
-            for (int l = 0; l < nl; l++) {
-                q.scale = scales[i];
-                q.lr = lrs[l];
-                bool planned = false;
-                for (int r = 0; r < n_rows && !planned; r++) planned = matches(&rows[r], &q);
-                if (!planned) continue;
-                int n = gather(rows, n_rows, &q, M_VAL_ACC, vals, NULL);
-                plo = n < plo ? n : plo;
-                phi = n > phi ? n : phi;
-            }
-        q.scale = NULL;
-        q.lr = NAN;
-        lo_n = plo < lo_n ? plo : lo_n;
-        hi_n = phi > hi_n ? phi : hi_n;
-        char ptitle[256], nt[64];
-        n_text(nt, sizeof nt, plo, phi, "point");
-        if (strcmp(pv[k], "-")) snprintf(ptitle, sizeof ptitle, "dk = %.0f, %s (%s)", pdk[k], pv[k], nt);
-        else snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", pdk[k], nt);
-        SvgPanel panel = {MARGIN + (k % cols) * (PANEL_W + MARGIN), TOP + (k / cols) * (PANEL_H + 80), PANEL_W, PANEL_H,
-                          svg_axis_for(lrs[0] / 2, lrs[nl - 1] * 2, true, "learning rate (log)"),
-                          accuracy_axis("validation accuracy"), ptitle};
-        panel.x.lo = lrs[0] / 2;
-        panel.x.hi = lrs[nl - 1] * 2;
-        panel.x.ticks = lrs;
-        panel.x.n_ticks = nl;
-        svg_panel(&s, &panel);
-        for (int i = 0; i < ns; i++) {
-            SvgStyle st = scale_style(scales[i]);
-            double x[MAX_LIST], y[MAX_LIST];
-            q.scale = scales[i];
-            double chosen = best_lr(rows, n_rows, stage, task, optim, pv[k], scales[i], pdk[k]);
-            for (int l = 0; l < nl; l++) {
-                q.lr = lrs[l];
-                int n = gather(rows, n_rows, &q, M_VAL_ACC, vals, NULL);
-                StatsCi ci = stats_ci95(vals, n);
-                x[l] = nudge(lrs[l], scales[i]);
-                y[l] = ci.mean;
-                if (ci.defined) svg_error_bar(&s, &panel, x[l], clip01(ci.lo), clip01(ci.hi), st.color);
-                if (lrs[l] == chosen && n) svg_shape(&s, &panel, x[l], y[l], SVG_CIRCLE, 8, st.color, false);
-            }
-            svg_series(&s, &panel, x, y, nl, &st);
-        }
-    }
-    free(vals);
-    char nt[64];
-    n_text(nt, sizeof nt, lo_n, hi_n, "point");
     snprintf(title, sizeof title, "%s, %s: validation accuracy vs learning rate (stage %s)", task, optim, stage);
-    svg_text(&s, MARGIN, 24, 15, "start", title);
-    snprintf(title, sizeof title, "%s; ringed: the chosen rate of each line (highest mean validation accuracy; ties: the smaller)",
+    snprintf(subtitle, sizeof subtitle,
+             "%s; ringed: the chosen rate of each line (highest mean validation accuracy; ties: the smaller)",
              hi_n > 1 ? "Mean over seeds, n in each panel" : "One seed per point");
-    svg_text(&s, MARGIN, 44, 12, "start", title);
-    SvgStyle ring = {"#000000", NULL, SVG_CIRCLE, 0, true};
-    const char *notes[2] = {hi_n > 1 ? "bars: 95 % CI over seeds (Student t)" : "one seed: no interval", nt};
-    scale_legend(&s, MARGIN + cols * (PANEL_W + MARGIN) - 30, TOP, scales, ns, &ring, "chosen learning rate", notes, 2);
-    finish(&s, tmp, path);
+    int cols = lp.np < 4 ? lp.np : 4, panel_rows = (lp.np + cols - 1) / cols;
+    int width = figure_width(MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, subtitle);
+    Plot plot;
+    Svg *s = plot_open(&plot, dir, name, width, top + panel_rows * (PANEL_H + 80) + 20);
+    for (int k = 0; k < lp.np; k++) {
+        char ptitle[256];
+        n_text(nt, sizeof nt, plo[k], phi[k], "point");
+        if (strcmp(lp.variant[k], "-")) snprintf(ptitle, sizeof ptitle, "dk = %.0f, %s (%s)", lp.dk[k], lp.variant[k], nt);
+        else snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", lp.dk[k], nt);
+        SvgPanel panel = accuracy_panel(MARGIN + (k % cols) * (PANEL_W + MARGIN), top + (k / cols) * (PANEL_H + 80), lp.lrs,
+                                        lp.nl, 2, "learning rate (log)", "validation accuracy", ptitle);
+        svg_panel(s, &panel);
+        draw_lr_panel(s, &lp, k, &panel);
+    }
+    free(lp.vals);
+    n_text(nt, sizeof nt, lo_n, hi_n, "point");
+    figure_titles(s, width, title, subtitle);
+    SvgStyle ring = {"#000000", NULL, SVG_CIRCLE, 0, SVG_HOLLOW};
+    const char *notes[3] = {hi_n > 1 ? "bars: 95 % CI over seeds (Student t)" : "one seed: no interval", nt, g_dodge_note};
+    scale_legend(s, MARGIN + cols * (PANEL_W + MARGIN) - 30, top, lp.scales, lp.ns, &ring, "chosen learning rate", notes, 3);
+    plot_close(&plot);
 }
 
 /* ------------------------------------------------------------------ dk_TASK.svg */
 
 /* Where a (task, optim, scale, dk) point of the dk plot comes from: the stage (not lr, variant
  * "-") with the most done runs at its best learning rate; else stage lr at the chosen rate. */
-static const char *dk_source(const Row *rows, int n_rows, const char *task, const char *optim, const char *scale, double dk,
-                             double *lr_out)
+static const char *dk_source(const Cells *cs, const char *task, const char *optim, const char *scale, double dk,
+                             double *lr_out, double *vals)
 {
-    Pick p = any_run();
-    p.task = task;
-    p.optim = optim;
-    p.variant = "-";
-    p.scale = scale;
-    p.dk = dk;
-    const char *stages[MAX_LIST];
-    int n_st = distinct_text(rows, n_rows, &p, JOB_STAGE, stages), best_n = -1;
+    CellKey q = {NULL, task, optim, "-", scale, dk, NAN};
     const char *best = NULL;
-    double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
-    for (int i = 0; i < n_st; i++) {
-        if (!strcmp(stages[i], LR_STAGE)) continue;
-        double lr = best_lr(rows, n_rows, stages[i], task, optim, "-", scale, dk);
-        if (isnan(lr)) continue;
-        Pick q = p;
-        q.stage = stages[i];
-        q.lr = lr;
-        int n = gather(rows, n_rows, &q, M_TEST_ACC, vals, NULL);
-        if (n > best_n) { /* stages come in table order: the first of equals wins */
+    int best_n = -1;
+    for (int k = 0; k < cs->n_stages; k++) { /* in stage order: the first of equals wins */
+        q.stage = cell_row(&cs->cell[cs->stage_from[k]])->job[JOB_STAGE];
+        q.lr = NAN;
+        const Cell *c = strcmp(q.stage, LR_STAGE) ? cells_best(cs, &q) : NULL;
+        if (!c) continue;
+        int n = gather(c, M_TEST_ACC, vals);
+        if (n > best_n) {
             best_n = n;
-            best = stages[i];
-            *lr_out = lr;
+            best = q.stage;
+            *lr_out = cell_row(c)->lr;
         }
     }
-    free(vals);
     if (best) return best;
-    *lr_out = best_lr(rows, n_rows, LR_STAGE, task, optim, "-", scale, dk);
+    q.stage = LR_STAGE;
+    *lr_out = best_lr(cs, &q);
     return isnan(*lr_out) ? NULL : LR_STAGE;
 }
 
-static void plot_dk(const char *dir, const Row *rows, int n_rows, const char *task)
-{
-    Pick p = any_run();
-    p.task = task;
-    p.variant = "-";
-    const char *optims[MAX_LIST], *scales[MAX_LIST], *used[MAX_LIST];
+/* A dk plot of one task: a panel per optimizer, a line per scale across dk, of the plain model
+ * (variant "-"); each point from the stage and rate dk_source picks. */
+typedef struct DkPlot {
+    const Cells *cs;
+    CellKey pick;                      /* the task, variant "-" */
+    const char *optims[MAX_LIST], *scales[MAX_LIST];
     double dks[MAX_LIST];
-    int no = distinct_text(rows, n_rows, &p, JOB_OPTIM, optims), ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales);
-    int nd = distinct_number(rows, n_rows, &p, false, dks), n_used = 0;
-    if (no == 0 || nd == 0) return;
-    char path[4096], tmp[4096], name[256], title[512];
-    snprintf(name, sizeof name, "dk_%s.svg", task);
-    Svg s;
-    open_plot(&s, dir, name, MARGIN + no * (PANEL_W + MARGIN) + LEGEND_W, TOP + PANEL_H + 100, path, tmp);
-    double *vals = xmalloc(sizeof(double) * (size_t)(n_rows + 1));
-    int all_hi = 0;
-    for (int o = 0; o < no; o++) {
-        /* n first, for the panel title */
-        int lo_n = 1 << 30, hi_n = 0;
-        double lr_of[MAX_LIST][MAX_LIST];
-        const char *src[MAX_LIST][MAX_LIST];
-        for (int i = 0; i < ns; i++)
-            for (int d = 0; d < nd; d++) {
-                src[i][d] = dk_source(rows, n_rows, task, optims[o], scales[i], dks[d], &lr_of[i][d]);
-                if (!src[i][d]) continue;
-                Pick q = p;
-                q.optim = optims[o];
-                q.stage = src[i][d];
-                q.scale = scales[i];
-                q.dk = dks[d];
-                q.lr = lr_of[i][d];
-                int n = gather(rows, n_rows, &q, M_TEST_ACC, vals, NULL);
-                lo_n = n < lo_n ? n : lo_n;
-                hi_n = n > hi_n ? n : hi_n;
-                int u = 0;
-                while (u < n_used && strcmp(used[u], src[i][d])) u++;
-                if (u == n_used && n_used < MAX_LIST) used[n_used++] = src[i][d];
-            }
-        all_hi = hi_n > all_hi ? hi_n : all_hi;
-        char ptitle[256], nt[64];
-        n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "point");
-        snprintf(ptitle, sizeof ptitle, "%s (%s)", optims[o], nt);
-        SvgPanel panel = {MARGIN + o * (PANEL_W + MARGIN), TOP, PANEL_W, PANEL_H,
-                          svg_axis_for(dks[0] / 1.6, dks[nd - 1] * 1.6, true, "dk (log)"), accuracy_axis("test accuracy"),
-                          ptitle};
-        panel.x.lo = dks[0] / 1.6;
-        panel.x.hi = dks[nd - 1] * 1.6;
-        panel.x.ticks = dks;
-        panel.x.n_ticks = nd;
-        svg_panel(&s, &panel);
-        for (int i = 0; i < ns; i++) {
-            SvgStyle st = scale_style(scales[i]);
-            double x[MAX_LIST], y[MAX_LIST];
-            for (int d = 0; d < nd; d++) {
-                x[d] = nudge(dks[d], scales[i]);
-                y[d] = NAN;
-                if (!src[i][d]) continue;
-                Pick q = p;
-                q.optim = optims[o];
-                q.stage = src[i][d];
-                q.scale = scales[i];
-                q.dk = dks[d];
-                q.lr = lr_of[i][d];
-                int n = gather(rows, n_rows, &q, M_TEST_ACC, vals, NULL);
-                StatsCi ci = stats_ci95(vals, n);
-                y[d] = ci.mean;
-                if (ci.defined) svg_error_bar(&s, &panel, x[d], clip01(ci.lo), clip01(ci.hi), st.color);
-            }
-            svg_series(&s, &panel, x, y, nd, &st);
+    int no, ns, nd;
+    const char *used[MAX_LIST];     /* the stages the points came from, in the order met */
+    int n_used;
+    double *vals;                   /* room for the values of one point */
+} DkPlot;
+
+/* Where the points of one panel come from: point (scale i, dk d) from stage[i][d] (NULL: none)
+ * at rate lr[i][d]. */
+typedef struct DkSources {
+    const char *stage[MAX_LIST][MAX_LIST];
+    double lr[MAX_LIST][MAX_LIST];
+} DkSources;
+
+/* The done runs of point (i, d) of optimizer o's panel. */
+static CellKey dk_point(const DkPlot *dp, int o, const DkSources *src, int i, int d)
+{
+    CellKey q = dp->pick;
+    q.optim = dp->optims[o];
+    q.stage = src->stage[i][d];
+    q.scale = dp->scales[i];
+    q.dk = dp->dks[d];
+    q.lr = src->lr[i][d];
+    return q;
+}
+
+/* The sources of optimizer o's points, and the fewest and most runs of a point (for its title). */
+static void dk_sources(DkPlot *dp, int o, DkSources *src, int *lo, int *hi)
+{
+    *lo = 1 << 30;
+    *hi = 0;
+    for (int i = 0; i < dp->ns; i++)
+        for (int d = 0; d < dp->nd; d++) {
+            const char *st = src->stage[i][d] =
+                dk_source(dp->cs, dp->pick.task, dp->optims[o], dp->scales[i], dp->dks[d], &src->lr[i][d], dp->vals);
+            if (!st) continue;
+            CellKey q = dk_point(dp, o, src, i, d);
+            int n = gather(cell_at(dp->cs, &q), M_TEST_ACC, dp->vals);
+            *lo = n < *lo ? n : *lo;
+            *hi = n > *hi ? n : *hi;
+            int u = 0;
+            while (u < dp->n_used && strcmp(dp->used[u], st)) u++;
+            if (u == dp->n_used && dp->n_used < MAX_LIST) dp->used[dp->n_used++] = st;
         }
+}
+
+/* Optimizer o's lines: the mean test accuracy per dk and its interval. */
+static void draw_dk_panel(Svg *s, const DkPlot *dp, int o, const DkSources *src, const SvgPanel *panel)
+{
+    static PanelPoints pts;
+    for (int i = 0; i < dp->ns; i++)
+        for (int d = 0; d < dp->nd; d++) {
+            CellKey q = dk_point(dp, o, src, i, d);
+            pts.ci[i][d] = stats_ci95(dp->vals, src->stage[i][d] ? gather(cell_at(dp->cs, &q), M_TEST_ACC, dp->vals) : 0);
+        }
+    dodge_points(panel, dp->dks, dp->nd, dp->ns, &pts);
+    draw_points(s, panel, dp->scales, dp->ns, dp->nd, &pts);
+}
+
+/* The subtitle: what a point is, and the stages the points came from. */
+static void dk_subtitle(char *from, size_t len, const DkPlot *dp, int all_hi)
+{
+    snprintf(from, len, "%s; the rate of the highest mean validation accuracy in the stage; from stage%s",
+             all_hi > 1 ? "Mean over seeds, bars = 95 % CI" : "One seed per point", dp->n_used > 1 ? "s" : "");
+    for (int u = 0; u < dp->n_used; u++) {
+        strncat(from, u ? ", " : " ", len - strlen(from) - 1);
+        strncat(from, dp->used[u], len - strlen(from) - 1);
     }
-    free(vals);
+    strncat(from, "; the plain model (no variant flags)", len - strlen(from) - 1);
+}
+
+static void plot_dk(const char *dir, const Cells *cs, const char *task)
+{
+    DkPlot dp = {.cs = cs, .pick = any_key()};
+    dp.pick.task = task;
+    dp.pick.variant = "-";
+    dp.no = distinct_text(cs, &dp.pick, JOB_OPTIM, dp.optims);
+    dp.ns = distinct_text(cs, &dp.pick, JOB_SCALE, dp.scales);
+    dp.nd = distinct_number(cs, &dp.pick, JOB_DK, dp.dks);
+    if (dp.no == 0 || dp.nd == 0) return;
+    dp.vals = xmalloc(sizeof(double) * (size_t)(cs->n_rows + 1));
+    static DkSources src;
+    int lo_n[MAX_LIST], hi_n[MAX_LIST], all_hi = 0; /* n per point, per panel (first: for the titles) */
+    for (int o = 0; o < dp.no; o++) {
+        dk_sources(&dp, o, &src, &lo_n[o], &hi_n[o]);
+        all_hi = hi_n[o] > all_hi ? hi_n[o] : all_hi;
+    }
+    char name[256], title[512], subtitle[512];
+    snprintf(name, sizeof name, "dk_%s.svg", task);
     snprintf(title, sizeof title, "%s: test accuracy vs dk, each scale at its best learning rate", task);
-    svg_text(&s, MARGIN, 24, 15, "start", title);
-    char from[512];
-    snprintf(from, sizeof from, "%s; the rate of the highest mean validation accuracy in the stage; from stage",
-             all_hi > 1 ? "Mean over seeds, bars = 95 % CI" : "One seed per point");
-    if (n_used > 1) strcat(from, "s");
-    for (int u = 0; u < n_used; u++) {
-        strncat(from, u ? ", " : " ", sizeof from - strlen(from) - 1);
-        strncat(from, used[u], sizeof from - strlen(from) - 1);
+    dk_subtitle(subtitle, sizeof subtitle, &dp, all_hi);
+    int width = figure_width(MARGIN + dp.no * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, subtitle);
+    Plot plot;
+    Svg *s = plot_open(&plot, dir, name, width, top + PANEL_H + 100);
+    for (int o = 0; o < dp.no; o++) {
+        char ptitle[256], nt[64];
+        dk_sources(&dp, o, &src, &lo_n[o], &hi_n[o]);
+        n_text(nt, sizeof nt, hi_n[o] ? lo_n[o] : 0, hi_n[o], "point");
+        snprintf(ptitle, sizeof ptitle, "%s (%s)", dp.optims[o], nt);
+        SvgPanel panel = accuracy_panel(MARGIN + o * (PANEL_W + MARGIN), top, dp.dks, dp.nd, 1.6, "dk (log)", "test accuracy", ptitle);
+        svg_panel(s, &panel);
+        draw_dk_panel(s, &dp, o, &src, &panel);
     }
-    strncat(from, "; the plain model (no variant flags)", sizeof from - strlen(from) - 1);
-    svg_text(&s, MARGIN, 44, 12, "start", from);
-    const char *notes[2] = {all_hi > 1 ? "bars: 95 % CI, clipped to [0, 1]" : "one seed: no interval", "n: runs per point"};
-    scale_legend(&s, MARGIN + no * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 2);
-    finish(&s, tmp, path);
+    free(dp.vals);
+    figure_titles(s, width, title, subtitle);
+    const char *notes[3] = {all_hi > 1 ? "bars: 95 % CI, clipped to [0, 1]" : "one seed: no interval", "n: runs per point",
+                            g_dodge_note};
+    scale_legend(s, MARGIN + dp.no * (PANEL_W + MARGIN) - 30, top, dp.scales, dp.ns, NULL, NULL, notes, 3);
+    plot_close(&plot);
 }
 
 /* ------------------------------------------------------------------ curves_TASK_OPTIM.svg */
 
+/* The curve of run id, or NULL; curves are in id order (report_io.h). */
 static const Curve *curve_of(const Curve *curves, int n, const char *id)
 {
-    for (int i = 0; i < n; i++)
-        if (!strcmp(curves[i].id, id)) return &curves[i];
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2, c = strcmp(curves[mid].id, id);
+        if (c == 0) return &curves[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
     return NULL;
 }
 
-/* The logged runs of a (stage, task, optim, "-", scale, dk) at its best lr; returns how many. */
-static int logged_runs(const Row *rows, int n_rows, const Curve *curves, int n_curves, const char *stage, const char *task,
-                       const char *optim, const char *scale, double dk, const Curve **out)
+static int cmp_curve_id(const void *x, const void *y)
 {
-    double lr = best_lr(rows, n_rows, stage, task, optim, "-", scale, dk);
-    if (isnan(lr)) return 0;
-    Pick p = {stage, task, optim, "-", scale, dk, lr};
+    return strcmp((*(const Curve *const *)x)->id, (*(const Curve *const *)y)->id);
+}
+
+/* The logged runs of a (stage, task, optim, "-", scale, dk) at its best lr, in id order (into
+ * out, when not NULL); returns how many. */
+static int logged_runs(const Cells *cs, const Curve *curves, int n_curves, const CellKey *line, const Curve **out)
+{
+    const Cell *best = cells_best(cs, line);
     int n = 0;
-    for (int i = 0; i < n_rows; i++) {
-        if (!rows[i].done || !matches(&rows[i], &p)) continue;
-        const Curve *c = curve_of(curves, n_curves, rows[i].job[JOB_ID]);
+    for (int i = 0; best && i < best->n; i++) {
+        if (!best->runs[i]->done) continue;
+        const Curve *c = curve_of(curves, n_curves, best->runs[i]->job[JOB_ID]);
         if (c && out) out[n] = c;
         n += c != NULL;
     }
+    if (out) qsort(out, (size_t)n, sizeof *out, cmp_curve_id);
     return n;
 }
 
@@ -476,175 +574,217 @@ static int median_curve(const Curve *const *cs, int n, int metric, double *x, do
     return rows;
 }
 
-static bool plot_curves(const char *dir, const Row *rows, int n_rows, const Curve *curves, int n_curves, const char *task,
-                        const char *optim)
-{
-    Pick p = any_run();
-    p.task = task;
-    p.optim = optim;
-    p.variant = "-";
-    const char *stages[MAX_LIST], *scales[MAX_LIST];
+/* A curves plot of one (task, optim) of the plain model: a row of panels per metric, a panel
+ * per dk, a line per scale (the median over its logged runs at its best rate). */
+typedef struct CurvesPlot {
+    const Cells *cs;
+    const Curve *curves;
+    int n_curves;
+    CellKey pick;                             /* the stage, task, optim, variant "-" */
+    const char *scales[MAX_LIST];
     double dks[MAX_LIST];
-    int n_st = distinct_text(rows, n_rows, &p, JOB_STAGE, stages);
-    /* the stage: headline when it has logs, else the other one with the most, else lr */
+    int ns, nd;
+    double lo[N_CURVE_METRICS], hi[N_CURVE_METRICS]; /* the y range of each row of panels */
+    double max_step, vocab, chance;        /* chance: the loss of a uniform guess (NAN: no one vocabulary) */
+    int top;                               /* where the panels start, below the titles */
+    const Curve **line;                    /* room for the curves of one line */
+    double *x, *y;                         /* room for one line's points */
+} CurvesPlot;
+enum { MAX_POINTS = 4096 };
+
+/* The logged runs of scale i at dk d (into cp->cs); how many. */
+static int line_runs(CurvesPlot *cp, int i, int d)
+{
+    CellKey line = cp->pick;
+    line.scale = cp->scales[i];
+    line.dk = cp->dks[d];
+    return logged_runs(cp->cs, cp->curves, cp->n_curves, &line, cp->line);
+}
+
+/* The stage the plot shows: headline when it has logs, else the other one with the most, else lr. */
+static const char *curves_stage(const CurvesPlot *cp)
+{
+    const Cells *cs = cp->cs;
     const char *stage = NULL;
-    int best = 0;
-    for (int i = 0; i < n_st; i++) {
-        Pick q = p;
-        q.stage = stages[i];
+    int best = 0, n_rows = cs->n_rows;
+    for (int k = 0; k < cs->n_stages; k++) {
+        CellKey q = cp->pick;
+        q.stage = cell_row(&cs->cell[cs->stage_from[k]])->job[JOB_STAGE];
         const char *sc[MAX_LIST];
         double dd[MAX_LIST];
-        int nsc = distinct_text(rows, n_rows, &q, JOB_SCALE, sc), ndd = distinct_number(rows, n_rows, &q, false, dd), logged = 0;
+        int nsc = distinct_text(cs, &q, JOB_SCALE, sc), ndd = distinct_number(cs, &q, JOB_DK, dd);
+        int logged = 0;
         for (int a = 0; a < nsc; a++)
-            for (int d = 0; d < ndd; d++)
-                logged += logged_runs(rows, n_rows, curves, n_curves, stages[i], task, optim, sc[a], dd[d], NULL);
-        int rank = logged == 0 ? 0 : !strcmp(stages[i], "headline") ? 3 * n_rows + logged
-                                 : strcmp(stages[i], LR_STAGE)      ? n_rows + logged
-                                                                    : logged;
+            for (int d = 0; d < ndd; d++) {
+                CellKey line = q;
+                line.scale = sc[a];
+                line.dk = dd[d];
+                logged += logged_runs(cs, cp->curves, cp->n_curves, &line, NULL);
+            }
+        int rank = logged == 0 ? 0 : !strcmp(q.stage, "headline") ? 3 * n_rows + logged
+                                 : strcmp(q.stage, LR_STAGE)      ? n_rows + logged
+                                                                  : logged;
         if (rank > best) {
             best = rank;
-            stage = stages[i];
+            stage = q.stage;
         }
     }
-    if (!stage) return false;
-    p.stage = stage;
-    int ns = distinct_text(rows, n_rows, &p, JOB_SCALE, scales), nd = distinct_number(rows, n_rows, &p, false, dks);
-    const Curve **cs = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
-    enum { MAX_POINTS = 4096 };
-    double *x = xmalloc(sizeof(double) * MAX_POINTS), *y = xmalloc(sizeof(double) * MAX_POINTS);
-    /* the y ranges, one per metric, the same in every panel of its row; the loss axis from 0
-     * and up to the chance level at least; the vocabulary: the one of every logged run, when
-     * they agree */
-    double lo[N_CURVE_METRICS] = {INFINITY, INFINITY, 0}, hi[N_CURVE_METRICS] = {0, 0, 0}, max_step = 1, vocab = NAN;
+    return stage;
+}
+
+/* The y ranges, one per metric, the same in every panel of its row; the loss axis from 0 and
+ * up to the chance level at least; the vocabulary: the one of every logged run, when they
+ * agree. */
+static void curves_ranges(CurvesPlot *cp)
+{
+    for (int m = 0; m < N_CURVE_METRICS; m++) {
+        cp->lo[m] = m == CURVE_LOSS ? 0 : INFINITY;
+        cp->hi[m] = 0;
+    }
+    cp->max_step = 1;
+    cp->vocab = NAN;
     bool one_vocab = true;
     for (int m = 0; m < N_CURVE_METRICS; m++)
-        for (int i = 0; i < ns; i++)
-            for (int d = 0; d < nd; d++) {
-                int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], cs);
+        for (int i = 0; i < cp->ns; i++)
+            for (int d = 0; d < cp->nd; d++) {
+                int n = line_runs(cp, i, d);
                 if (!n) continue;
                 for (int c = 0; c < n; c++) {
-                    if (isnan(vocab)) vocab = cs[c]->vocab;
-                    one_vocab &= cs[c]->vocab == vocab;
+                    if (isnan(cp->vocab)) cp->vocab = cp->line[c]->vocab;
+                    one_vocab &= cp->line[c]->vocab == cp->vocab;
                 }
-                int k = median_curve(cs, n, m, x, y, MAX_POINTS);
+                int k = median_curve(cp->line, n, m, cp->x, cp->y, MAX_POINTS);
                 for (int j = 0; j < k; j++) {
-                    max_step = fmax(max_step, x[j]);
-                    if (!isfinite(y[j]) || (m != CURVE_LOSS && !(y[j] > 0))) continue;
-                    if (m != CURVE_LOSS) lo[m] = fmin(lo[m], y[j]);
-                    hi[m] = fmax(hi[m], y[j]);
+                    cp->max_step = fmax(cp->max_step, cp->x[j]);
+                    double v = cp->y[j];
+                    if (!isfinite(v) || (m != CURVE_LOSS && !(v > 0))) continue;
+                    if (m != CURVE_LOSS) cp->lo[m] = fmin(cp->lo[m], v);
+                    cp->hi[m] = fmax(cp->hi[m], v);
                 }
             }
-    double chance = one_vocab && vocab > 1 ? log(vocab) : NAN; /* uniform over the vocabulary */
-    if (isfinite(chance)) hi[CURVE_LOSS] = fmax(hi[CURVE_LOSS], chance);
-    if (!(hi[CURVE_LOSS] > 0)) hi[CURVE_LOSS] = 1;
-    char path[4096], tmp[4096], name[256], title[512];
-    snprintf(name, sizeof name, "curves_%s_%s.svg", task, optim);
-    Svg s;
-    open_plot(&s, dir, name, MARGIN + nd * (PANEL_W + MARGIN) + LEGEND_W, TOP + N_CURVE_METRICS * (PANEL_H + 80) + 20, path,
-              tmp);
+    cp->chance = one_vocab && cp->vocab > 1 ? log(cp->vocab) : NAN; /* uniform over the vocabulary */
+    if (isfinite(cp->chance)) cp->hi[CURVE_LOSS] = fmax(cp->hi[CURVE_LOSS], cp->chance);
+    if (!(cp->hi[CURVE_LOSS] > 0)) cp->hi[CURVE_LOSS] = 1;
+}
+
+/* The panel of metric m at dk d: its frame, the chance level, a line per scale. */
+static void draw_curves_panel(Svg *s, CurvesPlot *cp, int m, int d)
+{
     static const char *const ylabels[N_CURVE_METRICS] = {"std of the scores s·q·k (log)",
                                                          "median over queries of ‖∂L/∂S_row‖ (log)",
                                                          "training loss (nats per target token)"};
-    for (int m = 0; m < N_CURVE_METRICS; m++)
-        for (int d = 0; d < nd; d++) {
-            int lo_n = 1 << 30, hi_n = 0;
-            for (int i = 0; i < ns; i++) {
-                int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], NULL);
-                if (!n) continue;
-                lo_n = n < lo_n ? n : lo_n;
-                hi_n = n > hi_n ? n : hi_n;
-            }
-            char ptitle[256], nt[64];
-            n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "line");
-            snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", dks[d], nt);
-            SvgPanel panel = {MARGIN + d * (PANEL_W + MARGIN), TOP + m * (PANEL_H + 80), PANEL_W, PANEL_H,
-                              svg_axis_for(0, max_step, false, "step"),
-                              svg_axis_for(lo[m], hi[m], m != CURVE_LOSS, ylabels[m]), ptitle};
-            svg_panel(&s, &panel); /* x: 5 % room either side, for the moved curves */
-            if (m == CURVE_LOSS && isfinite(chance)) {
-                char label[96];
-                snprintf(label, sizeof label, "chance: ln %.0f = %.2f (uniform over the vocabulary)", vocab, chance);
-                svg_hline(&s, &panel, chance, "#888888", label);
-            }
-            for (int i = 0; i < ns; i++) {
-                int n = logged_runs(rows, n_rows, curves, n_curves, stage, task, optim, scales[i], dks[d], cs);
-                if (!n) continue;
-                int k = median_curve(cs, n, m, x, y, MAX_POINTS);
-                /* each scale moved a little along x (1.2 % of the axis per scale), so that equal
-                 * curves lie side by side instead of hiding each other */
-                int g = 0;
-                while (g < g_n_scales && strcmp(g_scales[g], scales[i])) g++;
-                for (int j = 0; j < k; j++) x[j] += 0.012 * max_step * (g - (g_n_scales - 1) / 2.0);
-                SvgStyle st = scale_style(scales[i]);
-                st.marker = SVG_NO_MARKER;
-                svg_series(&s, &panel, x, y, k, &st);
-                /* markers at about 8 points, each scale at its own phase */
-                int every = k / 8 > 1 ? k / 8 : 1, phase = g % every;
-                SvgStyle mk = scale_style(scales[i]);
-                for (int j = phase; j < k; j += every) svg_shape(&s, &panel, x[j], y[j], mk.marker, 3.5, mk.color, true);
-            }
-        }
-    free(cs);
-    free(x);
-    free(y);
+    int lo_n = 1 << 30, hi_n = 0;
+    for (int i = 0; i < cp->ns; i++) {
+        int n = line_runs(cp, i, d);
+        if (!n) continue;
+        lo_n = n < lo_n ? n : lo_n;
+        hi_n = n > hi_n ? n : hi_n;
+    }
+    char ptitle[256], nt[64];
+    n_text(nt, sizeof nt, hi_n ? lo_n : 0, hi_n, "line");
+    snprintf(ptitle, sizeof ptitle, "dk = %.0f (%s)", cp->dks[d], nt);
+    /* a row per dk, a column per metric; the step axis and the loss axis from 0 */
+    SvgPanel panel = {MARGIN + m * (PANEL_W + MARGIN), cp->top + d * (PANEL_H + 80), PANEL_W, PANEL_H,
+                      svg_axis_for(0, cp->max_step, SVG_LINEAR, "step"),
+                      svg_axis_for(cp->lo[m], cp->hi[m], m != CURVE_LOSS ? SVG_LOG : SVG_LINEAR, ylabels[m]), ptitle};
+    svg_panel(s, &panel);
+    if (m == CURVE_LOSS && isfinite(cp->chance)) {
+        char label[96];
+        snprintf(label, sizeof label, "chance: ln %.0f = %.2f (uniform over the vocabulary)", cp->vocab, cp->chance);
+        svg_hline(s, &panel, cp->chance, "#888888", label);
+    }
+    for (int i = 0; i < cp->ns; i++) {
+        int n = line_runs(cp, i, d);
+        if (!n) continue;
+        int k = median_curve(cp->line, n, m, cp->x, cp->y, MAX_POINTS);
+        SvgStyle st = scale_style(cp->scales[i]);
+        st.marker = SVG_NO_MARKER;
+        svg_series(s, &panel, cp->x, cp->y, k, &st); /* at the true steps */
+        /* markers at about 8 points, each scale at its own phase, so that equal curves stay
+         * told apart by their markers */
+        int g = 0;
+        while (g < g_n_scales && strcmp(g_scales[g], cp->scales[i])) g++;
+        int every = k / 8 > 1 ? k / 8 : 1, phase = g % every;
+        SvgStyle mk = scale_style(cp->scales[i]);
+        for (int j = phase; j < k; j += every) svg_shape(s, &panel, cp->x[j], cp->y[j], mk.marker, 3.5, mk.color, SVG_FILLED);
+    }
+}
+
+static bool plot_curves(const char *dir, const Cells *cs, const Curve *curves, int n_curves, const char *task, const char *optim)
+{
+    CurvesPlot cp = {.cs = cs, .curves = curves, .n_curves = n_curves, .pick = any_key()};
+    cp.pick.task = task;
+    cp.pick.optim = optim;
+    cp.pick.variant = "-";
+    const char *stage = cp.pick.stage = curves_stage(&cp);
+    if (!stage) return false;
+    cp.ns = distinct_text(cs, &cp.pick, JOB_SCALE, cp.scales);
+    cp.nd = distinct_number(cs, &cp.pick, JOB_DK, cp.dks);
+    cp.line = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
+    cp.x = xmalloc(sizeof(double) * MAX_POINTS);
+    cp.y = xmalloc(sizeof(double) * MAX_POINTS);
+    curves_ranges(&cp);
+    char name[256], title[512];
+    snprintf(name, sizeof name, "curves_%s_%s.svg", task, optim);
     snprintf(title, sizeof title, "%s, %s: attention statistics and loss during training (stage %s)", task, optim, stage);
-    svg_text(&s, MARGIN, 24, 15, "start", title);
-    svg_text(&s, MARGIN, 44, 12, "start",
-             "The plain model (no variant flags), each scale at its best learning rate; a line: the median over seeds (of "
-             "the mean over layers, for the attention statistics)");
+    const char *subtitle = "The plain model (no variant flags), each scale at its best learning rate; a line: the median over "
+                           "seeds (of the mean over layers, for the attention statistics)";
+    int width = figure_width(MARGIN + N_CURVE_METRICS * (PANEL_W + MARGIN) + LEGEND_W);
+    cp.top = figure_top(width, subtitle);
+    Plot plot;
+    Svg *s = plot_open(&plot, dir, name, width, cp.top + cp.nd * (PANEL_H + 80) + 20);
+    for (int m = 0; m < N_CURVE_METRICS; m++)
+        for (int d = 0; d < cp.nd; d++) draw_curves_panel(s, &cp, m, d);
+    free(cp.line);
+    free(cp.x);
+    free(cp.y);
+    figure_titles(s, width, title, subtitle);
     const char *notes[1] = {"n: logged runs per line"};
-    scale_legend(&s, MARGIN + nd * (PANEL_W + MARGIN) - 30, TOP, scales, ns, NULL, NULL, notes, 1);
-    finish(&s, tmp, path);
+    scale_legend(s, MARGIN + N_CURVE_METRICS * (PANEL_W + MARGIN) - 30, cp.top, cp.scales, cp.ns, NULL, NULL, notes, 1);
+    plot_close(&plot);
     return true;
 }
 
 /* ------------------------------------------------------------------ all plots */
 
-/* True when some (variant, scale, dk) of the picked rows was run at several learning rates. */
-static bool sweeps(const Row *rows, int n_rows, const Pick *p)
+/* True when some (variant, scale, dk) of a (stage, task, optim) was run at several learning rates. */
+static bool sweeps(const Cells *cs, const CellKey *q)
 {
-    for (int i = 0; i < n_rows; i++) {
-        if (!matches(&rows[i], p)) continue;
-        Pick same = *p;
-        same.variant = rows[i].job[JOB_VARIANT];
-        same.scale = rows[i].job[JOB_SCALE];
-        same.dk = rows[i].dk;
-        double lrs[MAX_LIST];
-        if (distinct_number(rows, n_rows, &same, true, lrs) > 1) return true;
-    }
+    int from, to;
+    key_range(cs, q, &from, &to);
+    for (int a = from, b; a < to; a = b)
+        if ((b = cells_group_end(cs, a, KEYS_DK)) - a > 1) return true;
     return false;
 }
 
-int write_plots(const char *dir, const Row *rows, int n_rows, const Curve *curves, int n_curves)
+int write_plots(const char *dir, const Cells *cs, const Curve *curves, int n_curves)
 {
-    Pick all = any_run();
-    g_n_scales = distinct_text(rows, n_rows, &all, JOB_SCALE, g_scales);
+    CellKey all = any_key();
+    g_n_scales = distinct_text(cs, &all, JOB_SCALE, g_scales);
     const char *tasks[MAX_LIST], *optims[MAX_LIST];
-    int nt = distinct_text(rows, n_rows, &all, JOB_TASK, tasks), plots = 0;
+    int nt = distinct_text(cs, &all, JOB_TASK, tasks), plots = 0;
     for (int t = 0; t < nt; t++) {
-        Pick p = all;
+        CellKey p = all;
         p.task = tasks[t];
-        int no = distinct_text(rows, n_rows, &p, JOB_OPTIM, optims);
+        int no = distinct_text(cs, &p, JOB_OPTIM, optims);
         for (int o = 0; o < no; o++) {
             /* a sensitivity plot for stage lr, and for every other stage that sweeps rates */
-            Pick q = p;
+            CellKey q = p;
             q.optim = optims[o];
             const char *stages[MAX_LIST];
-            int n_st = distinct_text(rows, n_rows, &q, JOB_STAGE, stages);
+            int n_st = distinct_text(cs, &q, JOB_STAGE, stages);
             for (int st = 0; st < n_st; st++) {
                 q.stage = stages[st];
-                if (strcmp(stages[st], LR_STAGE) && !sweeps(rows, n_rows, &q)) continue;
-                plot_lr(dir, rows, n_rows, stages[st], tasks[t], optims[o]);
+                if (strcmp(stages[st], LR_STAGE) && !sweeps(cs, &q)) continue;
+                plot_lr(dir, cs, stages[st], tasks[t], optims[o]);
                 plots++;
             }
-            if (n_curves && plot_curves(dir, rows, n_rows, curves, n_curves, tasks[t], optims[o])) plots++;
+            if (n_curves && plot_curves(dir, cs, curves, n_curves, tasks[t], optims[o])) plots++;
         }
-        Pick q = p;
+        CellKey q = p;
         q.variant = "-";
-        bool has_base = false;
-        for (int i = 0; i < n_rows && !has_base; i++) has_base = matches(&rows[i], &q);
-        if (has_base) {
-            plot_dk(dir, rows, n_rows, tasks[t]);
+        if (any_cell(cs, &q)) { /* the task has runs of the plain model */
+            plot_dk(dir, cs, tasks[t]);
             plots++;
         }
     }

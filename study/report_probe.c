@@ -6,8 +6,10 @@
  * softmax Jacobian |diag(p) - p p^T|_F of p = softmax(q.k / divisor), for each dk and
  * divisor. Reading them back from the text keeps the figure and the table one set of numbers.
  */
-#include "report.h"
-#include "../viz/svg.h"
+#include "report_probe.h"
+
+#include "report_common.h"
+#include "report_figure.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -73,9 +75,9 @@ static bool read_probe_table(const char *path, const char *section, ProbeTable *
         }
         if (t->n_div == 0 || n - 1 != t->n_div || t->n_dk >= PROBE_MAX_DK) die("--probe %s: a malformed table in %s", path, section);
         int r = t->n_dk++;
-        if (!parse_number(cells[0], &t->dk[r], false)) die("--probe %s: %s: dk \"%s\" is not a number", path, section, cells[0]);
+        if (!parse_number(cells[0], &t->dk[r], FINITE_ONLY)) die("--probe %s: %s: dk \"%s\" is not a number", path, section, cells[0]);
         for (int d = 0; d < t->n_div; d++)
-            if (!parse_number(cells[d + 1], &t->v[r][d], false))
+            if (!parse_number(cells[d + 1], &t->v[r][d], FINITE_ONLY))
                 die("--probe %s: %s: \"%s\" is not a number", path, section, cells[d + 1]);
     }
     fclose(f);
@@ -88,11 +90,11 @@ static const struct {
     const char *column, *label;
     SvgStyle style;
 } g_lines[] = {
-    {"1", "s = 1 (no scale)", {"#d62728", NULL, SVG_CIRCLE, 2, false}},
-    {"sqrt(dk)", "s = 1/√dk", {"#1f77b4", NULL, SVG_SQUARE, 2, false}},
-    {"dk", "s = 1/dk", {"#2ca02c", "6,3", SVG_TRIANGLE, 2, false}},
-    {"8", "s = 1/8 (a constant)", {"#ff7f0e", "2,3", SVG_DIAMOND, 2, false}},
-    {"10", "s = 1/10 (S3's constant)", {"#9467bd", "8,3,2,3", SVG_CROSS, 2, false}},
+    {"1", "s = 1 (no scale)", {"#d62728", NULL, SVG_CIRCLE, 2, SVG_FILLED}},
+    {"sqrt(dk)", "s = 1/√dk", {"#1f77b4", NULL, SVG_SQUARE, 2, SVG_FILLED}},
+    {"dk", "s = 1/dk", {"#2ca02c", "6,3", SVG_TRIANGLE, 2, SVG_FILLED}},
+    {"8", "s = 1/8 (a constant)", {"#ff7f0e", "2,3", SVG_DIAMOND, 2, SVG_FILLED}},
+    {"10", "s = 1/10 (S3's constant)", {"#9467bd", "8,3,2,3", SVG_CROSS, 2, SVG_FILLED}},
 };
 enum { N_LINES = (int)(sizeof g_lines / sizeof g_lines[0]) };
 
@@ -111,15 +113,12 @@ int report_probe_plot(const char *probe_md, const char *dir)
         if (!read_probe_table(probe_md, sections[k], &tab[k])) die("--probe %s: no table under \"%s\"", probe_md, sections[k]);
     const int n_keys = 64; /* the probe's sections 5 and 6 */
 
-    char path[4096], tmp[4096];
-    out_path(path, sizeof path, dir, "probe_softmax.svg");
-    out_path(tmp, sizeof tmp, dir, ".probe_softmax.svg.tmp");
-    Svg s;
-    enum { W = 300, H = 240, LEFT = 75, TOP = 75, GAP = 85 };
-    if (!svg_open(&s, tmp, LEFT + 2 * (W + GAP) + 260, TOP + H + 70)) die("cannot write %s", tmp);
-    svg_text(&s, LEFT - 60, 24, 15, "start",
+    Plot plot;
+    enum { W = 300, H = 240, LEFT = 75, ABOVE = 75, GAP = 85 };
+    Svg *s = plot_open(&plot, dir, "probe_softmax.svg", LEFT + 2 * (W + GAP) + 260, ABOVE + H + 70);
+    svg_text(s, LEFT - 60, 24, 15, "start",
              "One query against 64 keys, q and k with iid N(0, 1) entries (./probe, sections 5 and 6)");
-    svg_text(&s, LEFT - 60, 44, 12, "start",
+    svg_text(s, LEFT - 60, 44, 12, "start",
              "p = softmax(q·k × s); each point is a mean over the probe's queries (standard errors below 0.01)");
     double uniform[2] = {log((double)n_keys), sqrt(1.0 / n_keys - 1.0 / ((double)n_keys * n_keys))};
     const char *ylabels[2] = {"entropy of p (nats)", "‖diag(p) − p pᵀ‖_F"};
@@ -129,21 +128,21 @@ int report_probe_plot(const char *probe_md, const char *dir)
         double top = uniform[k];
         for (int r = 0; r < t->n_dk; r++)
             for (int d = 0; d < t->n_div; d++) top = fmax(top, t->v[r][d]);
-        SvgPanel p = {LEFT + k * (W + GAP), TOP, W, H, svg_axis_for(t->dk[0], t->dk[t->n_dk - 1], true, "dk (log)"),
-                      svg_axis_for(0, top * 1.08, false, ylabels[k]), titles[k]};
+        SvgPanel p = {LEFT + k * (W + GAP), ABOVE, W, H, svg_axis_for(t->dk[0], t->dk[t->n_dk - 1], SVG_LOG, "dk (log)"),
+                      svg_axis_for(0, top * 1.08, SVG_LINEAR, ylabels[k]), titles[k]};
         p.x.lo = t->dk[0] / 1.5; /* the measured dk only, with room for the markers */
         p.x.hi = t->dk[t->n_dk - 1] * 1.5;
         p.x.ticks = t->dk;
         p.x.n_ticks = t->n_dk;
         p.y.lo = 0;
-        svg_panel(&s, &p);
-        svg_hline(&s, &p, uniform[k], "#888888", "uniform over 64 keys");
+        svg_panel(s, &p);
+        svg_hline(s, &p, uniform[k], "#888888", "uniform over 64 keys");
         for (int l = 0; l < N_LINES; l++) {
             int d = column_of(t, g_lines[l].column);
             if (d < 0) die("--probe %s: no column \"/ %s\" in %s", probe_md, g_lines[l].column, sections[k]);
             double y[PROBE_MAX_DK];
             for (int r = 0; r < t->n_dk; r++) y[r] = t->v[r][d];
-            svg_series(&s, &p, t->dk, y, t->n_dk, &g_lines[l].style);
+            svg_series(s, &p, t->dk, y, t->n_dk, &g_lines[l].style);
         }
     }
     const char *labels[N_LINES];
@@ -152,8 +151,7 @@ int report_probe_plot(const char *probe_md, const char *dir)
         labels[l] = g_lines[l].label;
         styles[l] = &g_lines[l].style;
     }
-    svg_legend(&s, LEFT + 2 * (W + GAP) - 30, TOP, 250, labels, styles, N_LINES);
-    if (!svg_close(&s)) die("cannot write %s (disk full?)", tmp);
-    if (rename(tmp, path) != 0) die("cannot rename %s to %s", tmp, path);
+    svg_legend(s, LEFT + 2 * (W + GAP) - 30, ABOVE, 250, labels, styles, N_LINES);
+    plot_close(&plot);
     return 1;
 }

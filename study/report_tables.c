@@ -1,15 +1,19 @@
 /* report_tables.c - best_lr.tsv and summary.md, computed from the rows of runs.csv only.
  *
- * A cell is the set of planned runs that differ only in their seed: one (stage, task, optim,
- * variant, scale, dk, lr). Per cell: the mean validation accuracy (which chooses learning
- * rates) and the mean test accuracy with its 95 % interval over seeds (which is reported).
- * Wherever one (stage, task, optim, variant, scale, dk) was run at several learning rates, the
- * one compared is the one with the highest mean validation accuracy (ties: the smaller rate);
- * in stage "lr" that is the chosen rate of best_lr.tsv.
+ * Per cell (report_cells.h: the runs that differ only in their seed): the mean validation
+ * accuracy (which chooses learning rates) and the mean test accuracy with its 95 % interval
+ * over seeds (which is reported). Wherever one (stage, task, optim, variant, scale, dk) was run
+ * at several learning rates, the one compared is the one with the highest mean validation
+ * accuracy (ties: the smaller rate); in stage "lr" that is the chosen rate of best_lr.tsv.
+ * Each stage's tables read its own cells only, and every lookup is a binary search, so the
+ * time grows with the rows times their logarithm, never with their square.
  * Everything is printed with fixed formats, in a fixed order, so the same runs.csv always
  * gives the same bytes.
  */
-#include "report.h"
+#include "report_tables.h"
+
+#include "report_cells.h"
+#include "report_common.h"
 #include "stats.h"
 
 #include <math.h>
@@ -18,159 +22,20 @@
 
 #define CEILING 0.99 /* "within 1 % of 100 %" */
 
-typedef struct Cell {
-    const Row **runs; /* the planned runs of the cell, by seed */
-    int n;            /* planned */
-    int done;
-    double val_mean;  /* mean validation accuracy of the done runs (NAN: none) */
-    int n_val;
-    StatsCi test;     /* mean test accuracy and its 95 % interval */
-} Cell;
-
-static const Row **g_sorted;
-static Cell *g_cells;
-static int g_n_cells;
-
-static const Row *key(const Cell *c) { return c->runs[0]; }
-
-int stage_compare(const char *a, const char *b)
-{
-    int ra = !strcmp(a, LR_STAGE) ? 0 : !strcmp(a, "headline") ? 1 : 2;
-    int rb = !strcmp(b, LR_STAGE) ? 0 : !strcmp(b, "headline") ? 1 : 2;
-    return ra != rb ? ra - rb : strcmp(a, b);
-}
-
-/* strcmp, except that runs of digits compare as numbers: dmodel=64 < dmodel=128. */
-static int natural_compare(const char *a, const char *b)
-{
-    while (*a && *b) {
-        bool da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
-        if (da && db) {
-            while (*a == '0') a++;
-            while (*b == '0') b++;
-            size_t na = strspn(a, "0123456789"), nb = strspn(b, "0123456789");
-            if (na != nb) return na < nb ? -1 : 1; /* more digits: larger */
-            int c = strncmp(a, b, na);
-            if (c) return c;
-            a += na;
-            b += nb;
-            continue;
-        }
-        if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-        a++;
-        b++;
-    }
-    return *a ? 1 : *b ? -1 : 0;
-}
-
-int variant_compare(const char *a, const char *b)
-{
-    int ra = strcmp(a, "-") != 0, rb = strcmp(b, "-") != 0;
-    if (ra != rb) return ra - rb;
-    int c = natural_compare(a, b);
-    return c ? c : strcmp(a, b); /* "01" and "1": still one order */
-}
-
-/* The order of rows, coarse to fine: stage, task, optim, variant, scale, dk, lr, seed. `depth`
- * says how many of these keys take part (7: a whole cell, 4: a block = one table). */
-static int compare_rows(const Row *a, const Row *b, int depth)
-{
-    int c = 0;
-    if (depth > 0 && (c = stage_compare(a->job[JOB_STAGE], b->job[JOB_STAGE]))) return c;
-    if (depth > 1 && (c = strcmp(a->job[JOB_TASK], b->job[JOB_TASK]))) return c;
-    if (depth > 2 && (c = strcmp(a->job[JOB_OPTIM], b->job[JOB_OPTIM]))) return c;
-    if (depth > 3 && (c = variant_compare(a->job[JOB_VARIANT], b->job[JOB_VARIANT]))) return c;
-    if (depth > 4 && (c = scale_compare(a->job[JOB_SCALE], b->job[JOB_SCALE]))) return c;
-    if (depth > 5 && a->dk != b->dk) return a->dk < b->dk ? -1 : 1;
-    if (depth > 6 && a->lr != b->lr) return a->lr < b->lr ? -1 : 1;
-    if (depth > 7 && a->seed != b->seed) return a->seed < b->seed ? -1 : 1;
-    if (depth > 8) return strcmp(a->job[JOB_ID], b->job[JOB_ID]);
-    return 0;
-}
-
-enum { CELL_KEYS = 7, BLOCK_KEYS = 4 };
-
-static int cmp_row_ptr(const void *x, const void *y) { return compare_rows(*(const Row *const *)x, *(const Row *const *)y, 9); }
-
-/* Groups the rows into cells (in table order) and computes each cell's statistics. */
-static void build_cells(const Row *rows, int n_rows)
-{
-    free(g_sorted);
-    free(g_cells);
-    g_sorted = xmalloc(sizeof(Row *) * (size_t)n_rows);
-    g_cells = xmalloc(sizeof(Cell) * (size_t)n_rows);
-    g_n_cells = 0;
-    for (int i = 0; i < n_rows; i++) g_sorted[i] = &rows[i];
-    qsort(g_sorted, (size_t)n_rows, sizeof(Row *), cmp_row_ptr);
-    double *val = xmalloc(sizeof(double) * (size_t)n_rows), *test = xmalloc(sizeof(double) * (size_t)n_rows);
-    for (int a = 0; a < n_rows;) {
-        int b = a + 1;
-        while (b < n_rows && !compare_rows(g_sorted[a], g_sorted[b], CELL_KEYS)) b++;
-        Cell *c = &g_cells[g_n_cells++];
-        memset(c, 0, sizeof *c);
-        c->runs = &g_sorted[a];
-        c->n = b - a;
-        int nv = 0, nt = 0;
-        for (int i = 0; i < c->n; i++) {
-            const Row *r = c->runs[i];
-            if (!r->done) continue;
-            c->done++;
-            if (isfinite(r->value[M_VAL_ACC])) val[nv++] = r->value[M_VAL_ACC];
-            if (isfinite(r->value[M_TEST_ACC])) test[nt++] = r->value[M_TEST_ACC];
-        }
-        c->val_mean = stats_mean(val, nv);
-        c->n_val = nv;
-        c->test = stats_ci95(test, nt);
-        a = b;
-    }
-    free(val);
-    free(test);
-}
-
-/* The cells [from, to) sharing the first `depth` keys with cell `from`. */
-static int group_end(int from, int depth)
-{
-    int to = from + 1;
-    while (to < g_n_cells && !compare_rows(key(&g_cells[from]), key(&g_cells[to]), depth)) to++;
-    return to;
-}
-
-/* Among the cells [from, to) of one (.., scale, dk) (they differ in lr only), the one with the
- * highest mean validation accuracy; ties: the smaller lr. NULL when none has a done run. */
-static const Cell *best_of(int from, int to)
-{
-    int n = to - from;
-    double *lr = xmalloc(sizeof(double) * (size_t)n), *score = xmalloc(sizeof(double) * (size_t)n);
-    for (int i = 0; i < n; i++) {
-        lr[i] = key(&g_cells[from + i])->lr;
-        score[i] = g_cells[from + i].val_mean;
-    }
-    int best = stats_best(lr, score, n);
-    free(lr);
-    free(score);
-    return best < 0 ? NULL : &g_cells[from + best];
-}
-
 /* The best cell (over lr) of a (stage, task, optim, variant, scale, dk), or NULL. */
-static const Cell *best_cell(const char *stage, const char *task, const char *optim, const char *variant, const char *scale,
-                             double dk)
+static const Cell *best_cell(const Cells *cs, const char *stage, const char *task, const char *optim, const char *variant,
+                             const char *scale, double dk)
 {
-    for (int i = 0; i < g_n_cells; i++) {
-        const Row *k = key(&g_cells[i]);
-        if (!strcmp(k->job[JOB_STAGE], stage) && !strcmp(k->job[JOB_TASK], task) && !strcmp(k->job[JOB_OPTIM], optim) &&
-            !strcmp(k->job[JOB_VARIANT], variant) && !strcmp(k->job[JOB_SCALE], scale) && k->dk == dk)
-            return best_of(i, group_end(i, CELL_KEYS - 1));
-    }
-    return NULL;
+    CellKey k = {stage, task, optim, variant, scale, dk, NAN};
+    return cells_best(cs, &k);
 }
 
-double best_lr(const Row *rows, int n_rows, const char *stage, const char *task, const char *optim, const char *variant,
-               const char *scale, double dk)
-{
-    build_cells(rows, n_rows);
-    const Cell *c = best_cell(stage, task, optim, variant, scale, dk);
-    return c ? key(c)->lr : NAN;
-}
+/* The cells of one stage: [from, to) of cs. */
+typedef struct Stage {
+    const Cells *cs;
+    int from, to;
+    const char *name;
+} Stage;
 
 /* ------------------------------------------------------------------ best_lr.tsv */
 
@@ -179,26 +44,25 @@ double best_lr(const Row *rows, int n_rows, const char *stage, const char *task,
  * the cell; empty when no run of it is done), so a script can read the rate of a cell from
  * any of its lines. */
 
-void write_best_lr(const char *dir, const Row *rows, int n_rows)
+void write_best_lr(const char *dir, const Cells *cs)
 {
-    build_cells(rows, n_rows);
     OutFile o;
     FILE *f = out_open(&o, dir, "best_lr.tsv");
     fprintf(f, "task\toptim\tscale\tdk\tvariant\tlr\tn\tmean_val_acc\tchosen\tchosen_lr\n");
-    for (int a = 0; a < g_n_cells;) {
-        int b = group_end(a, CELL_KEYS - 1);
-        const Row *k = key(&g_cells[a]);
+    for (int a = 0; a < cs->n;) {
+        int b = cells_group_end(cs, a, KEYS_DK);
+        const Row *k = cell_row(&cs->cell[a]);
         if (!strcmp(k->job[JOB_STAGE], LR_STAGE)) {
-            const Cell *best = best_of(a, b);
+            const Cell *best = cells_best_of(cs, a, b);
             for (int i = a; i < b; i++) {
-                const Cell *c = &g_cells[i];
-                const Row *r = key(c);
+                const Cell *c = &cs->cell[i];
+                const Row *r = cell_row(c);
                 char mean[32];
                 if (c->n_val) snprintf(mean, sizeof mean, "%.4f", c->val_mean);
                 else snprintf(mean, sizeof mean, "nan");
                 fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", r->job[JOB_TASK], r->job[JOB_OPTIM],
                         r->job[JOB_SCALE], r->job[JOB_DK], r->job[JOB_VARIANT], r->job[JOB_LR], c->n_val, mean, c == best,
-                        best ? key(best)->job[JOB_LR] : "");
+                        best ? cell_row(best)->job[JOB_LR] : "");
             }
         }
         a = b;
@@ -280,11 +144,11 @@ static void block_title(FILE *f, const Row *k, const char *what)
 }
 
 /* The distinct dks of cells [from, to), ascending (at most max); returns how many. */
-static int block_dks(int from, int to, double *out, int max)
+static int block_dks(const Cells *cs, int from, int to, double *out, int max)
 {
     int n = 0;
     for (int i = from; i < to; i++) {
-        double dk = key(&g_cells[i])->dk;
+        double dk = cell_row(&cs->cell[i])->dk;
         int j = 0;
         while (j < n && out[j] != dk) j++;
         if (j == n && n < max) out[n++] = dk;
@@ -301,38 +165,33 @@ static int block_dks(int from, int to, double *out, int max)
 /* ------------------------------------------------------------------ (a) LR sweeps */
 
 /* True when some (scale, dk) of the stage was run at several learning rates. */
-static bool stage_sweeps(const char *stage)
+static bool stage_sweeps(const Stage *st)
 {
-    for (int a = 0; a < g_n_cells;) {
-        int b = group_end(a, CELL_KEYS - 1);
-        if (!strcmp(key(&g_cells[a])->job[JOB_STAGE], stage) && b - a > 1) return true;
-        a = b;
-    }
+    for (int a = st->from, b; a < st->to; a = b)
+        if ((b = cells_group_end(st->cs, a, KEYS_DK)) - a > 1) return true;
     return false;
 }
 
 /* Per (task, optim, variant) of the stage: rows scale x dk, columns lr, the mean validation
  * accuracy, the chosen rate in bold. */
-static void lr_sweep_tables(FILE *f, const char *stage)
+static void lr_sweep_tables(FILE *f, const Stage *st)
 {
-    if (!stage_sweeps(stage)) return;
+    const Cells *cs = st->cs;
+    const char *stage = st->name;
+    if (!stage_sweeps(st)) return;
     fprintf(f, "\n## Learning-rate sweep (stage `%s`): mean validation accuracy over seeds\n\n"
                "Bold: the chosen rate of each row, the highest mean validation accuracy (ties: the smaller rate)%s. "
                "Test accuracy plays no part in the choice.\n",
             stage, !strcmp(stage, LR_STAGE) ? "; it is the rate of best_lr.tsv" : "");
-    for (int a = 0; a < g_n_cells;) {
-        int b = group_end(a, BLOCK_KEYS);
-        const Row *k = key(&g_cells[a]);
-        if (strcmp(k->job[JOB_STAGE], stage)) {
-            a = b;
-            continue;
-        }
+    for (int a = st->from, b; a < st->to; a = b) {
+        b = cells_group_end(cs, a, BLOCK_KEYS);
+        const Row *k = cell_row(&cs->cell[a]);
         block_title(f, k, "");
         /* the columns: the distinct lrs of the block, ascending, named by their first text */
         int n_lr = 0;
         const Row **lrs = xmalloc(sizeof(Row *) * (size_t)(b - a));
         for (int i = a; i < b; i++) {
-            const Row *r = key(&g_cells[i]);
+            const Row *r = cell_row(&cs->cell[i]);
             int j = 0;
             while (j < n_lr && lrs[j]->lr != r->lr) j++;
             if (j == n_lr) lrs[n_lr++] = r;
@@ -349,15 +208,15 @@ static void lr_sweep_tables(FILE *f, const char *stage)
         for (int j = 0; j < n_lr; j++) fprintf(f, "---:|");
         fprintf(f, "---:|---:|\n");
         for (int r0 = a; r0 < b;) {
-            int r1 = group_end(r0, CELL_KEYS - 1); /* one (scale, dk): its lrs */
-            const Cell *best = best_of(r0, r1);
-            const Row *rk = key(&g_cells[r0]);
-            fprintf(f, "| %s | %s |", scale_label(rk->job[JOB_SCALE], false), rk->job[JOB_DK]);
+            int r1 = cells_group_end(cs, r0, KEYS_DK); /* one (scale, dk): its lrs */
+            const Cell *best = cells_best_of(cs, r0, r1);
+            const Row *rk = cell_row(&cs->cell[r0]);
+            fprintf(f, "| %s | %s |", scale_label(rk->job[JOB_SCALE], SCALE_FOR_TABLES), rk->job[JOB_DK]);
             int lo = 1 << 30, hi = 0, missing = 0;
             for (int j = 0; j < n_lr; j++) {
                 const Cell *c = NULL;
                 for (int i = r0; i < r1 && !c; i++)
-                    if (key(&g_cells[i])->lr == lrs[j]->lr) c = &g_cells[i];
+                    if (cell_row(&cs->cell[i])->lr == lrs[j]->lr) c = &cs->cell[i];
                 if (!c) {
                     fprintf(f, " |");
                     continue;
@@ -369,7 +228,7 @@ static void lr_sweep_tables(FILE *f, const char *stage)
                 else if (c == best) fprintf(f, " **%.3f** |", c->val_mean);
                 else fprintf(f, " %.3f |", c->val_mean);
             }
-            fprintf(f, " %s |", best ? key(best)->job[JOB_LR] : "none");
+            fprintf(f, " %s |", best ? cell_row(best)->job[JOB_LR] : "none");
             if (lo == hi) fprintf(f, " %d", lo);
             else fprintf(f, " %d–%d", lo, hi);
             if (missing) fprintf(f, " (%d missing)", missing);
@@ -377,20 +236,20 @@ static void lr_sweep_tables(FILE *f, const char *stage)
             r0 = r1;
         }
         free(lrs);
-        a = b;
     }
 }
 
 /* For a sweep stage of several variants (the width sweep): the chosen rate of each (task,
  * optim, scale) under each variant, side by side: does the best rate move? */
-static void chosen_rates_table(FILE *f, const char *stage)
+static void chosen_rates_table(FILE *f, const Stage *st)
 {
-    if (!strcmp(stage, LR_STAGE) || !stage_sweeps(stage)) return;
+    const Cells *cs = st->cs;
+    const char *stage = st->name;
+    if (!strcmp(stage, LR_STAGE) || !stage_sweeps(st)) return;
     const char *variants[64];
     int nv = 0;
-    for (int i = 0; i < g_n_cells; i++) {
-        const Row *k = key(&g_cells[i]);
-        if (strcmp(k->job[JOB_STAGE], stage)) continue;
+    for (int i = st->from; i < st->to; i++) {
+        const Row *k = cell_row(&cs->cell[i]);
         int j = 0;
         while (j < nv && strcmp(variants[j], k->job[JOB_VARIANT])) j++;
         if (j == nv && nv < 64) variants[nv++] = k->job[JOB_VARIANT];
@@ -410,28 +269,25 @@ static void chosen_rates_table(FILE *f, const char *stage)
     /* the rows: distinct (task, optim, scale) of the stage, in table order */
     const Row *seen_rows[256];
     int n_seen = 0;
-    for (int i = 0; i < g_n_cells; i++) {
-        const Row *k = key(&g_cells[i]);
-        if (strcmp(k->job[JOB_STAGE], stage)) continue;
+    for (int i = st->from; i < st->to; i++) {
+        const Row *k = cell_row(&cs->cell[i]);
         bool seen = false;
         for (int j = 0; j < n_seen && !seen; j++)
             seen = !strcmp(seen_rows[j]->job[JOB_TASK], k->job[JOB_TASK]) && !strcmp(seen_rows[j]->job[JOB_OPTIM], k->job[JOB_OPTIM]) &&
                    !strcmp(seen_rows[j]->job[JOB_SCALE], k->job[JOB_SCALE]);
         if (seen || n_seen == 256) continue;
         seen_rows[n_seen++] = k;
-        fprintf(f, "| %s · %s | %s |", k->job[JOB_TASK], k->job[JOB_OPTIM], scale_label(k->job[JOB_SCALE], false));
+        fprintf(f, "| %s · %s | %s |", k->job[JOB_TASK], k->job[JOB_OPTIM], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES));
         for (int v = 0; v < nv; v++) {
+            /* the (.., variant v, scale) of this row: its chosen rate at each dk */
+            CellKey key = row_key(k);
+            key.variant = variants[v];
             fprintf(f, " ");
-            bool first = true;
-            for (int c = 0; c < g_n_cells; c = group_end(c, CELL_KEYS - 1)) {
-                const Row *r = key(&g_cells[c]);
-                if (strcmp(r->job[JOB_STAGE], stage) || strcmp(r->job[JOB_TASK], k->job[JOB_TASK]) ||
-                    strcmp(r->job[JOB_OPTIM], k->job[JOB_OPTIM]) || strcmp(r->job[JOB_SCALE], k->job[JOB_SCALE]) ||
-                    strcmp(r->job[JOB_VARIANT], variants[v]))
-                    continue;
-                const Cell *best = best_of(c, group_end(c, CELL_KEYS - 1));
-                fprintf(f, "%s%s (dₖ %s)", first ? "" : "<br>", best ? key(best)->job[JOB_LR] : "none", r->job[JOB_DK]);
-                first = false;
+            int from = cells_find(cs, &key, KEYS_SCALE), to = from < 0 ? from : cells_group_end(cs, from, KEYS_SCALE);
+            for (int c = from; c < to; c = cells_group_end(cs, c, KEYS_DK)) {
+                const Cell *best = cells_best_of(cs, c, cells_group_end(cs, c, KEYS_DK));
+                fprintf(f, "%s%s (dₖ %s)", c == from ? "" : "<br>", best ? cell_row(best)->job[JOB_LR] : "none",
+                        cell_row(&cs->cell[c])->job[JOB_DK]);
             }
             fprintf(f, " |");
         }
@@ -442,12 +298,11 @@ static void chosen_rates_table(FILE *f, const char *stage)
 /* The runs of a stage that met non-finite values: NaN steps (nan_count), and in reduced
  * precision the values rounded to ±Inf (fp_overflows) and the NaNs made (fp_nans). Printed
  * only when some run has any. */
-static void nonfinite_table(FILE *f, const char *stage)
+static void nonfinite_table(FILE *f, const Stage *st)
 {
     bool any = false;
-    for (int i = 0; i < g_n_cells; i++) {
-        const Cell *c = &g_cells[i];
-        if (strcmp(key(c)->job[JOB_STAGE], stage)) continue;
+    for (int i = st->from; i < st->to; i++) {
+        const Cell *c = &st->cs->cell[i];
         int n = 0, with_nan = 0, with_over = 0;
         double over = 0, fp_nans = 0;
         for (int r = 0; r < c->n; r++) {
@@ -463,11 +318,11 @@ static void nonfinite_table(FILE *f, const char *stage)
         if (!any)
             fprintf(f, "\n### Non-finite values (stage `%s`)\n\n"
                        "| task · optim · variant | s | dₖ | lr | runs with NaN steps | runs with fp overflows | "
-                       "mean fp_overflows | mean fp_nans |\n|---|---|---:|---:|---:|---:|---:|---:|\n", stage);
+                       "mean fp_overflows | mean fp_nans |\n|---|---|---:|---:|---:|---:|---:|---:|\n", st->name);
         any = true;
-        const Row *k = key(c);
+        const Row *k = cell_row(c);
         fprintf(f, "| %s · %s · `%s` | %s | %s | %s | %d of %d | %d of %d | %.3g | %.3g |\n", k->job[JOB_TASK],
-                k->job[JOB_OPTIM], k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], false), k->job[JOB_DK],
+                k->job[JOB_OPTIM], k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK],
                 k->job[JOB_LR], with_nan, n, with_over, n, n ? over / n : 0, n ? fp_nans / n : 0);
     }
 }
@@ -476,14 +331,14 @@ static void nonfinite_table(FILE *f, const char *stage)
  * 1 is 1/√dₖ), per cell of the stage, against where it started (1 from 1/√dₖ, √dₖ from 1).
  * Printed only when some cell of the stage learns its s; not for the sweep stage, whose
  * cells have one seed each. */
-static void learned_scale_table(FILE *f, const char *stage)
+static void learned_scale_table(FILE *f, const Stage *st)
 {
-    if (!strcmp(stage, LR_STAGE)) return;
+    if (!strcmp(st->name, LR_STAGE)) return;
     bool any = false;
-    for (int i = 0; i < g_n_cells; i++) {
-        const Cell *c = &g_cells[i];
-        const Row *k = key(c);
-        if (strcmp(k->job[JOB_STAGE], stage) || strncmp(k->job[JOB_SCALE], "learned", 7)) continue;
+    for (int i = st->from; i < st->to; i++) {
+        const Cell *c = &st->cs->cell[i];
+        const Row *k = cell_row(c);
+        if (strncmp(k->job[JOB_SCALE], "learned", 7)) continue;
         double *v = xmalloc(sizeof(double) * (size_t)c->n);
         int n = 0;
         double lo = INFINITY, hi = -INFINITY;
@@ -502,7 +357,7 @@ static void learned_scale_table(FILE *f, const char *stage)
             fprintf(f, "\n### Learned multipliers (stage `%s`): s·√dₖ at the end (1 = 1/√dₖ)\n\n"
                        "Mean over layers and heads of each run; then mean ± 95 %% CI over seeds, and the range over seeds.\n\n"
                        "| task · optim · variant | s | dₖ | lr | s·√dₖ at the start | at the end | range |\n"
-                       "|---|---|---:|---:|---:|---:|---:|\n", stage);
+                       "|---|---|---:|---:|---:|---:|---:|\n", st->name);
         any = true;
         StatsCi ci = stats_ci95(v, n);
         char end[96];
@@ -510,7 +365,7 @@ static void learned_scale_table(FILE *f, const char *stage)
         else snprintf(end, sizeof end, "%.3f (n=%d, no CI)", ci.mean, n);
         double start = !strcmp(k->job[JOB_SCALE], "learned-1") ? sqrt(k->dk) : 1.0;
         fprintf(f, "| %s · %s · `%s` | %s | %s | %s | %.3g | %s | %.3f – %.3f |\n", k->job[JOB_TASK], k->job[JOB_OPTIM],
-                k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], false), k->job[JOB_DK], k->job[JOB_LR], start, end, lo,
+                k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK], k->job[JOB_LR], start, end, lo,
                 hi);
         free(v);
     }
@@ -520,48 +375,45 @@ static void learned_scale_table(FILE *f, const char *stage)
 
 /* Per (task, optim, variant) of the stage: rows scale, columns dk, the test accuracy of each
  * (scale, dk) at its rate (the one of the best mean validation accuracy when there are several). */
-static void accuracy_tables(FILE *f, const char *stage)
+static void accuracy_tables(FILE *f, const Stage *st)
 {
-    bool sweeps = stage_sweeps(stage);
-    fprintf(f, "\n## Stage `%s`: test accuracy, mean ± 95 %% CI over seeds\n", stage);
+    const Cells *cs = st->cs;
+    bool sweeps = stage_sweeps(st);
+    fprintf(f, "\n## Stage `%s`: test accuracy, mean ± 95 %% CI over seeds\n", st->name);
     if (sweeps) fprintf(f, "\nEach cell at its rate of the highest mean validation accuracy (the sweep above).\n");
-    for (int a = 0; a < g_n_cells;) {
-        int b = group_end(a, BLOCK_KEYS);
-        const Row *k = key(&g_cells[a]);
-        if (strcmp(k->job[JOB_STAGE], stage)) {
-            a = b;
-            continue;
-        }
+    for (int a = st->from, b; a < st->to; a = b) {
+        b = cells_group_end(cs, a, BLOCK_KEYS);
+        const Row *k = cell_row(&cs->cell[a]);
         block_title(f, k, "");
         /* the cell shown for each (scale, dk), and whether they share one lr */
         bool one_lr = true;
-        for (int i = a; i < b; i = group_end(i, CELL_KEYS - 1)) {
-            const Cell *c = best_of(i, group_end(i, CELL_KEYS - 1));
-            one_lr &= !c || key(c)->lr == k->lr;
+        for (int i = a; i < b; i = cells_group_end(cs, i, KEYS_DK)) {
+            const Cell *c = cells_best_of(cs, i, cells_group_end(cs, i, KEYS_DK));
+            one_lr &= !c || cell_row(c)->lr == k->lr;
         }
         if (one_lr && !sweeps) fprintf(f, "All at lr %s.\n\n", k->job[JOB_LR]);
         double dks[256];
-        int nd = block_dks(a, b, dks, 256), ceiling = 0, shown = 0;
+        int nd = block_dks(cs, a, b, dks, 256), ceiling = 0, shown = 0;
         fprintf(f, "| s |");
         for (int d = 0; d < nd; d++) fprintf(f, " dₖ = %.0f |", dks[d]);
         fprintf(f, "\n|---|");
         for (int d = 0; d < nd; d++) fprintf(f, "---:|");
         fprintf(f, "\n");
         for (int s0 = a; s0 < b;) {
-            int s1 = group_end(s0, CELL_KEYS - 2); /* one scale */
-            fprintf(f, "| %s |", scale_label(key(&g_cells[s0])->job[JOB_SCALE], false));
+            int s1 = cells_group_end(cs, s0, KEYS_SCALE); /* one scale */
+            fprintf(f, "| %s |", scale_label(cell_row(&cs->cell[s0])->job[JOB_SCALE], SCALE_FOR_TABLES));
             for (int d = 0; d < nd; d++) {
                 fprintf(f, " ");
                 bool any_here = false;
-                for (int i = s0; i < s1; i = group_end(i, CELL_KEYS - 1)) {
-                    if (key(&g_cells[i])->dk != dks[d]) continue;
+                for (int i = s0; i < s1; i = cells_group_end(cs, i, KEYS_DK)) {
+                    if (cell_row(&cs->cell[i])->dk != dks[d]) continue;
                     any_here = true;
-                    const Cell *c = best_of(i, group_end(i, CELL_KEYS - 1));
-                    if (!c) c = &g_cells[i]; /* nothing done at any rate: say so */
+                    const Cell *c = cells_best_of(cs, i, cells_group_end(cs, i, KEYS_DK));
+                    if (!c) c = &cs->cell[i]; /* nothing done at any rate: say so */
                     char text[160];
                     cell_text(text, sizeof text, c);
                     fprintf(f, "%s", text);
-                    if (!one_lr || sweeps) fprintf(f, " @ lr %s", key(c)->job[JOB_LR]);
+                    if (!one_lr || sweeps) fprintf(f, " @ lr %s", cell_row(c)->job[JOB_LR]);
                     shown++;
                     ceiling += c->test.n && at_ceiling(c->test.mean);
                 }
@@ -572,7 +424,6 @@ static void accuracy_tables(FILE *f, const char *stage)
             s0 = s1;
         }
         fprintf(f, "\nAt the ceiling: %d of %d cells.\n", ceiling, shown);
-        a = b;
     }
 }
 
@@ -582,19 +433,20 @@ static void accuracy_tables(FILE *f, const char *stage)
  * in c's own stage when it has one; else in the stage whose cell shares the most seeds with c
  * (ties: the same lr as c, then the stage order), none when no stage shares a seed. Each
  * stage's candidate at its rate of the best mean validation accuracy. */
-static const Cell *reference_cell(const Cell *c, const char *variant, const char *scale, double dk)
+static const Cell *reference_cell(const Cells *cs, const Cell *c, const char *variant, const char *scale, double dk)
 {
-    const Row *k = key(c);
-    const Cell *own = best_cell(k->job[JOB_STAGE], k->job[JOB_TASK], k->job[JOB_OPTIM], variant, scale, dk);
+    const Row *k = cell_row(c);
+    const Cell *own = best_cell(cs, k->job[JOB_STAGE], k->job[JOB_TASK], k->job[JOB_OPTIM], variant, scale, dk);
     if (own) return own;
     const Cell *best = NULL;
     int best_n = 0;
     bool best_same_lr = false;
-    for (int a = 0; a < g_n_cells; a = group_end(a, 1)) {
-        const Cell *cand = best_cell(key(&g_cells[a])->job[JOB_STAGE], k->job[JOB_TASK], k->job[JOB_OPTIM], variant, scale, dk);
+    for (int i = 0; i < cs->n_stages; i++) {
+        const char *stage = cell_row(&cs->cell[cs->stage_from[i]])->job[JOB_STAGE];
+        const Cell *cand = best_cell(cs, stage, k->job[JOB_TASK], k->job[JOB_OPTIM], variant, scale, dk);
         if (!cand) continue;
         int n = paired(c, cand).n;
-        bool same_lr = key(cand)->lr == k->lr;
+        bool same_lr = cell_row(cand)->lr == k->lr;
         if (n > best_n || (n == best_n && n > 0 && same_lr && !best_same_lr)) {
             best = cand;
             best_n = n;
@@ -611,7 +463,7 @@ static void put_comparison(FILE *f, const Cell *ca, const Cell *cb)
     char dt[64], vt[96];
     diff_text(dt, sizeof dt, diff);
     verdict_text(vt, sizeof vt, diff, ca->test.mean, cb->test.mean);
-    fprintf(f, " %s | %d | %s; %s | %s |\n", dt, diff.n, key(ca)->job[JOB_LR], key(cb)->job[JOB_LR], vt);
+    fprintf(f, " %s | %d | %s; %s | %s |\n", dt, diff.n, cell_row(ca)->job[JOB_LR], cell_row(cb)->job[JOB_LR], vt);
 }
 
 /* The name of b's stage when it is not the stage of the table. */
@@ -620,42 +472,40 @@ static const char *from_stage(const Cell *b, const char *stage)
     static char buf[2][128];
     static int next;
     char *out = buf[next++ % 2];
-    if (!strcmp(key(b)->job[JOB_STAGE], stage)) snprintf(out, 128, "%s", "");
-    else snprintf(out, 128, " (%s)", key(b)->job[JOB_STAGE]);
+    if (!strcmp(cell_row(b)->job[JOB_STAGE], stage)) snprintf(out, 128, "%s", "");
+    else snprintf(out, 128, " (%s)", cell_row(b)->job[JOB_STAGE]);
     return out;
 }
 
 /* Scales against 1/√dₖ per dk (from another stage when the table's has none at that dk; else
  * against the first scale). */
-static void scale_comparisons(FILE *f, const char *stage)
+static void scale_comparisons(FILE *f, const Stage *st)
 {
+    const Cells *cs = st->cs;
+    const char *stage = st->name;
     bool any = false;
-    for (int a = 0; a < g_n_cells;) {
-        int b = group_end(a, BLOCK_KEYS);
-        const Row *k = key(&g_cells[a]);
-        if (strcmp(k->job[JOB_STAGE], stage)) {
-            a = b;
-            continue;
-        }
+    for (int a = st->from, b; a < st->to; a = b) {
+        b = cells_group_end(cs, a, BLOCK_KEYS);
+        const Row *k = cell_row(&cs->cell[a]);
         double dks[256];
-        int nd = block_dks(a, b, dks, 256);
+        int nd = block_dks(cs, a, b, dks, 256);
         bool title = false;
         for (int d = 0; d < nd; d++) {
             /* the best cell of each scale at this dk, in scale order */
             const Cell *cells[64];
             int ns = 0, ref = -1;
-            for (int i = a; i < b && ns < 64; i = group_end(i, CELL_KEYS - 1)) {
-                if (key(&g_cells[i])->dk != dks[d]) continue;
-                const Cell *c = best_of(i, group_end(i, CELL_KEYS - 1));
+            for (int i = a; i < b && ns < 64; i = cells_group_end(cs, i, KEYS_DK)) {
+                if (cell_row(&cs->cell[i])->dk != dks[d]) continue;
+                const Cell *c = cells_best_of(cs, i, cells_group_end(cs, i, KEYS_DK));
                 if (!c) continue;
-                if (!strcmp(key(c)->job[JOB_SCALE], "sqrt")) ref = ns;
+                if (!strcmp(cell_row(c)->job[JOB_SCALE], "sqrt")) ref = ns;
                 cells[ns++] = c;
             }
             if (ns == 0) continue;
             for (int s = 0; s < ns; s++) {
                 const Cell *cr = ref >= 0 ? cells[ref] : NULL;
                 if (s == ref) continue;
-                if (!cr) cr = reference_cell(cells[s], k->job[JOB_VARIANT], "sqrt", dks[d]);
+                if (!cr) cr = reference_cell(cs, cells[s], k->job[JOB_VARIANT], "sqrt", dks[d]);
                 if (!cr && s == 0) continue; /* no 1/√dₖ anywhere: against the first scale */
                 if (!cr) cr = cells[0];
                 if (!title) {
@@ -664,29 +514,30 @@ static void scale_comparisons(FILE *f, const char *stage)
                     block_title(f, k, "");
                     fprintf(f, "| dₖ | a − b | difference ± 95 %% CI | n | lr a; b | verdict |\n|---:|---|---:|---:|---|---|\n");
                 }
-                fprintf(f, "| %.0f | %s%s − %s |", dks[d], scale_label(key(cr)->job[JOB_SCALE], false), from_stage(cr, stage),
-                        scale_label(key(cells[s])->job[JOB_SCALE], false));
+                fprintf(f, "| %.0f | %s%s − %s |", dks[d], scale_label(cell_row(cr)->job[JOB_SCALE], SCALE_FOR_TABLES), from_stage(cr, stage),
+                        scale_label(cell_row(cells[s])->job[JOB_SCALE], SCALE_FOR_TABLES));
                 put_comparison(f, cr, cells[s]);
             }
         }
-        a = b;
     }
 }
 
 /* Each variant against the plain model (variant "-") of the same task, optim, dk and scale
  * (1/√dₖ for scale "none": the variants that take no scale), from the stage with the most seeds
  * in common when this one has none. */
-static void variant_comparisons(FILE *f, const char *stage)
+static void variant_comparisons(FILE *f, const Stage *st)
 {
+    const Cells *cs = st->cs;
+    const char *stage = st->name;
     bool any = false;
     const char *task = NULL, *optim = NULL;
-    for (int i = 0; i < g_n_cells; i = group_end(i, CELL_KEYS - 1)) {
-        const Row *k = key(&g_cells[i]);
-        if (strcmp(k->job[JOB_STAGE], stage) || !strcmp(k->job[JOB_VARIANT], "-")) continue;
-        const Cell *cv = best_of(i, group_end(i, CELL_KEYS - 1));
+    for (int i = st->from; i < st->to; i = cells_group_end(cs, i, KEYS_DK)) {
+        const Row *k = cell_row(&cs->cell[i]);
+        if (!strcmp(k->job[JOB_VARIANT], "-")) continue;
+        const Cell *cv = cells_best_of(cs, i, cells_group_end(cs, i, KEYS_DK));
         if (!cv) continue;
         const char *scale = strcmp(k->job[JOB_SCALE], "none") ? k->job[JOB_SCALE] : "sqrt";
-        const Cell *cr = reference_cell(cv, "-", scale, k->dk);
+        const Cell *cr = reference_cell(cs, cv, "-", scale, k->dk);
         if (!cr) continue;
         if (!any)
             fprintf(f, "\n## Stage `%s`: paired comparisons with the plain model\n\n"
@@ -699,8 +550,8 @@ static void variant_comparisons(FILE *f, const char *stage)
             fprintf(f, "\n### %s · %s\n\n| dₖ | a − b | difference ± 95 %% CI | n | lr a; b | verdict |\n"
                        "|---:|---|---:|---:|---|---|\n", task, optim);
         }
-        fprintf(f, "| %.0f | `%s` %s − `-` %s%s |", k->dk, k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], false),
-                scale_label(key(cr)->job[JOB_SCALE], false), from_stage(cr, stage));
+        fprintf(f, "| %.0f | `%s` %s − `-` %s%s |", k->dk, k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES),
+                scale_label(cell_row(cr)->job[JOB_SCALE], SCALE_FOR_TABLES), from_stage(cr, stage));
         put_comparison(f, cv, cr);
     }
 }
@@ -709,11 +560,11 @@ static void variant_comparisons(FILE *f, const char *stage)
 
 /* Whether the block of cells [a, b) (one task, optim, variant) compares scales against 1/√dₖ:
  * it has 1/√dₖ and at least one other scale. */
-static bool block_compares_scales(int a, int b)
+static bool block_compares_scales(const Cells *cs, int a, int b)
 {
     bool sqrt_seen = false, other = false;
     for (int i = a; i < b; i++) {
-        bool is_sqrt = !strcmp(key(&g_cells[i])->job[JOB_SCALE], "sqrt");
+        bool is_sqrt = !strcmp(cell_row(&cs->cell[i])->job[JOB_SCALE], "sqrt");
         sqrt_seen |= is_sqrt;
         other |= !is_sqrt;
     }
@@ -724,21 +575,22 @@ static bool block_compares_scales(int a, int b)
  * variant, dk) whose block compares scales, a column per scale (its test accuracy at its chosen
  * rate), then 1/√dₖ against each other scale, paired by seed, with the verdict. The same numbers
  * as the stage's own tables, side by side. */
-static void overview_table(FILE *f, const char *stage)
+static void overview_table(FILE *f, const Stage *st)
 {
+    const Cells *cs = st->cs;
+    const char *stage = st->name;
     if (!strcmp(stage, LR_STAGE)) return;
     const char *scales[16];
     int ns = 0;
-    for (int a = 0; a < g_n_cells;) { /* the scales of the blocks that compare scales, in scale order */
-        int b = group_end(a, BLOCK_KEYS);
-        if (!strcmp(key(&g_cells[a])->job[JOB_STAGE], stage) && block_compares_scales(a, b))
+    for (int a = st->from, b; a < st->to; a = b) { /* the scales of the blocks that compare scales, in scale order */
+        b = cells_group_end(cs, a, BLOCK_KEYS);
+        if (block_compares_scales(cs, a, b))
             for (int i = a; i < b; i++) {
-                const char *sc = key(&g_cells[i])->job[JOB_SCALE];
+                const char *sc = cell_row(&cs->cell[i])->job[JOB_SCALE];
                 int j = 0;
                 while (j < ns && strcmp(scales[j], sc)) j++;
                 if (j == ns && ns < 16) scales[ns++] = sc;
             }
-        a = b;
     }
     if (ns < 2) return;
     for (int i = 1; i < ns; i++)
@@ -752,27 +604,24 @@ static void overview_table(FILE *f, const char *stage)
         if (!strcmp(scales[j], "sqrt")) ref = j;
     fprintf(f, "\n## Stage `%s` at a glance\n\nTest accuracy, mean ± 95 %% CI over seeds, each scale at its chosen rate; "
                "then the paired differences (seed by seed) and their verdict.\n\n| task · optim | dₖ |", stage);
-    for (int j = 0; j < ns; j++) fprintf(f, " s = %s |", scale_label(scales[j], false));
+    for (int j = 0; j < ns; j++) fprintf(f, " s = %s |", scale_label(scales[j], SCALE_FOR_TABLES));
     for (int j = 0; j < ns; j++)
-        if (j != ref) fprintf(f, " 1/√dₖ − %s |", scale_label(scales[j], false));
+        if (j != ref) fprintf(f, " 1/√dₖ − %s |", scale_label(scales[j], SCALE_FOR_TABLES));
     fprintf(f, "\n|---|---:|");
     for (int j = 0; j < ns; j++) fprintf(f, "---:|");
     for (int j = 0; j < ns; j++)
         if (j != ref) fprintf(f, "---|");
     fprintf(f, "\n");
-    for (int a = 0; a < g_n_cells;) {
-        int b = group_end(a, BLOCK_KEYS);
-        const Row *k = key(&g_cells[a]);
-        if (strcmp(k->job[JOB_STAGE], stage) || !block_compares_scales(a, b)) {
-            a = b;
-            continue;
-        }
+    for (int a = st->from, b; a < st->to; a = b) {
+        b = cells_group_end(cs, a, BLOCK_KEYS);
+        const Row *k = cell_row(&cs->cell[a]);
+        if (!block_compares_scales(cs, a, b)) continue;
         double dks[64];
-        int nd = block_dks(a, b, dks, 64);
+        int nd = block_dks(cs, a, b, dks, 64);
         for (int d = 0; d < nd; d++) {
             const Cell *cells[16];
             for (int j = 0; j < ns; j++)
-                cells[j] = best_cell(stage, k->job[JOB_TASK], k->job[JOB_OPTIM], k->job[JOB_VARIANT], scales[j], dks[d]);
+                cells[j] = best_cell(cs, stage, k->job[JOB_TASK], k->job[JOB_OPTIM], k->job[JOB_VARIANT], scales[j], dks[d]);
             fprintf(f, "| %s · %s", k->job[JOB_TASK], k->job[JOB_OPTIM]);
             if (strcmp(k->job[JOB_VARIANT], "-")) fprintf(f, " · `%s`", k->job[JOB_VARIANT]);
             fprintf(f, " | %.0f |", dks[d]);
@@ -795,7 +644,6 @@ static void overview_table(FILE *f, const char *stage)
             }
             fprintf(f, "\n");
         }
-        a = b;
     }
 }
 
@@ -816,11 +664,12 @@ static double cell_median(const Cell *c, int metric)
  * scores s·q·k, and the per-query median of ||dL/dS_row|| (what the softmax's backward pass
  * hands on to the scores of one query) and of the softmax Jacobian's norm, at the first logged
  * step and at the last. */
-static void inside_table(FILE *f, const char *stage)
+static void inside_table(FILE *f, const Stage *st)
 {
-    if (!strcmp(stage, LR_STAGE)) return;
+    const Cells *cs = st->cs;
+    if (!strcmp(st->name, LR_STAGE)) return;
     bool any = false;
-    for (int i = 0; i < g_n_cells; i++) any |= !strcmp(key(&g_cells[i])->job[JOB_STAGE], stage) && g_cells[i].done > 0;
+    for (int i = st->from; i < st->to; i++) any |= cs->cell[i].done > 0;
     if (!any) return;
     fprintf(f, "\n## Stage `%s`: inside attention, first and last logged step\n\n"
                "Medians over the seeds of each cell (at its chosen rate) of the per-run means over layers: the std of the "
@@ -830,11 +679,10 @@ static void inside_table(FILE *f, const char *stage)
                "clipping).\n\n"
                "| task · optim | s | dₖ | score std: first | last | ‖∂L/∂S_row‖ median: first | last | "
                "‖J‖ median: last | H/log n: last | ‖∇Wq‖: first | runs with NaN steps |\n"
-               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", stage);
-    for (int i = 0; i < g_n_cells; i = group_end(i, CELL_KEYS - 1)) {
-        const Row *k = key(&g_cells[i]);
-        if (strcmp(k->job[JOB_STAGE], stage)) continue;
-        const Cell *c = best_of(i, group_end(i, CELL_KEYS - 1));
+               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", st->name);
+    for (int i = st->from; i < st->to; i = cells_group_end(cs, i, KEYS_DK)) {
+        const Row *k = cell_row(&cs->cell[i]);
+        const Cell *c = cells_best_of(cs, i, cells_group_end(cs, i, KEYS_DK));
         if (!c) continue;
         int with_nan = 0, done = 0;
         for (int r = 0; r < c->n; r++)
@@ -845,7 +693,7 @@ static void inside_table(FILE *f, const char *stage)
         static const int metrics[] = {M_STD_INIT, M_STD_END, M_QGRAD_INIT, M_QGRAD_END, M_JAC_END, M_ENTROPY_END, M_WQ_GRAD_INIT};
         fprintf(f, "| %s · %s", k->job[JOB_TASK], k->job[JOB_OPTIM]);
         if (strcmp(k->job[JOB_VARIANT], "-")) fprintf(f, " · `%s`", k->job[JOB_VARIANT]);
-        fprintf(f, " | %s | %s |", scale_label(k->job[JOB_SCALE], false), k->job[JOB_DK]);
+        fprintf(f, " | %s | %s |", scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK]);
         for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
             double v = cell_median(c, metrics[m]);
             if (isfinite(v)) fprintf(f, " %.3g |", v);
@@ -858,24 +706,23 @@ static void inside_table(FILE *f, const char *stage)
 /* ------------------------------------------------------------------ summary.md */
 
 /* (d): the runs per stage, the binomial error of one accuracy, and the missing runs' count. */
-static void runs_section(FILE *f, const Row *rows, int n_rows)
+static void runs_section(FILE *f, const Cells *cs, const Row *rows, int n_rows)
 {
     fprintf(f, "\n## Runs\n\n\"With NaN steps\": done runs in which some step's loss, gradients or weights were NaN "
                "or Inf (nan_count > 0; with --nan=continue such a step's update is skipped and the run goes on).\n\n"
                "| stage | planned | done | missing | with NaN steps |\n|---|---:|---:|---:|---:|\n");
     int planned = 0, done = 0, with_nan = 0;
-    for (int a = 0; a < g_n_cells;) {
-        int b = group_end(a, 1), p = 0, d = 0, w = 0;
+    for (int k = 0; k < cs->n_stages; k++) {
+        int a = cs->stage_from[k], b = cs->stage_from[k + 1], p = 0, d = 0, w = 0;
         for (int i = a; i < b; i++) {
-            p += g_cells[i].n;
-            d += g_cells[i].done;
-            for (int r = 0; r < g_cells[i].n; r++) w += g_cells[i].runs[r]->done && g_cells[i].runs[r]->value[M_NAN_COUNT] > 0;
+            p += cs->cell[i].n;
+            d += cs->cell[i].done;
+            for (int r = 0; r < cs->cell[i].n; r++) w += cs->cell[i].runs[r]->done && cs->cell[i].runs[r]->value[M_NAN_COUNT] > 0;
         }
-        fprintf(f, "| %s | %d | %d | %d | %d |\n", key(&g_cells[a])->job[JOB_STAGE], p, d, p - d, w);
+        fprintf(f, "| %s | %d | %d | %d | %d |\n", cell_row(&cs->cell[a])->job[JOB_STAGE], p, d, p - d, w);
         planned += p;
         done += d;
         with_nan += w;
-        a = b;
     }
     fprintf(f, "| all | %d | %d | %d | %d |\n\n", planned, done, planned - done, with_nan);
     double n_min = INFINITY, n_max = 0, p_sum = 0;
@@ -918,9 +765,8 @@ static void missing_section(FILE *f, const Row *rows, int n_rows)
         if (!rows[i].done) fprintf(f, "- `%s` (stage %s)\n", rows[i].job[JOB_ID], rows[i].job[JOB_STAGE]);
 }
 
-void write_summary(const char *dir, const Row *rows, int n_rows)
+void write_summary(const char *dir, const Cells *cs, const Row *rows, int n_rows)
 {
-    build_cells(rows, n_rows);
     OutFile o;
     FILE *f = out_open(&o, dir, "summary.md");
     fprintf(f, "# Scale ablation: summary\n\n"
@@ -936,20 +782,20 @@ void write_summary(const char *dir, const Row *rows, int n_rows)
                "Each side at its learning rate of the highest mean validation accuracy (in stage `%s`: the chosen "
                "rate). A stage in brackets: b comes from that stage (the one sharing the most seeds with a), this one "
                "having no such cell.\n", CEILING, LR_STAGE);
-    runs_section(f, rows, n_rows);
+    runs_section(f, cs, rows, n_rows);
     /* the stages in order (lr, headline, then by name): the sweep if the stage has one, its
      * test accuracies (not for lr, whose runs chose the rates), its comparisons */
-    for (int a = 0; a < g_n_cells; a = group_end(a, 1)) {
-        const char *stage = key(&g_cells[a])->job[JOB_STAGE];
-        lr_sweep_tables(f, stage);
-        chosen_rates_table(f, stage);
-        overview_table(f, stage);
-        inside_table(f, stage);
-        if (strcmp(stage, LR_STAGE)) accuracy_tables(f, stage);
-        nonfinite_table(f, stage);
-        learned_scale_table(f, stage);
-        scale_comparisons(f, stage);
-        variant_comparisons(f, stage);
+    for (int k = 0; k < cs->n_stages; k++) {
+        Stage st = {cs, cs->stage_from[k], cs->stage_from[k + 1], cell_row(&cs->cell[cs->stage_from[k]])->job[JOB_STAGE]};
+        lr_sweep_tables(f, &st);
+        chosen_rates_table(f, &st);
+        overview_table(f, &st);
+        inside_table(f, &st);
+        if (strcmp(st.name, LR_STAGE)) accuracy_tables(f, &st);
+        nonfinite_table(f, &st);
+        learned_scale_table(f, &st);
+        scale_comparisons(f, &st);
+        variant_comparisons(f, &st);
     }
     missing_section(f, rows, n_rows);
     out_close(&o);

@@ -2,6 +2,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 double stats_mean(const double *x, int n)
@@ -46,31 +47,45 @@ StatsCi stats_ci95(const double *x, int n)
     return c;
 }
 
-/* Where seed s first appears in seeds[0..n), or -1. */
-static int find_seed(const long *seeds, int n, long s)
+/* A seed and where it stands in its list. */
+typedef struct SeedAt {
+    long seed;
+    int at;
+} SeedAt;
+
+static int cmp_seed_at(const void *x, const void *y)
 {
-    for (int i = 0; i < n; i++)
-        if (seeds[i] == s) return i;
-    return -1;
+    const SeedAt *a = x, *b = y;
+    if (a->seed != b->seed) return a->seed < b->seed ? -1 : 1;
+    return a->at - b->at; /* a seed listed twice: its first place first */
+}
+
+/* The seeds of a list sorted, each with its place (n log n: a study's cells may hold many seeds). */
+static SeedAt *sorted_seeds(const long *seeds, int n)
+{
+    SeedAt *s = malloc(sizeof(SeedAt) * (size_t)(n > 0 ? n : 1));
+    if (!s) { /* one line and exit 2, as ./report does for any allocation */
+        fprintf(stderr, "report: out of memory (%d seeds)\n", n);
+        exit(2);
+    }
+    for (int i = 0; i < n; i++) s[i] = (SeedAt){seeds[i], i};
+    qsort(s, (size_t)n, sizeof(SeedAt), cmp_seed_at);
+    return s;
 }
 
 int stats_paired(const long *seed_a, const double *a, int na, const long *seed_b, const double *b, int nb,
                  double *diff, int max)
 {
+    SeedAt *sa = sorted_seeds(seed_a, na), *sb = sorted_seeds(seed_b, nb);
     int n = 0;
-    bool have_last = false;
-    long last = 0;
-    /* the seeds of a in ascending order, each once: repeatedly the smallest one above the last */
-    for (;;) {
-        int next = -1;
-        for (int i = 0; i < na; i++)
-            if ((!have_last || seed_a[i] > last) && (next < 0 || seed_a[i] < seed_a[next])) next = i;
-        if (next < 0) break;
-        last = seed_a[next];
-        have_last = true;
-        int i = find_seed(seed_a, na, last), j = find_seed(seed_b, nb, last);
-        if (j >= 0 && n < max) diff[n++] = a[i] - b[j];
+    /* merge the two sorted lists: each seed of a once (its first value), in ascending order */
+    for (int i = 0, j = 0; i < na; i++) {
+        if (i > 0 && sa[i].seed == sa[i - 1].seed) continue;
+        while (j < nb && sb[j].seed < sa[i].seed) j++;
+        if (j < nb && sb[j].seed == sa[i].seed && n < max) diff[n++] = a[sa[i].at] - b[sb[j].at];
     }
+    free(sa);
+    free(sb);
     return n;
 }
 

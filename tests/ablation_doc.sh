@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ablation_doc.sh - the committed study's figures are made by the tools, not typed in:
-#   - ./report --runs docs/ablation/runs.csv makes docs/ablation/summary.md and best_lr.tsv again,
-#     byte for byte, and ./report --probe docs/ablation/probe.md the probe figure;
+#   - ./report --runs docs/ablation/runs.csv makes docs/ablation/summary.md, best_lr.tsv and the
+#     plots lr_*.svg and dk_*.svg again, byte for byte, and ./report --probe docs/ablation/probe.md
+#     the probe figure;
 #   - with `probe`: ./probe prints docs/ablation/probe.md again (below its header of provenance);
 #   - every table docs/ABLATION.md quotes from summary.md or probe.md equals it
 #     (scripts/embed_tables.sh);
@@ -32,6 +33,19 @@ if "$report" --runs "$committed/runs.csv" --out "$dir" >"$dir/report.out" 2>&1; 
     done
 else
     bad "./report --runs docs/ablation/runs.csv" "$(head -5 "$dir/report.out")"
+fi
+
+# the plots a runs.csv makes (lr_*, dk_*): the committed ones are those, byte for byte (curves_* need the runs'
+# logs, which are not committed: they are left as the study's report drew them)
+if [ -f "$dir/summary.md" ]; then
+    n=0 differ=""
+    for f in "$dir"/lr_*.svg "$dir"/dk_*.svg "$committed"/lr_*.svg "$committed"/dk_*.svg; do
+        name=$(basename "$f")
+        n=$((n + 1))
+        cmp -s "$dir/$name" "$committed/$name" || differ="$differ $name"
+    done
+    if [ -z "$differ" ] && [ "$n" -gt 0 ]; then ok "docs/ablation/lr_*.svg and dk_*.svg are what ./report makes from runs.csv ($((n / 2)) plots)"; else
+        bad "docs/ablation's plots are what ./report makes from runs.csv" "differ or missing:$differ"; fi
 fi
 
 if "$report" --probe docs/ablation/probe.md --out "$dir/probe" >/dev/null 2>&1 &&

@@ -38,8 +38,9 @@ common=("${small[@]}" --steps=60 --warmup=10 --dropout=0.1 --attn-dropout=0.1 --
 "$train" "${common[@]}" --stop-at=30 --save="$dir/half.st" --log="$dir/half.csv" >/dev/null 2>&1
 "$train" --load="$dir/half.st" --save="$dir/resumed.st" --log="$dir/resumed.csv" --quiet >"$dir/resumed.out" 2>&1
 # every logged value after step 30 but the timings (columns 5, 6: tokens/s, time)
-straight=$(awk -F, 'NR > 1 && $1 > 30 { $5 = ""; $6 = ""; print }' "$dir/straight.csv")
-resumed=$(awk -F, 'NR > 1 && $1 > 30 { $5 = ""; $6 = ""; print }' "$dir/resumed.csv")
+# (the rows after the comment line, "# ./train ...", and the header)
+straight=$(grep -v '^#' "$dir/straight.csv" | awk -F, 'NR > 1 && $1 > 30 { $5 = ""; $6 = ""; print }')
+resumed=$(grep -v '^#' "$dir/resumed.csv" | awk -F, 'NR > 1 && $1 > 30 { $5 = ""; $6 = ""; print }')
 sum_a=$(grep '^summary:' "$dir/straight.out" | sed 's/ time_s=.*//')
 sum_b=$(grep '^summary:' "$dir/resumed.out" | sed 's/ time_s=.*//')
 threshold=$(summary_field "$dir/straight.out" steps_to_threshold)
@@ -88,8 +89,8 @@ grep -a -q '"optim.momentum.wte"' "$dir/v-half.st" && bad "a plain AdamW checkpo
     --log-every=4 --log="$dir/fp16.csv" >"$dir/fp16.out" 2>&1
 over=$(summary_field "$dir/fp16.out" fp_overflows)
 # the CSV's counts are each layer's since the start: the last row's sum over layers is the summary's
-col=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^l[0-9]+_fp_overflows$/) c[i] = 1 }
-               NR > 1 { s = 0; for (i in c) s += $i } END { print s + 0 }' "$dir/fp16.csv")
+col=$(grep -v '^#' "$dir/fp16.csv" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^l[0-9]+_fp_overflows$/) c[i] = 1 }
+               NR > 1 { s = 0; for (i in c) s += $i } END { print s + 0 }')
 if [ "${over:-0}" -gt 0 ] && [ "$col" = "$over" ] && [ "$(summary_field "$dir/fp16.out" nan_count)" -gt 0 ]; then
     ok "fp16 with the naive softmax at s = 1: overflows counted ($over; the CSV's per-layer counts add up to it), the run goes on"
 else
@@ -218,8 +219,8 @@ else
         "$train" --steps=12 --dropout=0.1 --attn-dropout=0.1 --eval-examples=32 --log-every=1 --quiet --threads=$t \
             --save="$dir/t$t.st" --log="$dir/t$t.csv" >"$dir/t$t.out" 2>&1
     done
-    curve1=$(cut -d, -f1-4 "$dir/t1.csv")
-    curve2=$(cut -d, -f1-4 "$dir/t2.csv")
+    curve1=$(grep -v '^#' "$dir/t1.csv" | cut -d, -f1-4) # without the command line (--threads differs)
+    curve2=$(grep -v '^#' "$dir/t2.csv" | cut -d, -f1-4)
     if [ -s "$dir/t1.st" ] && cmp -s "$dir/t1.st" "$dir/t2.st" && [ "$(echo "$curve1" | wc -l)" -eq 13 ] && [ "$curve1" = "$curve2" ]; then
         ok "1 and 2 threads give the same loss curve and byte-identical checkpoints"
     else
@@ -352,15 +353,17 @@ fi
 # ---------------------------------------------------------------- the files it writes
 "$train" "${small[@]}" --steps=20 --log-every=5 --eval-every=10 --scale=learned --log="$dir/log.csv" \
     --dump-state="$dir/dump.st" >/dev/null 2>&1
-header=$(head -n 1 "$dir/log.csv")
-rows=$(($(wc -l <"$dir/log.csv") - 1))
+command=$(head -n 1 "$dir/log.csv")
+header=$(sed -n 2p "$dir/log.csv")
+rows=$(($(wc -l <"$dir/log.csv") - 2))
 want="step,loss,lr,grad_norm,tokens_per_s,time_s,l0_score_mean,l0_score_std,l0_entropy,l0_entropy_norm,l0_max_weight,l0_gnorm_wq,l0_gnorm_wk,l0_scale_x_sqrt_dk"
 want="$want,l0_qgrad_median,l0_qgrad_p10,l0_jac_median,l0_jac_p10,l0_fp_overflows,l0_fp_underflows,l0_fp_nans,val_loss,val_acc,nan_count"
-evals=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "val_loss") c = i } NR > 1 && $c != "" { n++ } END { print n + 0 }' "$dir/log.csv")
-if [ "$header" = "$want" ] && [ "$rows" -eq 5 ] && [ "$evals" -eq 2 ]; then
-    ok "CSV log: one column per metric, a row per log step (1, 5, 10, 15, 20), evaluations at 10 and 20"
+evals=$(awk -F, 'NR == 2 { for (i = 1; i <= NF; i++) if ($i == "val_loss") c = i } NR > 2 && $c != "" { n++ } END { print n + 0 }' "$dir/log.csv")
+case $command in "# ./train "*--scale=learned*--steps=20*) command_ok=1 ;; *) command_ok=0 ;; esac
+if [ "$command_ok" = 1 ] && [ "$header" = "$want" ] && [ "$rows" -eq 5 ] && [ "$evals" -eq 2 ]; then
+    ok "CSV log: the command first (# ./train ...), one column per metric, a row per log step (1, 5, 10, 15, 20), evaluations at 10 and 20"
 else
-    bad "CSV log layout" "header: $header" "rows: $rows, evaluations: $evals"
+    bad "CSV log layout" "command: $command" "header: $header" "rows: $rows, evaluations: $evals"
 fi
 hlen=$(od -An -t u8 -N 8 "$dir/dump.st" | tr -d ' ')
 names=$(head -c $((8 + hlen)) "$dir/dump.st" | tail -c "$hlen" | grep -a -o '"[a-z_.0-9]*":{"dtype"' | cut -d'"' -f2 | sort | tr '\n' ' ')

@@ -10,7 +10,8 @@
 #                                      a cross build's ./train, run under the emulator (split
 #                                      into words, run from a scratch folder: absolute paths)
 #
-# A fingerprint is the CSV log without its two timing columns, the summary line without time_s,
+# A fingerprint is the CSV log without its comment line (the command) and its two timing columns,
+# the summary line without time_s,
 # the checkpoint's header entries and the SHA-256 of its data section (see fingerprint below);
 # new columns and new metadata may appear (see matches), changed numbers may not.
 #
@@ -38,7 +39,8 @@ dir=${TEST_TMPDIR:-$(mktemp -d)}/golden
 mkdir -p "$dir"
 
 # fingerprint NAME ARGS...: run ./train, print the fingerprint of the run, one part per line:
-#   csv: the CSV log without its timing columns (tokens_per_s, time_s)
+#   csv: the CSV log without its timing columns (tokens_per_s, time_s) and its comment lines
+#        ("# ./train ...": the command that made it, not a recorded number)
 #   summary: the summary line without time_s
 #   header: each tensor entry ("name":{"dtype":..,"shape":..,"data_offsets":..}) and each metadata
 #           pair of the checkpoint's header but its checksum, sorted
@@ -50,7 +52,7 @@ fingerprint() {
     # run inside $dir: a corpus is named by a relative path, which the checkpoint records
     (cd "$dir" && $emulator "$train" "$@" --save="$name.st" --log="$name.csv" --quiet >"$name.out" 2>&1)
     echo "== $name: exit $?"
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) drop[i] = $i == "tokens_per_s" || $i == "time_s" }
+    awk -F, '/^#/ { next } !header++ { for (i = 1; i <= NF; i++) drop[i] = $i == "tokens_per_s" || $i == "time_s" }
              { line = ""; for (i = 1; i <= NF; i++) if (!drop[i]) line = line (line == "" ? "" : ",") $i; print "csv: " line }' \
         "$dir/$name.csv"
     grep '^summary:' "$dir/$name.out" | sed 's/ time_s=.*//'

@@ -4,23 +4,35 @@
 #include <math.h>
 #include <string.h>
 
-bool svg_open(Svg *s, const char *path, int width, int height)
+void svg_begin(Svg *s, FILE *f, int width, int height)
 {
-    s->f = fopen(path, "w");
-    if (!s->f) return false;
+    s->f = f;
     fprintf(s->f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
             "font-family=\"Helvetica, Arial, sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             width, height, width, height);
+}
+
+void svg_end(Svg *s)
+{
+    fprintf(s->f, "</svg>\n");
+    s->f = NULL;
+}
+
+bool svg_open(Svg *s, const char *path, int width, int height)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return false;
+    svg_begin(s, f, width, height);
     return true;
 }
 
 bool svg_close(Svg *s)
 {
-    fprintf(s->f, "</svg>\n");
-    bool ok = !ferror(s->f);
-    ok &= fclose(s->f) == 0;
-    s->f = NULL;
+    FILE *f = s->f;
+    svg_end(s);
+    bool ok = !ferror(f);
+    ok &= fclose(f) == 0;
     return ok;
 }
 
@@ -47,11 +59,59 @@ void svg_text(Svg *s, double x, double y, int size, const char *anchor, const ch
     fprintf(s->f, "</text>\n");
 }
 
+/* The estimated width of text in pixels: 0.6 em a character (a UTF-8 sequence counts once),
+ * which Helvetica's letters do not exceed on average. */
+static double text_width(const char *text, size_t len, int size)
+{
+    size_t chars = 0;
+    for (size_t i = 0; i < len; i++) chars += ((unsigned char)text[i] & 0xC0) != 0x80;
+    return 0.6 * size * (double)chars;
+}
+
+/* The length of the next line of wrapped text: as many words as fit (one at least), ending
+ * after a clause ("; ") rather than inside one when that fills half the line or more. */
+static size_t line_length(const char *text, int size, double max_width)
+{
+    size_t len = strlen(text), end = 0, clause = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (text[i] != ' ' && text[i] != 0) continue;
+        if (end > 0 && text_width(text, i, size) > max_width) break;
+        end = i;
+        if (i > 0 && text[i - 1] == ';') clause = i;
+    }
+    bool broken = end < len;
+    return broken && clause > 0 && text_width(text, clause, size) >= max_width / 2 ? clause : end;
+}
+
+int svg_text_lines(const char *text, int size, double max_width)
+{
+    int lines = 0;
+    for (const char *t = text; *t; lines++) {
+        t += line_length(t, size, max_width);
+        while (*t == ' ') t++;
+    }
+    return lines;
+}
+
+int svg_text_wrapped(Svg *s, double x, double y, int size, double max_width, const char *text)
+{
+    int lines = 0;
+    char line[1024];
+    for (const char *t = text; *t; lines++) {
+        size_t n = line_length(t, size, max_width);
+        snprintf(line, sizeof line, "%.*s", (int)n, t);
+        svg_text(s, x, y + 1.3 * size * lines, size, "start", line);
+        t += n;
+        while (*t == ' ') t++;
+    }
+    return lines;
+}
+
 /* Position of a data value along an axis, as a fraction 0..1 (NaN when it cannot be drawn). */
 static double frac(const SvgAxis *a, double v)
 {
     if (!isfinite(v)) return NAN;
-    if (a->log) {
+    if (a->scale == SVG_LOG) {
         if (v <= 0) return NAN;
         return (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
     }
@@ -59,6 +119,13 @@ static double frac(const SvgAxis *a, double v)
 }
 
 static double px(const SvgPanel *p, double x) { return p->left + frac(&p->x, x) * p->width; }
+
+double svg_dodge(const SvgPanel *p, double x, double pixels)
+{
+    const SvgAxis *a = &p->x;
+    double span = a->scale == SVG_LOG ? log10(a->hi) - log10(a->lo) : a->hi - a->lo, step = span * pixels / p->width;
+    return a->scale == SVG_LOG ? x * pow(10, step) : x + step;
+}
 static double py(const SvgPanel *p, double y) { return p->top + (1 - frac(&p->y, y)) * p->height; }
 
 static void format_tick(double v, char *buf, size_t n)
@@ -77,7 +144,7 @@ static int ticks(const SvgAxis *a, double *out, int max)
         for (int i = 0; i < a->n_ticks && n < max; i++) out[n++] = a->ticks[i];
         return n;
     }
-    if (a->log) {
+    if (a->scale == SVG_LOG) {
         double decades = log10(a->hi) - log10(a->lo);
         static const double mult[3] = {1, 2, 5};
         int per = decades > 4 ? 1 : 3;
@@ -133,36 +200,11 @@ void svg_panel(Svg *s, const SvgPanel *p)
     if (p->title) svg_text(s, p->left + p->width / 2, p->top - 8, 13, "middle", p->title);
 }
 
-void svg_line(Svg *s, const SvgPanel *p, const double *x, const double *y, int n, const char *color, double width,
-              double opacity, bool dashed)
-{
-    bool open = false;
-    for (int i = 0; i < n; i++) {
-        double a = px(p, x[i]), b = py(p, y[i]);
-        bool ok = isfinite(a) && isfinite(b);
-        if (ok) { /* clip to the panel vertically */
-            if (b < p->top) b = p->top;
-            if (b > p->top + p->height) b = p->top + p->height;
-        }
-        if (ok && !open) {
-            fprintf(s->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.2f\" stroke-opacity=\"%.2f\"%s points=\"",
-                    color, width, opacity, dashed ? " stroke-dasharray=\"5,3\"" : "");
-            open = true;
-        }
-        if (ok) fprintf(s->f, "%.1f,%.1f ", a, b);
-        if (!ok && open) {
-            fprintf(s->f, "\"/>\n");
-            open = false;
-        }
-    }
-    if (open) fprintf(s->f, "\"/>\n");
-}
-
 /* The points of a marker shape of radius r centred on (a, b). */
-static void put_shape(FILE *f, double a, double b, SvgShape shape, double r, const char *color, bool filled)
+static void put_shape(FILE *f, double a, double b, SvgShape shape, double r, const char *color, SvgFill fill)
 {
     char paint[96];
-    if (filled) snprintf(paint, sizeof paint, "fill=\"%s\" stroke=\"%s\"", color, color);
+    if (fill == SVG_FILLED) snprintf(paint, sizeof paint, "fill=\"%s\" stroke=\"%s\"", color, color);
     else snprintf(paint, sizeof paint, "fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"", color);
     switch (shape) {
     case SVG_CIRCLE: fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" %s/>\n", a, b, r, paint); break;
@@ -190,16 +232,11 @@ static void put_shape(FILE *f, double a, double b, SvgShape shape, double r, con
     }
 }
 
-void svg_shape(Svg *s, const SvgPanel *p, double x, double y, SvgShape shape, double r, const char *color, bool filled)
+void svg_shape(Svg *s, const SvgPanel *p, double x, double y, SvgShape shape, double r, const char *color, SvgFill fill)
 {
     double a = px(p, x), b = py(p, y);
     if (isfinite(a) && isfinite(b) && b >= p->top - 0.5 && b <= p->top + p->height + 0.5)
-        put_shape(s->f, a, b, shape, r, color, filled);
-}
-
-void svg_marker(Svg *s, const SvgPanel *p, double x, double y, const char *color)
-{
-    svg_shape(s, p, x, y, SVG_CIRCLE, 3.5, color, true);
+        put_shape(s->f, a, b, shape, r, color, fill);
 }
 
 /* The line of a style, as polyline attributes. */
@@ -231,7 +268,7 @@ void svg_series(Svg *s, const SvgPanel *p, const double *x, const double *y, int
         }
         if (open) fprintf(s->f, "\"/>\n");
     }
-    for (int i = 0; i < n; i++) svg_shape(s, p, x[i], y[i], st->marker, 3.5, st->color, !st->hollow);
+    for (int i = 0; i < n; i++) svg_shape(s, p, x[i], y[i], st->marker, 3.5, st->color, st->fill);
 }
 
 void svg_error_bar(Svg *s, const SvgPanel *p, double x, double lo, double hi, const char *color)
@@ -270,14 +307,15 @@ void svg_legend(Svg *s, double x, double y, double width, const char *const *lab
             put_stroke(s->f, st);
             fprintf(s->f, "/>\n");
         }
-        if (st) put_shape(s->f, x + 22, yy - 4, st->marker, st->hollow ? 6 : 3.5, st->color, !st->hollow);
+        if (st) put_shape(s->f, x + 22, yy - 4, st->marker, st->fill == SVG_HOLLOW ? 6 : 3.5, st->color, st->fill);
         svg_text(s, st ? x + 44 : x + 8, yy, 12, "start", labels[i]);
     }
 }
 
-SvgAxis svg_axis_for(double lo, double hi, bool log, const char *label)
+SvgAxis svg_axis_for(double lo, double hi, SvgScale scale, const char *label)
 {
-    SvgAxis a = {lo, hi, log, label, NULL, 0};
+    bool log = scale == SVG_LOG;
+    SvgAxis a = {lo, hi, scale, label, NULL, 0};
     if (!isfinite(lo) || !isfinite(hi)) {
         a.lo = log ? 0.1 : 0;
         a.hi = 1;
@@ -298,7 +336,7 @@ SvgAxis svg_axis_for(double lo, double hi, bool log, const char *label)
         a.lo -= 1;
     }
     double pad = 0.05 * (a.hi - a.lo);
-    a.lo -= pad;
+    a.lo = lo >= 0 && a.lo - pad < 0 ? 0 : a.lo - pad;
     a.hi += pad;
     return a;
 }

@@ -11,9 +11,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+typedef enum SvgScale { SVG_LINEAR, SVG_LOG /* log10 (lo must be > 0) */ } SvgScale;
+
 typedef struct SvgAxis {
     double lo, hi;      /* data range shown */
-    bool log;           /* log10 scale (lo must be > 0) */
+    SvgScale scale;
     const char *label;
     const double *ticks; /* explicit tick values, or NULL for automatic ones */
     int n_ticks;
@@ -29,6 +31,7 @@ typedef struct Svg {
     FILE *f;
 } Svg;
 
+typedef enum SvgFill { SVG_FILLED, SVG_HOLLOW } SvgFill;
 typedef enum SvgShape { SVG_CIRCLE, SVG_SQUARE, SVG_TRIANGLE, SVG_DIAMOND, SVG_CROSS, SVG_PLUS, SVG_NO_MARKER } SvgShape;
 
 typedef struct SvgStyle {
@@ -36,28 +39,37 @@ typedef struct SvgStyle {
     const char *dash;  /* an SVG stroke-dasharray such as "6,3", or NULL for a solid line */
     SvgShape marker;
     double width;      /* line width in pixels; 0 = no line (markers only) */
-    bool hollow;       /* markers drawn as outlines */
+    SvgFill fill;      /* markers filled, or drawn as outlines */
 } SvgStyle;
 
+/* A picture of width x height pixels in a new file at path; false when it cannot be created. */
 bool svg_open(Svg *s, const char *path, int width, int height);
 /* Writes the closing tag; false when a write failed (a full disk), the file closed either way. */
 bool svg_close(Svg *s);
+/* The same on a stream the caller opened and closes (and checks): the opening and the closing tag. */
+void svg_begin(Svg *s, FILE *f, int width, int height);
+void svg_end(Svg *s);
 /* Frame, grid lines, ticks with labels, axis labels and title. */
 void svg_panel(Svg *s, const SvgPanel *p);
-/* A line through the points (x[i], y[i]); points that cannot be drawn (NaN, <= 0 on a log
- * axis) break the line. Values outside the y range are drawn at its edge. */
-void svg_line(Svg *s, const SvgPanel *p, const double *x, const double *y, int n, const char *color, double width,
-              double opacity, bool dashed);
-/* A series in a style: its line (when style->width > 0) and a marker at every point. */
+/* A series in a style: its line (when style->width > 0) through the points (x[i], y[i]) and a
+ * marker at every point. Points that cannot be drawn (NaN, <= 0 on a log axis) break the line;
+ * values outside the y range are drawn at its edge. */
 void svg_series(Svg *s, const SvgPanel *p, const double *x, const double *y, int n, const SvgStyle *style);
+/* The x that stands `pixels` to the right of x in the panel (left when negative): points of
+ * several series at one x, moved apart by a few pixels (a dodge), stay visible. */
+double svg_dodge(const SvgPanel *p, double x, double pixels);
 /* One marker of a shape, radius r pixels, filled or hollow. */
-void svg_shape(Svg *s, const SvgPanel *p, double x, double y, SvgShape shape, double r, const char *color, bool filled);
-void svg_marker(Svg *s, const SvgPanel *p, double x, double y, const char *color);
+void svg_shape(Svg *s, const SvgPanel *p, double x, double y, SvgShape shape, double r, const char *color, SvgFill fill);
 /* A vertical error bar from lo to hi, clipped to the panel's y range. */
 void svg_error_bar(Svg *s, const SvgPanel *p, double x, double lo, double hi, const char *color);
 /* A horizontal reference line across the panel at y (e.g. a chance level), with a label. */
 void svg_hline(Svg *s, const SvgPanel *p, double y, const char *color, const char *label);
 void svg_text(Svg *s, double x, double y, int size, const char *anchor, const char *text);
+/* Text broken at spaces into lines no wider than max_width pixels (as estimated: no font metrics
+ * here), from (x, y) down, 1.3 em apart, anchored at their start; returns how many lines it drew. */
+int svg_text_wrapped(Svg *s, double x, double y, int size, double max_width, const char *text);
+/* How many lines svg_text_wrapped draws for the text. */
+int svg_text_lines(const char *text, int size, double max_width);
 /* Character data with &, < and > escaped (control characters as '?'), for an element the
  * caller opens and closes. */
 void svg_put_text(Svg *s, const char *text);
@@ -66,7 +78,9 @@ void svg_put_text(Svg *s, const char *text);
 void svg_legend(Svg *s, double x, double y, double width, const char *const *labels, const SvgStyle *const *styles,
                 int n);
 
-/* A range that covers [lo, hi] with some margin (log: whole decades when that is not too wide). */
-SvgAxis svg_axis_for(double lo, double hi, bool log, const char *label);
+/* A range that covers [lo, hi] with some margin (log: whole decades when that is not too wide;
+ * linear: never below 0 when lo is not, so an axis of a quantity that cannot be negative starts
+ * at 0 at the lowest). */
+SvgAxis svg_axis_for(double lo, double hi, SvgScale scale, const char *label);
 
 #endif
