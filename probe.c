@@ -21,6 +21,7 @@
 #include "scores/score_stats.h"
 
 #include "base/rng.h"
+#include "base/threads.h" /* threads_from_env */
 #include "tensor/format.h" /* FP16_MAX */
 
 #include <math.h>
@@ -413,6 +414,7 @@ int main(int argc, char **argv)
 {
     enum { KEYS = 64 };
     ProbeOptions o = parse_args(argc, argv);
+    threads_from_env(); /* a bad $OMP_NUM_THREADS or $OMP_DYNAMIC: one line, exit 2, as for ./train */
     printf("# ./probe: statistics of attention scores (no training)\n\n");
     printf("The claims checked here come from the three articles that started this project (in Chinese;\n"
            "docs/ABLATION.md has what training says about the same claims):\n"

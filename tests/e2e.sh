@@ -319,6 +319,49 @@ if [ $rc -eq 2 ] && [ "$(wc -l <"$dir/envthreads.err")" -eq 1 ] && grep -q "OMP_
 else
     bad "OMP_NUM_THREADS=5000: one line, exit 2" "exit $rc" "$(head -n 3 "$dir/envthreads.err")"
 fi
+# One rule for the OpenMP settings of the environment, as for a flag: a value that is not a
+# count (or true/false for OMP_DYNAMIC), an empty one included, is one line of ours, exit 2,
+# nothing written; libgomp's own warning (printed before main, in OpenMP builds) is its only
+# other line. The same in ./probe. Lists of counts and blanks around them are OpenMP's syntax.
+# omp_error PROG VAR VALUE ARGS...: exit 2, and one line of ours naming VAR=VALUE
+omp_error() {
+    local prog=$1 var=$2 value=$3
+    shift 3
+    rm -f "$dir/never.csv"
+    env "$var=$value" "$prog" "$@" >"$dir/omp.out" 2>"$dir/omp.err"
+    local rc=$? ours
+    ours=$(grep -v -e '^$' -e '^libgomp: Invalid value for environment variable' "$dir/omp.err")
+    [ $rc -eq 2 ] && [ "$(printf '%s\n' "$ours" | wc -l)" -eq 1 ] && [ "${ours#error: "$var=$value": }" != "$ours" ] &&
+        [ ! -e "$dir/never.csv" ] && [ ! -s "$dir/omp.out" ]
+}
+omp_bad=
+for v in abc -1 0 '' 1e3 99999999999 '2,' '2,abc' '4 x'; do
+    omp_error "$train" OMP_NUM_THREADS "$v" --steps=1 --log="$dir/never.csv" || omp_bad="$omp_bad OMP_NUM_THREADS='$v'"
+done
+for v in maybe '' 1; do
+    omp_error "$train" OMP_DYNAMIC "$v" --steps=1 --log="$dir/never.csv" || omp_bad="$omp_bad OMP_DYNAMIC='$v'"
+done
+omp_error "$bin/probe" OMP_NUM_THREADS abc --pairs=100 --samples=10 --draws=2 || omp_bad="$omp_bad probe:OMP_NUM_THREADS=abc"
+omp_error "$bin/probe" OMP_DYNAMIC maybe --pairs=100 --samples=10 --draws=2 || omp_bad="$omp_bad probe:OMP_DYNAMIC=maybe"
+if [ -z "$omp_bad" ]; then
+    ok "OMP_NUM_THREADS=abc|-1|0|''|1e3|... and OMP_DYNAMIC=maybe|'': one line naming it, exit 2, nothing written (./train, ./probe)"
+else
+    bad "bad OMP_NUM_THREADS / OMP_DYNAMIC values are refused as a flag is" "not refused in one line:$omp_bad" "$(cat "$dir/omp.err")"
+fi
+omp_good=
+for v in 1 ' 1 ' '1,2' '1, 3'; do
+    OMP_NUM_THREADS="$v" "$train" "${small[@]}" --steps=1 >"$dir/omp.out" 2>"$dir/omp.err" && [ ! -s "$dir/omp.err" ] ||
+        omp_good="$omp_good OMP_NUM_THREADS='$v'"
+done
+for v in true FALSE ' false '; do
+    OMP_DYNAMIC="$v" "$train" "${small[@]}" --steps=1 >"$dir/omp.out" 2>"$dir/omp.err" && [ ! -s "$dir/omp.err" ] ||
+        omp_good="$omp_good OMP_DYNAMIC='$v'"
+done
+if [ -z "$omp_good" ]; then
+    ok "OpenMP's own syntax is accepted quietly: OMP_NUM_THREADS=1, ' 1 ', '1,2', '1, 3'; OMP_DYNAMIC=true, FALSE, ' false '"
+else
+    bad "valid OMP_NUM_THREADS / OMP_DYNAMIC values run" "refused or warned:$omp_good" "$(cat "$dir/omp.err")"
+fi
 "$train" --dmodel=16384 --heads=16 >/dev/null 2>"$dir/mem.err"
 if [ $? -eq 2 ] && grep -q "GiB" "$dir/mem.err"; then
     ok "a model too large for the machine is refused before anything is allocated"
