@@ -17,7 +17,7 @@
  * prints their greedy decodings (decode/decode.c). main only dispatches.
  *
  * Exit status: 0 done, 2 bad input or a failed write, 3 a non-finite value with --nan=stop,
- * 130 / 143 stopped by SIGINT / SIGTERM (saved first when --save is given).
+ * 130 / 143 / 129 stopped by SIGINT / SIGTERM / SIGHUP (saved first when --save is given).
  */
 #include "decode/decode.h"
 #include "base/exit.h"

@@ -331,6 +331,8 @@ _Noreturn void run_stop_interrupted(Run *r, int done, int sig)
 
 _Noreturn void run_stop_failed_write(Run *r, int done)
 {
+    /* after SIGHUP, a failed console line is the terminal gone: stop as for the signal */
+    if (interrupt_requested()) run_stop_interrupted(r, done, interrupt_requested());
     if (!r->o.save[0]) die(EXIT_USER, "%s; stopped after step %d (nothing saved: no --save)", r->log.failed, done);
     run_save(r, done);
     die(EXIT_USER, "%s; stopped after step %d, saved %s", r->log.failed, done, r->o.save);

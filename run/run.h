@@ -63,7 +63,8 @@ void run_save(Run *r, int next_step);
  * where, exits 128 + sig. */
 _Noreturn void run_stop_interrupted(Run *r, int done, int sig);
 /* Stops a run after a failed write to its log or standard output (r->log.failed): saves (with
- * --save), exits 2. */
+ * --save), exits 2; or, when a signal came first (SIGHUP: the terminal is gone, and with it
+ * standard output), stops as for that signal. */
 _Noreturn void run_stop_failed_write(Run *r, int done);
 void run_free(Run *r);
 
