@@ -555,5 +555,86 @@ else
     bad "sharded study" "runs $n1 + $n2" "$(diff "$dir/merged/summary.md" "$dir/one/summary.md" 2>&1 | head -n 4)"
 fi
 
+# numbers the script cannot use are refused before anything is written, each naming its part
+abl() { TRAIN=$train REPORT=$bin/report scripts/ablation.sh "$@"; }
+refused=
+for args in "--jobs 99999999999999999999" "--jobs 1025" "--jobs 0" "--shard 1/99999999999999999999" "--shard 0/2" \
+    "--shard 99999999999999999999/2" "--shard 3/2"; do
+    rm -rf "$dir/never"
+    # shellcheck disable=SC2086
+    abl --quick --out "$dir/never" $args >"$dir/abl.out" 2>&1
+    rc=$?
+    case "$args" in --jobs*) want="--jobs=" ;; */9999*) want="N must be" ;; *) want="K must be" ;; esac
+    [ $rc -eq 2 ] && [ "$(wc -l <"$dir/abl.out")" -eq 1 ] && grep -q -- "$want" "$dir/abl.out" && [ ! -e "$dir/never" ] ||
+        refused="$refused [$args: exit $rc, $(cat "$dir/abl.out")]"
+done
+if [ -z "$refused" ]; then
+    ok "ablation.sh: --jobs and --shard out of range (20 digits, 0, K > N) refused in one line naming the part, nothing written"
+else
+    bad "ablation.sh validates its numbers before writing" "$refused"
+fi
+# --print-jobs, exported: POSIX sh lines (run by dash's sh -c) under xargs -P 2 from another
+# folder (and GNU parallel, when installed), for a folder whose name needs quoting; printed
+# again, the jobs left (phase 2, once phase 1 is done) and how many are done; the report of the
+# exported study is the report of the same study run by the script
+exp="$dir/it's exported"
+rm -rf "$exp" "$dir/elsewhere"
+mkdir -p "$dir/elsewhere"
+abl --quick --out "$exp" --print-jobs >"$dir/jobs1.txt" 2>"$dir/jobs1.err"
+(cd "$dir/elsewhere" && xargs -d '\n' -n 1 -P 2 sh -c <"$dir/jobs1.txt")
+abl --quick --out "$exp" --print-jobs >"$dir/jobs2.txt" 2>"$dir/jobs2.err"
+if command -v parallel >/dev/null 2>&1; then
+    (cd "$dir/elsewhere" && parallel --will-cite -j 2 <"$dir/jobs2.txt")
+    runner="GNU parallel"
+else
+    (cd "$dir/elsewhere" && xargs -d '\n' -n 1 -P 2 sh -c <"$dir/jobs2.txt")
+    runner="xargs (no GNU parallel here)"
+fi
+abl --quick --out "$exp" >"$dir/exp.out" 2>&1
+rc=$?
+if [ "$(wc -l <"$dir/jobs1.txt")" -eq 4 ] && grep -q "phase 1 of 2: 4 runs planned, 0 done, 4 printed" "$dir/jobs1.err" &&
+    ! grep -q "\$'" "$dir/jobs1.txt" && [ "$(wc -l <"$dir/jobs2.txt")" -eq 4 ] && [ "$(grep -c ' --seed=[23] ' "$dir/jobs2.txt")" -eq 4 ] &&
+    grep -q "phase 1 of 2: 4 runs planned, 4 done, 0 printed" "$dir/jobs2.err" &&
+    grep -q "phase 2 of 2: 4 runs planned, 0 done, 4 printed" "$dir/jobs2.err" &&
+    [ $rc -eq 0 ] && [ "$(grep -c ' 0 to do' "$dir/exp.out")" -eq 2 ] && cmp -s "$exp/summary.md" "$grid/summary.md"; then
+    ok "ablation.sh --print-jobs: 4 lines run by sh -c (dash) under xargs -P 2 elsewhere, then phase 2's 4 by $runner; the same summary.md as the script's own study"
+else
+    bad "exported jobs run under sh, printed again they are phase 2's" "$(cat "$dir/jobs1.err" "$dir/jobs2.err")" "exit $rc: $(tail -n 2 "$dir/exp.out")" \
+        "$(diff "$exp/summary.md" "$grid/summary.md" 2>&1 | head -n 3)"
+fi
+abl --quick --phase 2 --best-lr "$grid/best_lr.tsv" --out "$dir/phase2" --print-jobs >"$dir/jobs3.txt" 2>"$dir/jobs3.err"
+rc=$?
+# the same runs as phase 2 printed above, but for their outputs' folder
+if [ $rc -eq 0 ] && [ "$(wc -l <"$dir/jobs3.txt")" -eq 4 ] && cmp -s <(sed 's/ --log=.*//' "$dir/jobs3.txt") <(sed 's/ --log=.*//' "$dir/jobs2.txt"); then
+    ok "ablation.sh --quick --phase 2 --best-lr FILE --print-jobs: phase 2's runs exported on their own"
+else
+    bad "--phase 2 with --quick" "exit $rc" "$(cat "$dir/jobs3.err")" "$(head -c 300 "$dir/jobs3.txt")"
+fi
+# killed: a signal to the script alone stops its runs too and removes its .progress file; one
+# left by a script killed outright (its process gone) is removed by the next start, one of a
+# live process is kept
+rm -rf "$dir/killed"
+TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$dir/killed" -- --steps=1000000 >"$dir/killed.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do ls "$dir/killed"/.progress.* >/dev/null 2>&1 && break; sleep 0.05; done
+sleep 0.5
+kill -TERM $pid
+wait $pid
+rc=$?
+sleep 0.5
+sizes=$(cat "$dir"/killed/runs/*.out.tmp 2>/dev/null | wc -c)
+sleep 0.5
+left=$(ls -A "$dir/killed" | grep -c '^\.progress')
+running=0
+! command -v pgrep >/dev/null 2>&1 || ! pgrep -f -- "$dir/killed/runs" >/dev/null || running=1
+touch "$dir/killed/.progress.999999999.AbCdEf" "$dir/killed/.progress.$$.AbCdEf"
+abl --quick --out "$dir/killed" --print-jobs -- --steps=1000000 >/dev/null 2>&1
+if [ $rc -eq 143 ] && [ "$left" -eq 0 ] && [ "$sizes" -eq "$(cat "$dir"/killed/runs/*.out.tmp 2>/dev/null | wc -c)" ] && [ $running = 0 ] &&
+    [ ! -e "$dir/killed/.progress.999999999.AbCdEf" ] && [ -e "$dir/killed/.progress.$$.AbCdEf" ]; then
+    ok "ablation.sh killed (SIGTERM): exit 143, its runs stopped, no .progress file left; a dead script's leftover removed at the next start"
+else
+    bad "a killed grid cleans up" "exit $rc, .progress files left: $left" "$(ls -A "$dir/killed")" "$(tail -n 2 "$dir/killed.out")"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -422,7 +422,7 @@ else
     bad "ablation.sh --quick --standard" "exit $rc" "$(cat abl.out)"
 fi
 for args in "--bogus" "--out" "--jobs=0" "--out a --out b" "-- --dk=8" "-- --task copy" "-- --lr 1e-3" "--shard 3/2" \
-    "--phase 3" "--quick --phase 1" "--scales 1"; do
+    "--phase 3" "--standard --phase 1" "--scales 1"; do
     # shellcheck disable=SC2086
     "$abl" --print-jobs $args >abl.out 2>&1
     rc=$?
