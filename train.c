@@ -223,7 +223,13 @@ static bool log_row(Run *r, int done, double train_seconds, const StepResult *la
     double mean_loss = st->interval_steps ? st->interval_loss / st->interval_steps : NAN;
     double tokens = (double)st->interval_steps * r->batch.B * r->batch.T;
     double elapsed = omp_get_wtime() - r->log.t_start;
-    double per_step = elapsed / (done - r->start > 0 ? done - r->start : 1);
+    /* time left: at the rate since this process's first row, which is not known there (that
+     * step grows the arena; a logged step measures more than others; evaluations come later) */
+    if (!r->left_from_step) {
+        r->left_from_step = done;
+        r->left_from_time = elapsed;
+    }
+    double per_step = done > r->left_from_step ? (elapsed - r->left_from_time) / (done - r->left_from_step) : NAN;
     if (st->steps_to_threshold < 0 && mean_loss <= r->o.loss_threshold) st->steps_to_threshold = done;
     LogRow row = {.step = done,
                   .stop = r->stop,

@@ -30,6 +30,25 @@ else
     bad "a 2-layer model learns copy to >= 95% in 300 steps" "val_acc=$acc" "$(tail -n 3 "$dir/learn.out")"
 fi
 
+# ---------------------------------------------------------------- the time left
+# Checked on a run's own output: each console line's "Ns left" against the time the run really
+# still took (the CSV's time_s of the last row minus that of the line's row). The first row
+# cannot know ("-": its step grows the arena and is measured); every later one with at least 2 s
+# really left must be within a factor 2 (before: 91 s said at step 1 of a 4 s run).
+"$train" --steps=600 --log="$dir/left.csv" >"$dir/left.out" 2>&1
+left_check=$(awk -F, 'NR == FNR { if (FNR > 1) { t[$1] = $6; end = $6 } next }
+    /^step / { split($2, s, "/"); step = s[1] + 0; left = $0; sub(/ left .*/, "", left); n = split(left, w, " "); left = w[n]
+        lines++
+        if (left == "-") { if (lines > 1) bad = bad " step " step ": -"; next }
+        sub(/s$/, "", left); real = end - t[step]
+        if (real >= 2) { checked++; if (left + 0 > 2 * real || left + 0 < real / 2) bad = bad sprintf(" step %d: %ss said, %.1fs real", step, left, real) } }
+    END { if (lines < 2 || checked < 1) bad = bad sprintf(" (%d lines, %d checked)", lines, checked); print bad }' "$dir/left.csv" FS=' ' "$dir/left.out")
+if [ -z "$left_check" ] && grep -q '^step     1/600 .*  - left' "$dir/left.out"; then
+    ok "time left: '-' at step 1, then within a factor 2 of the time the run really took"
+else
+    bad "the time left is honest from the first line" "$left_check" "$(grep '^step' "$dir/left.out" | head -n 3)"
+fi
+
 # ---------------------------------------------------------------- resume is exact
 # --log-every=7: the log interval in progress at step 30 spans the save; the threshold is
 # crossed after the save, so the summary's steps_to_threshold must survive it too.
