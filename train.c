@@ -206,8 +206,8 @@ static void print_banner(const Run *r)
            r->data.val.n, r->batch.T, c->vocab);
     char scores[256];
     gpt_describe_scores(c, scores, sizeof scores);
-    printf("model: %d layers, dmodel %d, %d heads of dk %d, %zu parameters; scores %s\n", c->layers, c->dmodel, c->heads,
-           c->dk, r->model.n_values, scores);
+    printf("model: %d layer%s, dmodel %d, %d head%s of dk %d, %zu parameters; scores %s\n", c->layers,
+           c->layers == 1 ? "" : "s", c->dmodel, c->heads, c->heads == 1 ? "" : "s", c->dk, r->model.n_values, scores);
     const ThreadGovernor *g = &r->threads;
     if (g->on) printf("threads: %d (the cores this process may use; fewer while other programs keep them busy)\n", g->max);
     else if (!threads_have_openmp()) printf("threads: 1 (this build has no OpenMP)\n");

@@ -90,8 +90,8 @@ static FILE *continue_log(Logbook *lb, const char *path, const char *header, int
         return NULL;
     }
     if (dropped)
-        fprintf(stderr, "note: --log=%s: continued after step %d (%ld rows past it dropped: this run does those steps again)\n",
-                path, step, dropped);
+        fprintf(stderr, "note: --log=%s: continued after step %d (%ld row%s past it dropped: this run does those steps again)\n",
+                path, step, dropped, dropped == 1 ? "" : "s");
     else if (!lb->quiet)
         fprintf(stderr, "note: --log=%s: continued after step %d\n", path, step);
     return f;

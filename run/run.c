@@ -150,8 +150,8 @@ void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char
     if (!dataset_open(&r->data, &dc, err, sizeof err)) die(EXIT_USER, "%s", err);
     o->task = dc.task;
     if ((o->attention_svg[0] || o->dump_state[0]) && o->attention_example >= r->data.val.n)
-        die(EXIT_USER, "--attention-example=%d: the validation set has %d examples (0 to %d)", o->attention_example,
-            r->data.val.n, r->data.val.n - 1);
+        die(EXIT_USER, "--attention-example=%d: the validation set has %d example%s (0 to %d)", o->attention_example,
+            r->data.val.n, r->data.val.n == 1 ? "" : "s", r->data.val.n - 1);
     if (o->context == 0) o->context = dataset_max_input(&r->data);
     if (o->dk == 0) o->dk = o->dmodel / o->heads;
 

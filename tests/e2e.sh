@@ -381,6 +381,15 @@ if [ -z "$omp_good" ]; then
 else
     bad "valid OMP_NUM_THREADS / OMP_DYNAMIC values run" "refused or warned:$omp_good" "$(cat "$dir/omp.err")"
 fi
+# one of a thing is singular: "1 layer", "1 head", "1 example"
+"$train" --layers=1 --heads=1 --dmodel=16 --steps=1 --val-size=1 --eval-examples=1 >"$dir/one.out" 2>&1
+"$train" --val-size=1 --eval-examples=1 --attention-example=3 --attention-svg="$dir/one.svg" >/dev/null 2>"$dir/one.err"
+if grep -q '^model: 1 layer, dmodel 16, 1 head of dk 16, ' "$dir/one.out" &&
+    grep -q 'the validation set has 1 example (0 to 0)$' "$dir/one.err"; then
+    ok "one of a thing is singular: '1 layer', '1 head' in the banner, '1 example' in a message"
+else
+    bad "singular when 1" "$(grep '^model' "$dir/one.out")" "$(cat "$dir/one.err")"
+fi
 "$train" --dmodel=16384 --heads=16 >/dev/null 2>"$dir/mem.err"
 if [ $? -eq 2 ] && grep -q "GiB" "$dir/mem.err"; then
     ok "a model too large for the machine is refused before anything is allocated"
