@@ -21,6 +21,7 @@
 #include "scores/score_stats.h"
 
 #include "base/rng.h"
+#include "base/threads.h" /* threads_from_env */
 #include "tensor/format.h" /* FP16_MAX */
 
 #include <math.h>
@@ -121,8 +122,9 @@ static void part_row_experiment(const ProbeOptions *o)
 {
     enum { DK = 512, KEYS = 128 };
     printf("## 2. S1's experiment: dk = %d, %d queries and keys\n\n", DK, KEYS);
-    printf("S = Q K^T with Q, K of iid N(0, 1) entries; softmax of S's first row. %d independent draws\n"
-           "(seed %llu); S1 reports one draw of its own (numpy, random seed 42), the column \"S1's draw\".\n\n", o->draws, (unsigned long long)o->seed);
+    printf("S = Q K^T with Q, K of iid N(0, 1) entries; softmax of S's first row. %d independent draw%s\n"
+           "(seed %llu); S1 reports one draw of its own (numpy, random seed 42), the column \"S1's draw\".\n\n", o->draws,
+           o->draws == 1 ? "" : "s", (unsigned long long)o->seed);
     double *v[8];
     for (int k = 0; k < 8; k++) {
         v[k] = calloc((size_t)o->draws, sizeof(double));
@@ -131,7 +133,7 @@ static void part_row_experiment(const ProbeOptions *o)
             exit(2);
         }
     }
-    progress("part 2: %d draws of %d x %d scores at dk = %d", o->draws, KEYS, KEYS, DK);
+    progress("part 2: %d draw%s of %d x %d scores at dk = %d", o->draws, o->draws == 1 ? "" : "s", KEYS, KEYS, DK);
 #pragma omp parallel for schedule(dynamic)
     for (int d = 0; d < o->draws; d++) {
         RowExperiment e = row_experiment(DK, KEYS, rng_key(o->seed, 1000 + (uint64_t)d));
@@ -413,6 +415,7 @@ int main(int argc, char **argv)
 {
     enum { KEYS = 64 };
     ProbeOptions o = parse_args(argc, argv);
+    threads_from_env(); /* a bad $OMP_NUM_THREADS or $OMP_DYNAMIC: one line, exit 2, as for ./train */
     printf("# ./probe: statistics of attention scores (no training)\n\n");
     printf("The claims checked here come from the three articles that started this project (in Chinese;\n"
            "docs/ABLATION.md has what training says about the same claims):\n"

@@ -17,7 +17,7 @@
  * prints their greedy decodings (decode/decode.c). main only dispatches.
  *
  * Exit status: 0 done, 2 bad input or a failed write, 3 a non-finite value with --nan=stop,
- * 130 / 143 stopped by SIGINT / SIGTERM (saved first when --save is given).
+ * 130 / 143 / 129 stopped by SIGINT / SIGTERM / SIGHUP (saved first when --save is given).
  */
 #include "decode/decode.h"
 #include "base/exit.h"
@@ -219,8 +219,8 @@ static void print_banner(const Run *r)
            r->data.val.n, r->batch.T, c->vocab);
     char scores[256];
     gpt_describe_scores(c, scores, sizeof scores);
-    printf("model: %d layers, dmodel %d, %d heads of dk %d, %zu parameters; scores %s\n", c->layers, c->dmodel, c->heads,
-           c->dk, r->model.n_values, scores);
+    printf("model: %d layer%s, dmodel %d, %d head%s of dk %d, %zu parameters; scores %s\n", c->layers,
+           c->layers == 1 ? "" : "s", c->dmodel, c->heads, c->heads == 1 ? "" : "s", c->dk, r->model.n_values, scores);
     const ThreadGovernor *g = &r->threads;
     if (g->on) printf("threads: %d (the cores this process may use; fewer while other programs keep them busy)\n", g->max);
     else if (!threads_have_openmp()) printf("threads: 1 (this build has no OpenMP)\n");
@@ -236,7 +236,13 @@ static bool log_row(Run *r, int done, double train_seconds, const StepResult *la
     double mean_loss = st->interval_steps ? st->interval_loss / st->interval_steps : NAN;
     double tokens = (double)st->interval_steps * r->batch.B * r->batch.T;
     double elapsed = omp_get_wtime() - r->log.t_start;
-    double per_step = elapsed / (done - r->start > 0 ? done - r->start : 1);
+    /* time left: at the rate since this process's first row, which is not known there (that
+     * step grows the arena; a logged step measures more than others; evaluations come later) */
+    if (!r->left_from_step) {
+        r->left_from_step = done;
+        r->left_from_time = elapsed;
+    }
+    double per_step = done > r->left_from_step ? (elapsed - r->left_from_time) / (done - r->left_from_step) : NAN;
     if (st->steps_to_threshold < 0 && mean_loss <= r->o.loss_threshold) st->steps_to_threshold = done;
     LogRow row = {.step = done,
                   .stop = r->stop,

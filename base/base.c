@@ -121,6 +121,25 @@ FILE *file_open_regular(const char *path, char *why, size_t why_len)
     return f;
 }
 
+size_t utf8_char(const unsigned char *s, size_t n)
+{
+    if (n == 0) return 0;
+    unsigned c = s[0], min;
+    size_t extra;
+    if (c < 0x80) return 1;
+    else if ((c & 0xe0) == 0xc0) { extra = 1; min = 0x80; c &= 0x1f; }
+    else if ((c & 0xf0) == 0xe0) { extra = 2; min = 0x800; c &= 0x0f; }
+    else if ((c & 0xf8) == 0xf0) { extra = 3; min = 0x10000; c &= 0x07; }
+    else return 0;
+    if (extra >= n) return 0; /* truncated */
+    for (size_t k = 1; k <= extra; k++) {
+        if ((s[k] & 0xc0) != 0x80) return 0;
+        c = (c << 6) | (s[k] & 0x3f);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+    return extra + 1;
+}
+
 bool size_mul(size_t a, size_t b, size_t *out)
 {
     if (a != 0 && b > SIZE_MAX / a) return false;

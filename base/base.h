@@ -46,6 +46,11 @@ size_t text_line(const char *text, size_t size, size_t pos, size_t *next);
 /* 3 when text starts with a UTF-8 byte-order mark (EF BB BF), which editors may add; else 0. */
 size_t text_bom(const char *text, size_t size);
 
+/* The length in bytes (1 to 4) of the well-formed UTF-8 character at s[0..n), or 0 when the
+ * bytes there are not one (a stray continuation byte, a truncated sequence, an overlong form,
+ * a surrogate or a value past U+10FFFF). */
+size_t utf8_char(const unsigned char *s, size_t n);
+
 /* Overflow-safe size arithmetic: false when a*b (or a+b) does not fit in size_t. */
 bool size_mul(size_t a, size_t b, size_t *out);
 bool size_add(size_t a, size_t b, size_t *out);

@@ -6,6 +6,7 @@
 #include "base.h"
 #include "exit.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include "openmp.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h> /* strncasecmp */
 #include <unistd.h>
 
 /* The whole of a small /proc or /sys file into buf (NUL-terminated); false if unreadable.
@@ -101,16 +103,41 @@ static bool idle_seconds(double *seconds)
 #endif
 }
 
-/* $OMP_NUM_THREADS as a count: its first entry when it is a positive integer, else 0. */
-static int env_thread_count(void)
+/* One entry of $OMP_NUM_THREADS at *p (blanks around it allowed, as libgomp allows them), or
+ * exit 2 as for a bad --threads; *p moves to the comma after it, or to the end. */
+static long env_count_entry(const char *value, const char **p)
 {
-    const char *s = getenv("OMP_NUM_THREADS");
-    if (!s || !*s) return 0;
     char *end;
-    long n = strtol(s, &end, 10);
-    if (!(n > 0 && (*end == 0 || *end == ','))) return 0;
-    if (n > THREADS_MAX) die(EXIT_USER, "OMP_NUM_THREADS=%ld: at most %d threads (as --threads)", n, THREADS_MAX);
-    return (int)n;
+    errno = 0;
+    long n = strtol(*p, &end, 10);
+    while (*end == ' ' || *end == '\t') end++;
+    if (end == *p || (*end != 0 && *end != ','))
+        die(EXIT_USER, "OMP_NUM_THREADS=%s: not a thread count (a number from 1 to %d, or a comma-separated list of them; "
+            "unset it for the default)", value, THREADS_MAX);
+    if (errno == ERANGE || n < 1 || n > THREADS_MAX)
+        die(EXIT_USER, "OMP_NUM_THREADS=%s: must be between 1 and %d threads (as --threads)", value, THREADS_MAX);
+    *p = end;
+    return n;
+}
+
+int threads_from_env(void)
+{
+    const char *dynamic = getenv("OMP_DYNAMIC");
+    if (dynamic) {
+        const char *p = dynamic;
+        while (*p == ' ' || *p == '\t') p++;
+        size_t n = strncasecmp(p, "true", 4) == 0 ? 4 : strncasecmp(p, "false", 5) == 0 ? 5 : 0;
+        for (p += n; *p == ' ' || *p == '\t';) p++;
+        if (n == 0 || *p) die(EXIT_USER, "OMP_DYNAMIC=%s: must be one of true|false (or unset)", dynamic);
+    }
+    const char *value = getenv("OMP_NUM_THREADS"), *p = value;
+    if (!value) return 0;
+    long first = env_count_entry(value, &p); /* the run's count; the others are nesting levels */
+    while (*p == ',') {
+        p++;
+        env_count_entry(value, &p);
+    }
+    return (int)first;
 }
 
 static void set_count(ThreadGovernor *g, int n)
@@ -132,7 +159,7 @@ bool threads_have_openmp(void)
 void threads_setup(ThreadGovernor *g, int requested)
 {
     memset(g, 0, sizeof *g);
-    int usable = threads_usable(), from_env = env_thread_count();
+    int usable = threads_usable(), from_env = threads_from_env();
     int given = requested > 0 ? requested : from_env;
 #ifndef _OPENMP
     /* built without OpenMP (base/openmp.h): one thread, whatever is asked */

@@ -42,6 +42,16 @@ typedef struct ThreadGovernor {
  * (a container's cpu.max) when there is one; at least 1. */
 int threads_usable(void);
 
+/* The OpenMP settings of the environment, checked as a flag is checked (libgomp only warns
+ * about a value it cannot read, and goes on with its default): $OMP_NUM_THREADS, when set, is
+ * a count from 1 to THREADS_MAX or a comma-separated list of them (one per nesting level; the
+ * first is the run's); $OMP_DYNAMIC, when set, is true or false (any case). Blanks around a
+ * value are allowed, as libgomp allows them. Anything else, an empty value included (set but
+ * empty is not "not set": libgomp calls it invalid too), is one line on stderr and exit 2.
+ * Returns the first count of $OMP_NUM_THREADS, 0 when it is not set. ./train (threads_setup),
+ * ./probe and the bench call it before any work. */
+int threads_from_env(void);
+
 /* Sets the thread count of the run: `requested` (--threads; 0: not given) or $OMP_NUM_THREADS
  * or threads_usable(). A count given above threads_usable() is kept and warned about on stderr.
  * The governor is on only when neither gives a count. */

@@ -389,6 +389,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --steps must be between 1 and 100000\n");
         return 2;
     }
+    threads_from_env(); /* a bad $OMP_NUM_THREADS or $OMP_DYNAMIC: refused as ./train refuses it */
     if (child) return child_main(child, threads, steps);
     char err[1024];
     int got = torch_table_read(torch, &g_torch, err, sizeof err);

@@ -303,8 +303,8 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
     const char *const count_keys[3] = {"run.fp_overflows", "run.fp_underflows", "run.fp_nans"};
     for (int k = 0; k < 3; k++)
         if (st_meta(sf, count_keys[k]) && !meta_counts(st_meta(sf, count_keys[k]), m->cfg.layers, rounding, k)) {
-            errorf(err, err_len, "--load=%s: metadata \"%s\" is not a list of %d counts, one per layer", path, count_keys[k],
-                   m->cfg.layers);
+            errorf(err, err_len, "--load=%s: metadata \"%s\" is not a list of %d count%s, one per layer", path, count_keys[k],
+                   m->cfg.layers, m->cfg.layers == 1 ? "" : "s");
             goto done;
         }
     if (isteps > step || threshold > step) {

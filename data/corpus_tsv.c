@@ -23,27 +23,11 @@
 
 enum { TSV_MAX_LINE = 65536, TSV_MAX_WORDS = 4096, TSV_MAX_FILE = 1 << 30 };
 
-/* True when s[0..n) is well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
+/* True when s[0..n) is well-formed UTF-8 (base.h's utf8_char at every character). */
 static bool utf8_valid(const unsigned char *s, size_t n)
 {
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        int extra;
-        unsigned min;
-        if (c < 0x80) { i++; continue; }
-        else if ((c & 0xe0) == 0xc0) { extra = 1; min = 0x80; c &= 0x1f; }
-        else if ((c & 0xf0) == 0xe0) { extra = 2; min = 0x800; c &= 0x0f; }
-        else if ((c & 0xf8) == 0xf0) { extra = 3; min = 0x10000; c &= 0x07; }
-        else return false;
-        if (i + (size_t)extra >= n) return false; /* truncated sequence */
-        for (int k = 1; k <= extra; k++) {
-            if ((s[i + k] & 0xc0) != 0x80) return false;
-            c = (c << 6) | (s[i + k] & 0x3f);
-        }
-        if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return false;
-        i += (size_t)extra + 1;
-    }
+    for (size_t i = 0, k; i < n; i += k)
+        if ((k = utf8_char(s + i, n - i)) == 0) return false;
     return true;
 }
 

@@ -107,8 +107,10 @@ struct Dataset {
     ExampleList val;
     ExampleList test;       /* synthetic tasks with test_size > 0: the test set */
     ExampleList train;      /* TASK_TSV only: synthetic tasks generate training data */
-    uint64_t *val_hashes;   /* sorted hashes of the held-out sources (validation and test) */
-    int n_held_out;         /* how many */
+    uint64_t *held_out_keys; /* synthetic tasks: the held-out sources (validation and test) as a
+                                set of their hashes: held_out_cap slots, 0 for an empty one */
+    size_t held_out_cap;
+    int n_held_out;          /* how many */
     int min_src, max_src;   /* shortest and longest source of any example (a corpus: of its pairs) */
     int max_tgt;            /* longest target any example can have */
     int max_pair;           /* longest source + target of one example */
@@ -147,6 +149,9 @@ void batch_free(Batch *b);
 void batch_set_row(Batch *b, int row, const Example *ex);
 /* The training batch of a step: a pure function of (seed, step). */
 void dataset_train_batch(const Dataset *d, int step, Batch *b);
+/* Whether a source is one of the held-out sets' (then a training batch never draws it); when
+ * probes is not NULL, *probes grows by the slots of the set looked at (for the tests). */
+bool dataset_held_out(const Dataset *d, const int *src, int n, long *probes);
 /* The held-out sets: validation (evaluations during training, and the choice of settings such
  * as the learning rate) and test (reported once, at the end, by a run that asks for one). */
 typedef enum Split { SPLIT_VAL, SPLIT_TEST } Split;

@@ -3,6 +3,7 @@
 #include "data.h"
 
 #include "../base/base.h"
+#include "../base/progress.h"
 #include "../base/rng.h"
 
 #include <assert.h>
@@ -13,23 +14,30 @@
 
 /* ---------------------------------------------------------------- hashing sources */
 
-static uint64_t hash_tokens(const int *t, int n)
+/* A source's key in the held-out set: a 64-bit hash of its tokens, never 0 (an empty slot). */
+static uint64_t source_key(const int *t, int n)
 {
     uint64_t h = rng_mix((uint64_t)n + 0x51ed270b27e5a1c3ull);
     for (int i = 0; i < n; i++) h = rng_mix(h ^ (uint64_t)(uint32_t)t[i]);
-    return h;
+    return h | 1;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* The held-out sources' keys live in an open-addressing set (linear probing, at most half full):
+ * a lookup looks at one slot, two or three, whatever the size of the held-out sets. The slot of
+ * `key`: where it is, or the empty slot where it would go; *probes counts the slots looked at. */
+static size_t held_out_slot(const Dataset *d, uint64_t key, long *probes)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    size_t mask = d->held_out_cap - 1, i = key & mask;
+    long looked = 1;
+    for (; d->held_out_keys[i] && d->held_out_keys[i] != key; looked++) i = (i + 1) & mask;
+    if (probes) *probes += looked;
+    return i;
 }
 
-static bool held_out(const Dataset *d, uint64_t h)
+bool dataset_held_out(const Dataset *d, const int *src, int n, long *probes)
 {
-    h |= 1; /* as stored by build_held_out */
-    return d->n_held_out && bsearch(&h, d->val_hashes, (size_t)d->n_held_out, sizeof h, cmp_u64) != NULL;
+    if (!d->held_out_cap) return false; /* a corpus: its split is not by this set */
+    return d->held_out_keys[held_out_slot(d, source_key(src, n), probes)] != 0;
 }
 
 /* ---------------------------------------------------------------- synthetic tasks */
@@ -48,23 +56,21 @@ static bool build_held_out(Dataset *d, char *err, size_t err_len)
     }
     Rng r = rng_stream(c->seed, RNG_STREAM_VALIDATION);
     int src[64], tgt[64], sl, tl;
-    /* an open-addressing set of the hashes taken so far (0 marks an empty slot) */
-    size_t cap = 64;
-    while (cap < 2 * (size_t)n) cap *= 2;
-    uint64_t *set = mem_alloc(cap * sizeof(uint64_t));
-    d->val_hashes = mem_alloc((size_t)(n + 1) * sizeof(uint64_t));
-    while (d->n_held_out < n) {
+    d->held_out_cap = 64;
+    while (d->held_out_cap < 2 * (size_t)n) d->held_out_cap *= 2;
+    d->held_out_keys = mem_alloc(d->held_out_cap * sizeof(uint64_t));
+    Progress progress;
+    progress_start(&progress, "held-out sets, distinct sources drawn", n);
+    for (long draws = 1; d->n_held_out < n; draws++) {
+        if (draws % 65536 == 0) progress_update(&progress, d->n_held_out);
         d->task->sample(&r, c, src, &sl, tgt, &tl);
-        uint64_t h = hash_tokens(src, sl) | 1; /* never 0 */
-        size_t i = h & (cap - 1);
-        while (set[i] && set[i] != h) i = (i + 1) & (cap - 1);
-        if (set[i]) continue; /* a duplicate source */
-        set[i] = h;
-        d->val_hashes[d->n_held_out++] = h;
+        uint64_t key = source_key(src, sl);
+        size_t i = held_out_slot(d, key, NULL);
+        if (d->held_out_keys[i]) continue; /* a duplicate source */
+        d->held_out_keys[i] = key;
+        d->n_held_out++;
         example_list_push(d->val.n < c->val_size ? &d->val : &d->test, src, sl, tgt, tl);
     }
-    mem_free(set);
-    qsort(d->val_hashes, (size_t)n, sizeof(uint64_t), cmp_u64);
     return true;
 }
 
@@ -104,7 +110,7 @@ void dataset_free(Dataset *d)
     example_list_free(&d->val);
     example_list_free(&d->test);
     example_list_free(&d->train);
-    mem_free(d->val_hashes);
+    mem_free(d->held_out_keys);
     memset(d, 0, sizeof *d);
 }
 
@@ -178,7 +184,7 @@ void dataset_train_batch(const Dataset *d, int step, Batch *b)
         } else {
             int *src = room + (size_t)row * b->T, *tgt = src + d->max_src, sl, tl;
             do d->task->sample(&r, &d->cfg, src, &sl, tgt, &tl);
-            while (held_out(d, hash_tokens(src, sl)));
+            while (dataset_held_out(d, src, sl, NULL));
             ex = (Example){sl, tl, src, tgt};
         }
         batch_set_row(b, row, &ex);

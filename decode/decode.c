@@ -186,6 +186,6 @@ int decode_main(const Options *given, const OptGiven *set, int argc, char **argv
     if (ferror(stdin)) die(EXIT_USER, "standard input: a read error (%s)", strerror(errno));
     if (interactive) fputc('\n', stderr);
     decoder_close(d);
-    if (skipped) die(EXIT_USER, "%d of %d lines not decoded (each said why above)", skipped, lines);
+    if (skipped) die(EXIT_USER, "%d of %d line%s not decoded (each said why above)", skipped, lines, lines == 1 ? "" : "s");
     return 0;
 }

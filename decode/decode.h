@@ -33,8 +33,9 @@ int decode_main(const Options *o, const OptGiven *set, int argc, char **argv);
  * Returns how many, or -1 with the reason in err, one line without the "line N: " prefix. */
 int decode_line_tokens(const Vocab *v, const char *line, size_t n, int context, int *ids, char *err, size_t err_len);
 
-/* Up to max_words words of v (not the special tokens) for messages: "A B C" when that is all of
- * them, "a b c ... (57 words)" when there are more. */
+/* Up to max_words words of v (not the special tokens), as many whole words as fit in buf, for
+ * messages: "A B C" when that is all of them, "a b c ... (57 words)" when there are more. An
+ * unknown word's message lists them all, when they fit in its 800 bytes. */
 void decode_vocab_sample(const Vocab *v, int max_words, char *buf, size_t len);
 
 #endif

@@ -3,6 +3,7 @@
 #include "eval.h"
 
 #include "../base/base.h"
+#include "../base/progress.h"
 
 #include <assert.h>
 #include <math.h>
@@ -152,7 +153,11 @@ static EvalResult evaluate_split(Evaluator *e, Gpt *m, Tape *tp, const Dataset *
     double loss_sum = 0, loss_count = 0;
     Batch *b = &e->batch;
     unsigned char *right = e->right;
+    Progress progress; /* a test set of a million examples takes a minute: say so */
+    progress_start(&progress, split == SPLIT_TEST ? "test set, examples evaluated" : "validation set, examples evaluated",
+                   total);
     for (int first = 0; first < total; first += b->B) {
+        progress_update(&progress, first);
         int rows = dataset_eval_batch(d, split, first, b);
         if (rows > total - first) rows = total - first;
         /* teacher-forced loss, position by position, so each example weighs by its length */

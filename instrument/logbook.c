@@ -119,8 +119,8 @@ static FILE *continue_log(Logbook *lb, const char *path, const char *header, int
         return NULL;
     }
     if (dropped)
-        fprintf(stderr, "note: --log=%s: continued after step %d (%ld rows past it dropped: this run does those steps again)\n",
-                path, step, dropped);
+        fprintf(stderr, "note: --log=%s: continued after step %d (%ld row%s past it dropped: this run does those steps again)\n",
+                path, step, dropped, dropped == 1 ? "" : "s");
     else if (!lb->quiet)
         fprintf(stderr, "note: --log=%s: continued after step %d\n", path, step);
     return f;
@@ -234,8 +234,10 @@ bool logbook_row(Logbook *lb, const LogRow *row)
     if (!lb->quiet) {
         char acc[32] = "   -  ";
         if (!isnan(row->last_acc)) snprintf(acc, sizeof acc, "%5.1f%%", 100 * row->last_acc);
-        printf("step %5d/%d  loss %.4f  acc %s  lr %.2e  |g| %7.3f  %6.1fk tok/s  %4.0fs left  std", row->step, row->stop,
-               row->loss, acc, row->lr, row->grad_norm, row->tokens_per_s / 1000, row->seconds_left);
+        char left[32] = "    -"; /* not known yet */
+        if (!isnan(row->seconds_left)) snprintf(left, sizeof left, "%4.0fs", row->seconds_left);
+        printf("step %5d/%d  loss %.4f  acc %s  lr %.2e  |g| %7.3f  %6.1fk tok/s  %s left  std", row->step, row->stop,
+               row->loss, acc, row->lr, row->grad_norm, row->tokens_per_s / 1000, left);
         for (int l = 0; l < lb->layers && l < 4; l++) printf(" %.2f", lb->layer[l].att.score_std);
         printf("  H/logn");
         for (int l = 0; l < lb->layers && l < 4; l++) printf(" %.2f", lb->layer[l].att.entropy_norm);

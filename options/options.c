@@ -117,7 +117,7 @@ static const OptSpec g_specs[] = {
     {"inject", KIND_TEXT, GROUP_RUN, OFF(inject), "", 0, 0, NULL, "testing faults: nan:STEP:PARAM, nan:STEP:grad.PARAM, crash-in-save:N, crash-after-step:N"},
     {"quiet", KIND_BOOL, GROUP_RUN, OFF(quiet), "0", 0, 1, NULL, "only the summary line"},
     {"print-tape", KIND_BOOL, GROUP_RUN, OFF(print_tape), "0", 0, 1, NULL, "print the ops the first step records (shapes, FLOPs, memory), then exit without training"},
-    {"tape-dot", KIND_TEXT, GROUP_RUN, OFF(tape_dot), "", 0, 0, NULL, "write the first step's graph here (Graphviz DOT), then exit without training"},
+    {"tape-dot", KIND_TEXT, GROUP_RUN, OFF(tape_dot), "", 0, 0, NULL, "write the first step's graph here (Graphviz DOT), then exit without training; drawing it needs Graphviz's dot program (dot -Tsvg FILE > FILE.svg)"},
     {"decode", KIND_BOOL, GROUP_RUN, OFF(decode), "0", 0, 1, NULL, "no training: print the greedy decoding of each source read from stdin, one per line (needs --load)"},
     {"show-attention", KIND_BOOL, GROUP_RUN, OFF(show_attention), "0", 0, 1, NULL, "--decode: per output token, the source token the last layer attends to most (mean over heads)"},
 };

@@ -151,8 +151,8 @@ void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char
     if (!dataset_open(&r->data, &dc, err, sizeof err)) die(EXIT_USER, "%s", err);
     o->task = dc.task;
     if ((o->attention_svg[0] || o->dump_state[0]) && o->attention_example >= r->data.val.n)
-        die(EXIT_USER, "--attention-example=%d: the validation set has %d examples (0 to %d)", o->attention_example,
-            r->data.val.n, r->data.val.n - 1);
+        die(EXIT_USER, "--attention-example=%d: the validation set has %d example%s (0 to %d)", o->attention_example,
+            r->data.val.n, r->data.val.n == 1 ? "" : "s", r->data.val.n - 1);
     if (o->context == 0) o->context = dataset_max_input(&r->data);
     if (o->dk == 0) o->dk = o->dmodel / o->heads;
 
@@ -342,6 +342,8 @@ _Noreturn void run_stop_interrupted(Run *r, int done, int sig)
 
 _Noreturn void run_stop_failed_write(Run *r, int done)
 {
+    /* after SIGHUP, a failed console line is the terminal gone: stop as for the signal */
+    if (interrupt_requested()) run_stop_interrupted(r, done, interrupt_requested());
     if (!r->o.save[0]) die(EXIT_USER, "%s; stopped after step %d (nothing saved: no --save)", r->log.failed, done);
     run_save(r, done);
     die(EXIT_USER, "%s; stopped after step %d, saved %s", r->log.failed, done, r->o.save);

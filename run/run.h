@@ -36,6 +36,8 @@ typedef struct Run {
     AttentionMap attention_init; /* --attention-svg-at=init|both: the model as --seed initialises it */
     OptGiven given[OPTIONS_MAX]; /* which options were given: a resumed run's figure names them */
     ThreadGovernor threads;      /* the thread count, lowered while other programs hold the cores */
+    int left_from_step;          /* the time left (train.c's log_row) is measured from this step's row, */
+    double left_from_time;       /* the first this process logged (0: none yet), and its time */
 } Run;
 
 /* Reads the options from argv: a --config file, then the flags over it; set[i] records which
@@ -63,7 +65,8 @@ void run_save(Run *r, int next_step);
  * where, exits 128 + sig. */
 _Noreturn void run_stop_interrupted(Run *r, int done, int sig);
 /* Stops a run after a failed write to its log or standard output (r->log.failed): saves (with
- * --save), exits 2. */
+ * --save), exits 2; or, when a signal came first (SIGHUP: the terminal is gone, and with it
+ * standard output), stops as for that signal. */
 _Noreturn void run_stop_failed_write(Run *r, int done);
 void run_free(Run *r);
 

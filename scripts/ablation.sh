@@ -5,17 +5,20 @@
 #                       [--shard K/N] [--jobs N] [--out DIR] [--print-jobs] [-- extra ./train flags]
 #
 #   --quick     a tiny version of the study's two phases (8 runs, 150 steps): for the tests, < 1 min
-#               (with --shard: only its first phase, for testing a sharded study)
 #   --standard  the headline stage at the learning rates the full study chose (--best-lr, default
 #               docs/ablation/best_lr.tsv): every headline table, about 20 minutes on 2 cores
 #   --full      everything (the default): phase 1, the learning-rate sweeps; then phase 2, every other
 #               stage at the rates phase 1 chose on the validation split. About 3 hours on 2 cores.
-#   --phase N   only phase 1 or only phase 2 (phase 2 needs --best-lr, e.g. from the report of phase 1)
-#   --shard K/N only the K-th of every N planned runs (for N machines); merge the folders with
-#               ./report --out DIR FOLDER_1 ... FOLDER_N
+#   --phase N   only phase 1 or only phase 2 of --full or --quick (phase 2 needs --best-lr, e.g.
+#               from the report of phase 1)
+#   --shard K/N only the K-th of every N planned runs (for N machines; N at most 1000000), of
+#               phase 1 unless --phase 2; merge the folders with ./report --out DIR FOLDER_1 ...
+#   --jobs N    runs at once (1 to 1024; default: the number of cores)
 #   --print-jobs  print the command of each run still to do, one per line, instead of running them
-#               (GNU parallel, a Slurm job array: every path absolute and quoted, runnable from
-#               anywhere); run the script again afterwards to make the report
+#               (xargs -P, GNU parallel, a Slurm job array: POSIX sh commands, every path absolute
+#               and quoted, runnable from anywhere); stderr says how many are done. Once phase 1
+#               is done (and not sharded), its report is made and phase 2's runs are printed.
+#               Run the script again afterwards to make the report
 #
 # Options take their value as --opt VALUE or --opt=VALUE. Relative paths (--out, --best-lr, TRAIN,
 # REPORT) are taken from the directory you run the script in. The runs share configs/ablation.cfg
@@ -94,14 +97,18 @@ for e in ${extra[@]+"${extra[@]}"}; do
     *) die "\"$e\" after --: ./train takes flags as --name=value (a value may not follow in the next word)" ;;
     esac
 done
-[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "--jobs=$jobs: expected a positive integer"
+# count_at_most VALUE MAX: VALUE is a whole number from 1 to MAX (compared as text first: bash's
+# arithmetic would wrap a number of 20 digits)
+count_at_most() { [[ "$1" =~ ^[1-9][0-9]*$ ]] && [ ${#1} -le ${#2} ] && [ "$1" -le "$2" ]; }
+count_at_most "$jobs" 1024 || die "--jobs=$jobs: expected a whole number from 1 to 1024"
 case "$phase" in "" | 1 | 2) ;; *) die "--phase=$phase: 1 (the learning-rate sweeps) or 2 (the rest)" ;; esac
-[ -z "$phase" ] || [ "$tier" = full ] || die "--phase is for --full (--quick runs both phases, --standard is phase 2)"
+[ -z "$phase" ] || [ "$tier" != standard ] || die "--phase is for --full and --quick (--standard is one stage of phase 2)"
 shard_k=1 shard_n=1
 if [ -n "$shard" ]; then
-    [[ "$shard" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || die "--shard=$shard: expected K/N, e.g. 1/4"
+    [[ "$shard" =~ ^([0-9]+)/([0-9]+)$ ]] || die "--shard=$shard: expected K/N, e.g. 1/4"
     shard_k=${BASH_REMATCH[1]} shard_n=${BASH_REMATCH[2]}
-    [ "$shard_k" -le "$shard_n" ] || die "--shard=$shard: K must be at most N"
+    count_at_most "$shard_n" 1000000 || die "--shard=$shard: N must be a whole number from 1 to 1000000"
+    count_at_most "$shard_k" "$shard_n" || die "--shard=$shard: K must be a whole number from 1 to N"
 fi
 [ "$tier" != standard ] || best_lr=${best_lr:-$root/docs/ablation/best_lr.tsv}
 train=$(absolute "${TRAIN:-$root/train}")
@@ -111,6 +118,12 @@ config=$root/configs/ablation.cfg
 [ -x "$train" ] || die "$train is not built (run make)"
 out=${out:-$here/results/$tier}
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out=$out exists and is not a folder"
+# each run's command is one line of jobs.tsv and of --print-jobs
+for w in "$train" "$config" "$out" ${extra[@]+"${extra[@]}"}; do
+    case "$w" in
+    *$'\n'* | *$'\t'*) w=${w//$'\n'/\\n}; die "\"${w//$'\t'/\\t}\": a newline or a tab cannot be in a path or flag of the study (each run's command is one line)" ;;
+    esac
+done
 
 # ---------------------------------------------------------------- the design (docs/ablation/DESIGN.md)
 # What every run shares besides configs/ablation.cfg: the held-out sets (validation, for choosing
@@ -249,7 +262,14 @@ quick_common=(--config="$config" --threads=1 --val-size=128 --eval-examples=128 
 
 # ---------------------------------------------------------------- running
 runs=$out/runs
-q() { printf '%q' "$1"; }
+# q WORD: WORD quoted for any POSIX sh (dash runs `sh -c`; bash's $'...' is not POSIX): as it is
+# when made of characters no shell treats specially, else in single quotes, each ' as '\''
+q() {
+    case "$1" in
+    "" | *[!A-Za-z0-9_./=+:,@%-]*) printf "'%s'" "${1//\'/\'\\\'\'}" ;;
+    *) printf '%s' "$1" ;;
+    esac
+}
 
 # run_with_progress PROGRESS TOTAL START LABEL AFTER "ID<TAB>COMMAND": runs one command, then
 # appends its outcome to PROGRESS (one short line: appends of that size do not interleave) and
@@ -267,6 +287,30 @@ run_with_progress='
     printf "[%s%d/%d] %s %s (%d s); %d failed so far; about %d min %02d s left%s\n" "$label" \
         "$finished" "$total" "$id" "$outcome" $((now - t0)) "$failed" $((left / 60)) $((left % 60)) "$after"
 '
+
+# The file where parallel runs count themselves (.progress.PID.XXXXXX, PID this script's) and the
+# process group of the runs in progress: on exit, and on SIGINT, SIGTERM or SIGHUP (passed on to
+# the runs, then waited for), the runs are stopped and the file removed. One left by a script
+# killed outright (SIGKILL) is removed by the next start, once process PID no longer runs.
+progress="" runs_group="" todo_left=0
+stop_runs() {
+    [ -z "$runs_group" ] || { kill "-$1" -- "-$runs_group" 2>/dev/null; wait 2>/dev/null; }
+    runs_group=""
+    [ -z "$progress" ] || rm -f "$progress"
+}
+trap 'stop_runs TERM' EXIT
+trap 'stop_runs INT; exit 130' INT
+trap 'stop_runs TERM; exit 143' TERM
+trap 'stop_runs HUP; exit 129' HUP
+remove_stale_progress() {
+    local f pid
+    for f in "$out"/.progress.*; do
+        [ -f "$f" ] || continue
+        pid=${f##*/.progress.}
+        pid=${pid%%.*}
+        [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || rm -f "$f"
+    done
+}
 
 # run_planned: writes the planned runs (this shard's) to jobs.tsv, then runs those not done
 run_planned() {
@@ -292,8 +336,11 @@ run_planned() {
         fi
         [ -f "$runs/$id.out" ] || todo+=("$id"$'\t'"$cmd")
     done
+    todo_left=${#todo[@]}
+    remove_stale_progress
     if [ "$print_jobs" = 1 ]; then
         local t
+        echo "ablation $tier${phase_label:+, ${phase_label%: }}: $mine runs planned${shard:+ in this shard}, $((mine - todo_left)) done, $todo_left printed" >&2
         for t in ${todo[@]+"${todo[@]}"}; do printf '%s\n' "${t#*$'\t'}"; done
         return
     fi
@@ -305,13 +352,21 @@ run_planned() {
         # run leaves no .out and is reported at the end
         # a run interrupted earlier (killed, machine restarted) left a .out.tmp: it is redone now,
         # and its stale output must not count as a failure of this invocation
-        local t progress
+        local t
         for t in "${todo[@]}"; do rm -f "$runs/${t%%$'\t'*}.out.tmp"; done
-        progress=$(mktemp "$out/.progress.XXXXXX")
+        progress=$(mktemp "$out/.progress.$$.XXXXXX")
+        # in a process group of its own (set -m), so that a signal to this script alone reaches
+        # every run too (stop_runs); waited for in the background, so that the trap runs at once
+        set -m
         printf '%s\n' "${todo[@]}" |
             xargs -d '\n' -n 1 -P "$jobs" bash -c "$run_with_progress" _ "$progress" "${#todo[@]}" "$start" \
-                "$phase_label" "$phase_after" || true
+                "$phase_label" "$phase_after" &
+        set +m
+        runs_group=$(jobs -p | tail -n 1)
+        wait $! || true
+        runs_group=""
         rm -f "$progress"
+        progress=""
     fi
     # failures: runs of this invocation that left no .out (runs of the other phase do not count)
     local failed=0 t
@@ -327,26 +382,47 @@ phase_label="" phase_after=""
 
 make_report() { [ "$print_jobs" = 1 ] || "$report" --out "$out" "$out"; }
 
+# two_phases PHASE1 PHASE2 LONGER: a study in two phases (functions that plan them); phase 2 runs
+# at the rates the report of phase 1 chooses. LONGER: how phase 2's runs compare, for the
+# progress lines. --print-jobs prints phase 1's runs still to do, or, once they are all done, makes
+# phase 1's report and prints phase 2's.
+two_phases() {
+    local first=$1 second=$2 longer=$3
+    if [ "$phase" != 2 ]; then
+        local n1 n2
+        n1=$(planned_in "$first") n2=$(planned_in "$second")
+        [ "$print_jobs" = 1 ] || echo "ablation $tier: $((n1 + n2)) runs in two phases: $n1 now, then $n2 at the rates these choose"
+        phase_label="phase 1 of 2: " phase_after=" in phase 1 (then $n2 runs$longer)"
+        "$first"
+        run_planned
+        if [ "$phase" = 1 ]; then
+            [ -n "$shard" ] || make_report
+            exit 0
+        elif [ -n "$shard" ]; then
+            echo "note: phase 2 needs the rates of all of phase 1: merge the shards (./report --out DIR FOLDER ...), then --phase 2 --best-lr DIR/best_lr.tsv" >&2
+            exit 0
+        elif [ "$print_jobs" = 1 ] && [ "$todo_left" -gt 0 ]; then
+            echo "note: phase 2 runs at the rates phase 1 chooses: run these, then --print-jobs again for phase 2's runs" >&2
+            exit 0
+        fi
+        # phase 1 is done: its report chooses the rates (made with --print-jobs too; its lines on stderr)
+        local to=1
+        [ "$print_jobs" = 0 ] || to=2
+        "$report" --out "$out" "$out" >&"$to"
+        best_lr=$out/best_lr.tsv
+        plan_lines=()
+    fi
+    [ -n "$best_lr" ] && [ -f "$best_lr" ] || die "--phase 2 needs --best-lr FILE (the report of phase 1 writes best_lr.tsv)"
+    phase_label="phase 2 of 2: " phase_after=""
+    "$second"
+    run_planned
+    [ -n "$shard" ] || make_report
+}
+
 case "$tier" in
 quick)
     common=("${quick_common[@]}")
-    n1=$(planned_in quick_phase1) n2=$(planned_in quick_phase2)
-    [ "$print_jobs" = 1 ] || echo "ablation quick: $((n1 + n2)) runs in two phases: $n1 now, then $n2 at the rates these choose"
-    phase_label="phase 1 of 2: " phase_after=" in phase 1 (then $n2 runs)"
-    quick_phase1
-    run_planned
-    if [ "$print_jobs" = 1 ] || [ -n "$shard" ]; then
-        # a shard runs its part of the first phase; the second needs the rates of all of it
-        echo "note: the second phase runs at the rates the first one chooses: run without --print-jobs or --shard" >&2
-        exit 0
-    fi
-    make_report
-    best_lr=$out/best_lr.tsv
-    plan_lines=()
-    phase_label="phase 2 of 2: " phase_after=""
-    quick_phase2
-    run_planned
-    make_report
+    two_phases quick_phase1 quick_phase2 ""
     ;;
 standard)
     [ -f "$best_lr" ] || die "no chosen learning rates in $best_lr (run the full study's phase 1, or give --best-lr)"
@@ -355,25 +431,6 @@ standard)
     [ -n "$shard" ] || make_report
     ;;
 full)
-    if [ "$phase" != 2 ]; then
-        n1=$(planned_in phase1) n2=$(planned_in phase2)
-        [ "$print_jobs" = 1 ] || echo "ablation full: $((n1 + n2)) runs in two phases: $n1 now, then $n2 at the rates these choose"
-        phase_label="phase 1 of 2: " phase_after=" in phase 1 (then $n2 runs, about twice as long each)"
-        phase1
-        run_planned
-        if [ -n "$shard" ] || [ "$print_jobs" = 1 ] || [ "$phase" = 1 ]; then
-            [ "$phase" = 1 ] || echo "note: phase 2 needs the rates phase 1 chooses: report phase 1 (merged), then --phase 2 --best-lr FILE" >&2
-            [ -n "$shard" ] || [ "$print_jobs" = 1 ] || make_report
-            exit 0
-        fi
-        make_report
-        best_lr=$out/best_lr.tsv
-        plan_lines=()
-    fi
-    [ -n "$best_lr" ] && [ -f "$best_lr" ] || die "--phase 2 needs --best-lr FILE (the report of phase 1 writes best_lr.tsv)"
-    phase_label="phase 2 of 2: " phase_after=""
-    phase2
-    run_planned
-    [ -n "$shard" ] || make_report
+    two_phases phase1 phase2 ", about twice as long each"
     ;;
 esac

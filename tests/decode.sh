@@ -91,6 +91,47 @@ else
     bad "an unknown token is reported and skipped" "exit $rc" "stdout: $(tr '\n' '|' <"$dir/unk.out")" "$(cat "$dir/unk.err")"
 fi
 
+# a word that is not UTF-8 is named with its stray bytes as \xNN (the message stays text); a
+# well-formed one as it is; a long one cut after 40 bytes, never inside a character
+printf 'A \377\376B C\nA \303\251t\351\nA \342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\n' |
+    "$train" --load="$dir/rev.st" --decode >/dev/null 2>"$dir/utf8.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -qx 'line 1: unknown token "\\xFF\\xFEB" (the vocabulary has: A B C D E F G H I J)' "$dir/utf8.err" &&
+    grep -q '^line 2: unknown token "ét\\xE9" ' "$dir/utf8.err" &&
+    grep -q '^line 3: unknown token "€€€€€€€€€€€€€\.\.\." ' "$dir/utf8.err" && LC_ALL=C.UTF-8 iconv -f UTF-8 -t UTF-8 "$dir/utf8.err" >/dev/null 2>&1; then
+    ok "an unknown word's bytes that are not UTF-8 are named as \\xNN; the message is valid UTF-8"
+else
+    bad "invalid UTF-8 in an unknown word is escaped" "exit $rc" "$(od -c "$dir/utf8.err" | head -n 6)"
+fi
+
+# translate's vocabulary can be discovered: an unknown word's message lists all its words (the
+# banner's vocabulary less the 4 special tokens), not 12 of them
+"$train" --task=translate --steps=1 --threads=1 --save="$dir/tr.st" >"$dir/tr.out" 2>&1
+echo "the dog sees xx" | "$train" --load="$dir/tr.st" --decode >/dev/null 2>"$dir/tr_unk.err"
+rc=$?
+vocab=$(sed -n 's/.*vocabulary \([0-9]*\).*/\1/p' "$dir/tr.out" | head -n 1)
+listed=$(sed -n 's/^line 1: unknown token "xx" (the vocabulary has: \(.*\))$/\1/p' "$dir/tr_unk.err" | wc -w)
+if [ $rc -eq 2 ] && [ -n "$vocab" ] && [ "$listed" -eq $((vocab - 4)) ] && ! grep -q '\.\.\.' "$dir/tr_unk.err" &&
+    grep -q ' le .* vidi ' "$dir/tr_unk.err" && grep -qx 'error: 1 of 1 line not decoded (each said why above)' "$dir/tr_unk.err"; then
+    ok "translate: an unknown word's message lists all $listed words of both languages; '1 of 1 line'"
+else
+    bad "translate's vocabulary is listed whole" "exit $rc, vocabulary $vocab, listed $listed" "$(cat "$dir/tr_unk.err")"
+fi
+
+# docs/TASKS.md's translate examples are what the task makes: each pair it quotes (the table's
+# row and the section's source/target) is among the validation examples a run prints
+"$train" --task=translate --steps=1 --threads=1 --examples=6 >"$dir/tr6.out" 2>&1
+root=$(cd "$(dirname "$0")/.." && pwd)
+printed=$(awk '/source:/ { sub(/.*source: /, ""); s = $0 } /expected:/ { sub(/.*expected: /, ""); print s " -> " $0 }' "$dir/tr6.out")
+quoted=$( { sed -n 's/^| `translate` | `\(.*\) → \(.*\)` |.*/\1 -> \2/p' "$root/docs/TASKS.md"
+    sed -n '/^## translate/,/^## /{ s/^    source  //p; s/^    target  /-> /p; }' "$root/docs/TASKS.md" | paste -d ' ' - -; } )
+missing=$(printf '%s\n' "$quoted" | while IFS= read -r pair; do printf '%s\n' "$printed" | grep -qxF -- "$pair" || echo "[$pair]"; done)
+if [ "$(printf '%s\n' "$quoted" | wc -l)" -eq 2 ] && [ -z "$missing" ]; then
+    ok "docs/TASKS.md's two translate examples are pairs the task makes (from a run's printed examples)"
+else
+    bad "docs/TASKS.md's translate examples are real" "quoted: $quoted" "not printed by a run: $missing"
+fi
+
 # more words than the context takes (18 positions: BOS, 16 words, SEP), an empty line, a special
 # token, a tab: each reported, the good line between them decoded
 printf 'A B C D E F G H I J A B C D E F G\n\nH <sep> A\nA B\tB A\nH A E J\r\n' |
@@ -252,8 +293,8 @@ fi
 printf 'red cat\nred purple\n' | "$train" --load="$dir/words.st" --decode >"$dir/tsv_unk.out" 2>"$dir/tsv_unk.err"
 rc=$?
 if [ $rc -eq 2 ] && [ "$(cat "$dir/tsv_unk.out")" = "rouge chat" ] &&
-    grep -q '^line 2: unknown token "purple" (the vocabulary has: .* \.\.\. (20 words))$' "$dir/tsv_unk.err"; then
-    ok "a TSV corpus's model names an unknown word, with 12 of the corpus's 20 words"
+    grep -q '^line 2: unknown token "purple" (the vocabulary has: [^ .]*\( [^ .]*\)\{19\})$' "$dir/tsv_unk.err"; then
+    ok "a TSV corpus's model names an unknown word, with all of the corpus's 20 words"
 else
     bad "a TSV model reports an unknown word" "exit $rc" "$(cat "$dir/tsv_unk.out")" "$(cat "$dir/tsv_unk.err")"
 fi

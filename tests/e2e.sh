@@ -30,6 +30,25 @@ else
     bad "a 2-layer model learns copy to >= 95% in 300 steps" "val_acc=$acc" "$(tail -n 3 "$dir/learn.out")"
 fi
 
+# ---------------------------------------------------------------- the time left
+# Checked on a run's own output: each console line's "Ns left" against the time the run really
+# still took (the CSV's time_s of the last row minus that of the line's row). The first row
+# cannot know ("-": its step grows the arena and is measured); every later one with at least 2 s
+# really left must be within a factor 2 (before: 91 s said at step 1 of a 4 s run).
+"$train" --steps=600 --log="$dir/left.csv" >"$dir/left.out" 2>&1
+left_check=$(awk -F, 'NR == FNR { if (FNR > 1) { t[$1] = $6; end = $6 } next }
+    /^step / { split($2, s, "/"); step = s[1] + 0; left = $0; sub(/ left .*/, "", left); n = split(left, w, " "); left = w[n]
+        lines++
+        if (left == "-") { if (lines > 1) bad = bad " step " step ": -"; next }
+        sub(/s$/, "", left); real = end - t[step]
+        if (real >= 2) { checked++; if (left + 0 > 2 * real || left + 0 < real / 2) bad = bad sprintf(" step %d: %ss said, %.1fs real", step, left, real) } }
+    END { if (lines < 2 || checked < 1) bad = bad sprintf(" (%d lines, %d checked)", lines, checked); print bad }' "$dir/left.csv" FS=' ' "$dir/left.out")
+if [ -z "$left_check" ] && grep -q '^step     1/600 .*  - left' "$dir/left.out"; then
+    ok "time left: '-' at step 1, then within a factor 2 of the time the run really took"
+else
+    bad "the time left is honest from the first line" "$left_check" "$(grep '^step' "$dir/left.out" | head -n 3)"
+fi
+
 # ---------------------------------------------------------------- resume is exact
 # --log-every=7: the log interval in progress at step 30 spans the save; the threshold is
 # crossed after the save, so the summary's steps_to_threshold must survive it too.
@@ -320,6 +339,58 @@ if [ $rc -eq 2 ] && [ "$(wc -l <"$dir/envthreads.err")" -eq 1 ] && grep -q "OMP_
 else
     bad "OMP_NUM_THREADS=5000: one line, exit 2" "exit $rc" "$(head -n 3 "$dir/envthreads.err")"
 fi
+# One rule for the OpenMP settings of the environment, as for a flag: a value that is not a
+# count (or true/false for OMP_DYNAMIC), an empty one included, is one line of ours, exit 2,
+# nothing written; libgomp's own warning (printed before main, in OpenMP builds) is its only
+# other line. The same in ./probe. Lists of counts and blanks around them are OpenMP's syntax.
+# omp_error PROG VAR VALUE ARGS...: exit 2, and one line of ours naming VAR=VALUE
+omp_error() {
+    local prog=$1 var=$2 value=$3
+    shift 3
+    rm -f "$dir/never.csv"
+    env "$var=$value" "$prog" "$@" >"$dir/omp.out" 2>"$dir/omp.err"
+    local rc=$? ours
+    ours=$(grep -v -e '^$' -e '^libgomp: Invalid value for environment variable' "$dir/omp.err")
+    [ $rc -eq 2 ] && [ "$(printf '%s\n' "$ours" | wc -l)" -eq 1 ] && [ "${ours#error: "$var=$value": }" != "$ours" ] &&
+        [ ! -e "$dir/never.csv" ] && [ ! -s "$dir/omp.out" ]
+}
+omp_bad=
+for v in abc -1 0 '' 1e3 99999999999 '2,' '2,abc' '4 x'; do
+    omp_error "$train" OMP_NUM_THREADS "$v" --steps=1 --log="$dir/never.csv" || omp_bad="$omp_bad OMP_NUM_THREADS='$v'"
+done
+for v in maybe '' 1; do
+    omp_error "$train" OMP_DYNAMIC "$v" --steps=1 --log="$dir/never.csv" || omp_bad="$omp_bad OMP_DYNAMIC='$v'"
+done
+omp_error "$bin/probe" OMP_NUM_THREADS abc --pairs=100 --samples=10 --draws=2 || omp_bad="$omp_bad probe:OMP_NUM_THREADS=abc"
+omp_error "$bin/probe" OMP_DYNAMIC maybe --pairs=100 --samples=10 --draws=2 || omp_bad="$omp_bad probe:OMP_DYNAMIC=maybe"
+if [ -z "$omp_bad" ]; then
+    ok "OMP_NUM_THREADS=abc|-1|0|''|1e3|... and OMP_DYNAMIC=maybe|'': one line naming it, exit 2, nothing written (./train, ./probe)"
+else
+    bad "bad OMP_NUM_THREADS / OMP_DYNAMIC values are refused as a flag is" "not refused in one line:$omp_bad" "$(cat "$dir/omp.err")"
+fi
+omp_good=
+for v in 1 ' 1 ' '1,2' '1, 3'; do
+    OMP_NUM_THREADS="$v" "$train" "${small[@]}" --steps=1 >"$dir/omp.out" 2>"$dir/omp.err" && [ ! -s "$dir/omp.err" ] ||
+        omp_good="$omp_good OMP_NUM_THREADS='$v'"
+done
+for v in true FALSE ' false '; do
+    OMP_DYNAMIC="$v" "$train" "${small[@]}" --steps=1 >"$dir/omp.out" 2>"$dir/omp.err" && [ ! -s "$dir/omp.err" ] ||
+        omp_good="$omp_good OMP_DYNAMIC='$v'"
+done
+if [ -z "$omp_good" ]; then
+    ok "OpenMP's own syntax is accepted quietly: OMP_NUM_THREADS=1, ' 1 ', '1,2', '1, 3'; OMP_DYNAMIC=true, FALSE, ' false '"
+else
+    bad "valid OMP_NUM_THREADS / OMP_DYNAMIC values run" "refused or warned:$omp_good" "$(cat "$dir/omp.err")"
+fi
+# one of a thing is singular: "1 layer", "1 head", "1 example"
+"$train" --layers=1 --heads=1 --dmodel=16 --steps=1 --val-size=1 --eval-examples=1 >"$dir/one.out" 2>&1
+"$train" --val-size=1 --eval-examples=1 --attention-example=3 --attention-svg="$dir/one.svg" >/dev/null 2>"$dir/one.err"
+if grep -q '^model: 1 layer, dmodel 16, 1 head of dk 16, ' "$dir/one.out" &&
+    grep -q 'the validation set has 1 example (0 to 0)$' "$dir/one.err"; then
+    ok "one of a thing is singular: '1 layer', '1 head' in the banner, '1 example' in a message"
+else
+    bad "singular when 1" "$(grep '^model' "$dir/one.out")" "$(cat "$dir/one.err")"
+fi
 "$train" --dmodel=16384 --heads=16 >/dev/null 2>"$dir/mem.err"
 if [ $? -eq 2 ] && grep -q "GiB" "$dir/mem.err"; then
     ok "a model too large for the machine is refused before anything is allocated"
@@ -513,6 +584,87 @@ if [ "$n1" -eq 2 ] && [ "$n2" -eq 2 ] && [ -s "$dir/merged/summary.md" ] && cmp 
     ok "ablation --shard 1/2 and 2/2 (2 runs each), merged by ./report: the same summary and chosen rates as one folder"
 else
     bad "sharded study" "runs $n1 + $n2" "$(diff "$dir/merged/summary.md" "$dir/one/summary.md" 2>&1 | head -n 4)"
+fi
+
+# numbers the script cannot use are refused before anything is written, each naming its part
+abl() { TRAIN=$train REPORT=$bin/report scripts/ablation.sh "$@"; }
+refused=
+for args in "--jobs 99999999999999999999" "--jobs 1025" "--jobs 0" "--shard 1/99999999999999999999" "--shard 0/2" \
+    "--shard 99999999999999999999/2" "--shard 3/2"; do
+    rm -rf "$dir/never"
+    # shellcheck disable=SC2086
+    abl --quick --out "$dir/never" $args >"$dir/abl.out" 2>&1
+    rc=$?
+    case "$args" in --jobs*) want="--jobs=" ;; */9999*) want="N must be" ;; *) want="K must be" ;; esac
+    [ $rc -eq 2 ] && [ "$(wc -l <"$dir/abl.out")" -eq 1 ] && grep -q -- "$want" "$dir/abl.out" && [ ! -e "$dir/never" ] ||
+        refused="$refused [$args: exit $rc, $(cat "$dir/abl.out")]"
+done
+if [ -z "$refused" ]; then
+    ok "ablation.sh: --jobs and --shard out of range (20 digits, 0, K > N) refused in one line naming the part, nothing written"
+else
+    bad "ablation.sh validates its numbers before writing" "$refused"
+fi
+# --print-jobs, exported: POSIX sh lines (run by dash's sh -c) under xargs -P 2 from another
+# folder (and GNU parallel, when installed), for a folder whose name needs quoting; printed
+# again, the jobs left (phase 2, once phase 1 is done) and how many are done; the report of the
+# exported study is the report of the same study run by the script
+exp="$dir/it's exported"
+rm -rf "$exp" "$dir/elsewhere"
+mkdir -p "$dir/elsewhere"
+abl --quick --out "$exp" --print-jobs >"$dir/jobs1.txt" 2>"$dir/jobs1.err"
+(cd "$dir/elsewhere" && xargs -d '\n' -n 1 -P 2 sh -c <"$dir/jobs1.txt")
+abl --quick --out "$exp" --print-jobs >"$dir/jobs2.txt" 2>"$dir/jobs2.err"
+if command -v parallel >/dev/null 2>&1; then
+    (cd "$dir/elsewhere" && parallel --will-cite -j 2 <"$dir/jobs2.txt")
+    runner="GNU parallel"
+else
+    (cd "$dir/elsewhere" && xargs -d '\n' -n 1 -P 2 sh -c <"$dir/jobs2.txt")
+    runner="xargs (no GNU parallel here)"
+fi
+abl --quick --out "$exp" >"$dir/exp.out" 2>&1
+rc=$?
+if [ "$(wc -l <"$dir/jobs1.txt")" -eq 4 ] && grep -q "phase 1 of 2: 4 runs planned, 0 done, 4 printed" "$dir/jobs1.err" &&
+    ! grep -q "\$'" "$dir/jobs1.txt" && [ "$(wc -l <"$dir/jobs2.txt")" -eq 4 ] && [ "$(grep -c ' --seed=[23] ' "$dir/jobs2.txt")" -eq 4 ] &&
+    grep -q "phase 1 of 2: 4 runs planned, 4 done, 0 printed" "$dir/jobs2.err" &&
+    grep -q "phase 2 of 2: 4 runs planned, 0 done, 4 printed" "$dir/jobs2.err" &&
+    [ $rc -eq 0 ] && [ "$(grep -c ' 0 to do' "$dir/exp.out")" -eq 2 ] && cmp -s "$exp/summary.md" "$grid/summary.md"; then
+    ok "ablation.sh --print-jobs: 4 lines run by sh -c (dash) under xargs -P 2 elsewhere, then phase 2's 4 by $runner; the same summary.md as the script's own study"
+else
+    bad "exported jobs run under sh, printed again they are phase 2's" "$(cat "$dir/jobs1.err" "$dir/jobs2.err")" "exit $rc: $(tail -n 2 "$dir/exp.out")" \
+        "$(diff "$exp/summary.md" "$grid/summary.md" 2>&1 | head -n 3)"
+fi
+abl --quick --phase 2 --best-lr "$grid/best_lr.tsv" --out "$dir/phase2" --print-jobs >"$dir/jobs3.txt" 2>"$dir/jobs3.err"
+rc=$?
+# the same runs as phase 2 printed above, but for their outputs' folder
+if [ $rc -eq 0 ] && [ "$(wc -l <"$dir/jobs3.txt")" -eq 4 ] && cmp -s <(sed 's/ --log=.*//' "$dir/jobs3.txt") <(sed 's/ --log=.*//' "$dir/jobs2.txt"); then
+    ok "ablation.sh --quick --phase 2 --best-lr FILE --print-jobs: phase 2's runs exported on their own"
+else
+    bad "--phase 2 with --quick" "exit $rc" "$(cat "$dir/jobs3.err")" "$(head -c 300 "$dir/jobs3.txt")"
+fi
+# killed: a signal to the script alone stops its runs too and removes its .progress file; one
+# left by a script killed outright (its process gone) is removed by the next start, one of a
+# live process is kept
+rm -rf "$dir/killed"
+TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$dir/killed" -- --steps=1000000 >"$dir/killed.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do ls "$dir/killed"/.progress.* >/dev/null 2>&1 && break; sleep 0.05; done
+sleep 0.5
+kill -TERM $pid
+wait $pid
+rc=$?
+sleep 0.5
+sizes=$(cat "$dir"/killed/runs/*.out.tmp 2>/dev/null | wc -c)
+sleep 0.5
+left=$(ls -A "$dir/killed" | grep -c '^\.progress')
+running=0
+! command -v pgrep >/dev/null 2>&1 || ! pgrep -f -- "$dir/killed/runs" >/dev/null || running=1
+touch "$dir/killed/.progress.999999999.AbCdEf" "$dir/killed/.progress.$$.AbCdEf"
+abl --quick --out "$dir/killed" --print-jobs -- --steps=1000000 >/dev/null 2>&1
+if [ $rc -eq 143 ] && [ "$left" -eq 0 ] && [ "$sizes" -eq "$(cat "$dir"/killed/runs/*.out.tmp 2>/dev/null | wc -c)" ] && [ $running = 0 ] &&
+    [ ! -e "$dir/killed/.progress.999999999.AbCdEf" ] && [ -e "$dir/killed/.progress.$$.AbCdEf" ]; then
+    ok "ablation.sh killed (SIGTERM): exit 143, its runs stopped, no .progress file left; a dead script's leftover removed at the next start"
+else
+    bad "a killed grid cleans up" "exit $rc, .progress files left: $left" "$(ls -A "$dir/killed")" "$(tail -n 2 "$dir/killed.out")"
 fi
 
 echo "$passed passed, $failed failed"

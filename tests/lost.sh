@@ -211,6 +211,64 @@ if [ $rc -eq 143 ] && grep -q "^stopped by SIGTERM after step [0-9]*: nothing sa
 else
     bad "SIGTERM without --save" "exit $rc" "$(cat term.err)"
 fi
+# SIGHUP (a closed terminal or ssh session) is a stop like SIGTERM: saved, said, exit 129
+"$train" "${long[@]}" --save=hup.st --log=hup.csv >/dev/null 2>hup.err &
+pid=$!
+wait_rows hup.csv 5
+kill -HUP $pid
+finish $pid
+rc=$?
+n=$(sed -n 's/^stopped by SIGHUP after step \([0-9]*\): saved .*hup.st.*/\1/p' hup.err)
+n=${n:-1}
+"$train" --load=hup.st --stop-at=$((n + 5)) --save=hup.st --quiet >/dev/null 2>&1
+"$train" "${long[@]}" --stop-at=$((n + 5)) --save=straight.st >/dev/null 2>&1
+if [ $rc -eq 129 ] && grep -q "^stopped by SIGHUP after step $n: saved" hup.err && cmp -s hup.st straight.st; then
+    ok "SIGHUP: exit 129, saved at step $n, one line says so; resumed, it continues exactly"
+else
+    bad "SIGHUP saves and says so, as SIGTERM" "exit $rc" "$(cat hup.err)" "$(cmp hup.st straight.st 2>&1)"
+fi
+# under nohup (SIGHUP ignored when the program starts) it stays ignored: the run goes on
+(trap '' HUP; exec "$train" "${small[@]}" --steps=300 --log-every=1 --eval-every=0 --log=nohup.csv >/dev/null 2>nohup.err) &
+pid=$!
+wait_rows nohup.csv 5
+kill -HUP $pid
+finish $pid
+rc=$?
+if [ $rc -eq 0 ] && [ "$(wc -l <nohup.csv)" -eq 301 ] && [ ! -s nohup.err ]; then
+    ok "SIGHUP ignored by nohup stays ignored: the run finishes (exit 0, 300 rows)"
+else
+    bad "SIGHUP under nohup is ignored" "exit $rc, $(wc -l <nohup.csv) lines" "$(cat nohup.err)"
+fi
+# the terminal itself closed: SIGHUP, then every write to it fails; the stop is the signal's
+# (exit 129, saved), not a failed write's (exit 2)
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$train" "${long[@]}" --save=tty.st --log=tty.csv <<'PY' >tty.out 2>&1
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    argv = [a for a in sys.argv[1:] if a != "--quiet"]  # console lines: writes to the terminal
+    os.execv(argv[0], argv)
+deadline = time.time() + 30
+while time.time() < deadline:
+    if select.select([fd], [], [], 0.05)[0]:
+        try: os.read(fd, 4096)
+        except OSError: break
+    try:
+        if sum(1 for _ in open("tty.csv")) > 5: break
+    except OSError: pass
+os.close(fd)  # the terminal goes away: the kernel sends SIGHUP to the session
+print("exit", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+PY
+    s=$(ckpt_step tty.st)
+    if grep -q '^exit 129$' tty.out && [ -n "$s" ] && [ "$s" -gt 0 ] &&
+        "$train" --load=tty.st --stop-at=$((s + 1)) --quiet >/dev/null 2>&1; then
+        ok "a closed terminal (pty): exit 129, saved at step $s, and the checkpoint resumes"
+    else
+        bad "a closed terminal stops as SIGHUP, saved" "$(cat tty.out)" "checkpoint step: $s"
+    fi
+else
+    echo "skip  a closed terminal (pty): no python3"
+fi
 # a second signal stops at once; the checkpoint of the last finished save survives
 big=(--layers=4 --dmodel=256 --heads=4 --batch=64 --max-len=12 --steps=1000000 --log-every=1 --eval-every=0 --quiet)
 "$train" "${big[@]}" --save=two.st --save-every=2 --log=two.csv >/dev/null 2>two.err &
@@ -366,7 +424,7 @@ else
     bad "ablation.sh --quick --standard" "exit $rc" "$(cat abl.out)"
 fi
 for args in "--bogus" "--out" "--jobs=0" "--out a --out b" "-- --dk=8" "-- --task copy" "-- --lr 1e-3" "--shard 3/2" \
-    "--phase 3" "--quick --phase 1" "--scales 1"; do
+    "--phase 3" "--standard --phase 1" "--scales 1"; do
     # shellcheck disable=SC2086
     "$abl" --print-jobs $args >abl.out 2>&1
     rc=$?

@@ -7,6 +7,7 @@
 #include "../instrument/attention_stats.h"
 #include "../model/train_step.h"
 #include "../instrument/attention_svg.h"
+#include "../instrument/logbook.h"
 #include "../options/options.h"
 
 #include <math.h>
@@ -182,6 +183,111 @@ static void test_capture_during_training_changes_no_bit(void)
     rig_close(&b);
 }
 
+/* ------------------------------------------------------------------ the logged |dL/dS| median */
+
+static char *read_all(const char *path);
+
+/* What the hook of a measured step sees: the log it measures into, the batch, and the median
+ * and mean per layer of the recorded |dL/dS| rows, worked out here from the trace. */
+typedef struct QgradCheck {
+    Trainer *trainer;
+    Logbook *log;
+    const Batch *batch;
+    double median[GPT_MAX_LAYERS], mean[GPT_MAX_LAYERS];
+} QgradCheck;
+
+static int compare_real(const void *a, const void *b)
+{
+    real x = *(const real *)a, y = *(const real *)b;
+    return (x > y) - (x < y);
+}
+
+/* The rows the statistic is over: real tokens (batch->valid) with at least two visible keys
+ * and a gradient that reached them (>= 0). Sorted; the median is the middle one, or the mean
+ * of the middle two. */
+static void before_update_qgrad(void *ctx, int step, const StepResult *res, Tensor *logits, Tensor *loss)
+{
+    (void)step, (void)res, (void)logits, (void)loss;
+    QgradCheck *c = ctx;
+    const Gpt *m = c->trainer->model;
+    int B = c->batch->B, T = c->batch->T, H = m->cfg.heads;
+    real *x = malloc((size_t)B * H * T * sizeof(real));
+    for (int l = 0; l < m->cfg.layers; l++) {
+        const real *g = c->trainer->trace[l].row_grad_norms;
+        long n = 0;
+        double sum = 0;
+        for (int bh = 0; bh < B * H; bh++)
+            for (int i = 1; i < T; i++) /* i = 0 sees one key */
+                if (c->batch->valid[(bh / H) * T + i] && g[(size_t)bh * T + i] >= 0) sum += x[n++] = g[(size_t)bh * T + i];
+        qsort(x, (size_t)n, sizeof *x, compare_real);
+        c->median[l] = n % 2 ? x[n / 2] : ((double)x[n / 2 - 1] + x[n / 2]) / 2;
+        c->mean[l] = sum / n;
+    }
+    free(x);
+    FormatCounts none[GPT_MAX_LAYERS] = {{0}};
+    logbook_measure(c->log, m, c->trainer->trace, none, c->trainer->tape->arena, c->batch->valid, true);
+}
+
+/* The per-query gradient statistic of the log, lN_qgrad_median, is the median of the rows'
+ * |dL/dS|, not their mean: a measured training step of a real model (whose row gradients are
+ * skewed: the mean is well above the median) is logged, and the CSV's column is read back. */
+static void test_logged_qgrad_is_the_median(void)
+{
+    Rig g;
+    rig_open(&g, SCALE_SQRT);
+    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = 10, .beta1 = 0.9,
+                      .beta2 = 0.98, .eps = 1e-8};
+    bool decay[GPT_MAX_PARAMS];
+    for (int i = 0; i < g.m.n_params; i++) decay[i] = gpt_param_decays(g.m.params[i]);
+    Optimizer opt;
+    optim_init(&opt, &oc, g.m.params, decay, g.m.n_params);
+    Arena acts;
+    Tape tp;
+    arena_init(&acts, 1 << 16);
+    tape_init(&tp, &acts);
+    Batch b;
+    batch_alloc(&b, 16, dataset_max_input(&g.d));
+    dataset_train_batch(&g.d, 0, &b);
+    Trainer t = {.model = &g.m, .opt = &opt, .tape = &tp, .seed = 3, .clip = 1, .measure = true};
+    Logbook log;
+    const char *path = test_path("qgrad.csv");
+    CHECK(logbook_open(&log, path, &g.m.cfg, true, 0), "logbook_open: %s", log.failed);
+    QgradCheck c = {.trainer = &t, .log = &log, .batch = &b};
+    StepHooks hooks = {.ctx = &c, .before_update = before_update_qgrad};
+    StepBatch sb = {b.tokens, b.targets, b.loss_mask, b.B, b.T};
+    StepResult res = train_step(&t, &sb, 0, &hooks);
+    LogRow row = {.step = 1, .stop = 10, .loss = res.loss, .lr = res.lr, .grad_norm = res.grad_norm,
+                  .val_loss = NAN, .val_acc = NAN, .last_acc = NAN};
+    CHECK(logbook_row(&log, &row), "logbook_row: %s", log.failed);
+    logbook_close(&log);
+    /* the CSV's header and its one row, column by column */
+    char *text = read_all(path), *rows[2] = {NULL, NULL};
+    if (!CHECK(text != NULL, "cannot read %s", path)) return;
+    rows[0] = text;
+    char *nl = strchr(text, '\n');
+    if (nl) *nl = 0, rows[1] = nl + 1;
+    for (int l = 0; l < g.m.cfg.layers; l++) {
+        char name[32];
+        snprintf(name, sizeof name, "l%d_qgrad_median", l);
+        int col = 0, want_col = -1;
+        for (char *h = rows[0]; h; h = strchr(h, ','), h = h ? h + 1 : NULL, col++)
+            if (!strncmp(h, name, strlen(name)) && (h[strlen(name)] == ',' || h[strlen(name)] == 0)) want_col = col;
+        const char *v = rows[1];
+        for (int k = 0; v && k < want_col; k++) v = strchr(v, ','), v = v ? v + 1 : NULL;
+        double logged = want_col >= 0 && v ? strtod(v, NULL) : NAN;
+        CHECK(fabs(c.mean[l] - c.median[l]) > 0.05 * c.median[l], "layer %d: mean %g and median %g too close to tell apart",
+              l, c.mean[l], c.median[l]);
+        CHECK(fabs(logged - c.median[l]) <= 1e-5 * c.median[l], "%s = %.9g: the median is %.9g (the mean %.9g)", name,
+              logged, c.median[l], c.mean[l]);
+    }
+    free(text);
+    batch_free(&b);
+    tape_free(&tp);
+    arena_free(&acts);
+    optim_free(&opt);
+    rig_close(&g);
+}
+
 /* ------------------------------------------------------------------ the figure */
 
 static char *read_all(const char *path)
@@ -335,6 +441,7 @@ int main(int argc, char **argv)
         {"figure_cells_hold_the_weights", test_figure_cells_hold_the_weights},
         {"figure_marks_what_it_cannot_colour", test_figure_marks_what_it_cannot_colour},
         {"command_line_of_a_run", test_command_line_of_a_run},
+        {"logged_qgrad_is_the_median", test_logged_qgrad_is_the_median},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

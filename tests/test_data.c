@@ -2,6 +2,7 @@
 #include "test.h"
 
 #include "../data/data.h"
+#include "../base/progress.h"
 #include "../base/rng.h"
 #include "../options/options.h"
 
@@ -244,6 +245,61 @@ static void test_training_data_avoids_validation_and_is_a_function_of_step(void)
     c.val_size = 30;
     CHECK(!dataset_open(&d, &c, err, sizeof err) && strstr(err, "--val-size"), "impossible --val-size accepted: %s", err);
     dataset_free(&d);
+}
+
+/* The largest held-out sets the flags allow (--val-size=1000000 --test-size=1000000) cost one
+ * pass of draws into a hash set, and a training draw asks the set about its source with a slot
+ * or two. Said by counting, not timing: at two million held-out sources as at two thousand,
+ * the set has at most 4 slots per source, and a lookup looks at fewer than 3 slots on average
+ * (a binary search over two million sorted hashes, as before, makes 21 comparisons, and the
+ * sort before it n log n). */
+static void test_large_held_out_sets_cost_a_pass(void)
+{
+    for (int n = 1000; n <= 1000000; n *= 1000) {
+        Dataset d;
+        char err[256];
+        DataConfig c = {.task = TASK_COPY, .symbols = 10, .min_len = 3, .max_len = 8, .val_size = n, .test_size = n,
+                        .context = 24, .seed = 1};
+        if (!CHECK(dataset_open(&d, &c, err, sizeof err), "%d + %d held out: %s", n, n, err)) return;
+        CHECK(d.val.n == n && d.test.n == n && d.n_held_out == 2 * n, "%d + %d held out, %d distinct", d.val.n, d.test.n,
+              d.n_held_out);
+        CHECK(d.held_out_cap <= 8 * (size_t)n, "the set of %d sources has %zu slots", 2 * n, d.held_out_cap);
+        /* every held-out source is found; then the draws of training, as dataset_train_batch makes them */
+        long probes = 0, missing = 0;
+        for (int i = 0; i < 1000; i++) {
+            Example v = example_list_get(&d.val, i * (n / 1000)), t = example_list_get(&d.test, i * (n / 1000));
+            missing += !dataset_held_out(&d, v.src, v.src_len, NULL) + !dataset_held_out(&d, t.src, t.src_len, NULL);
+        }
+        CHECK(missing == 0, "%ld held-out sources not found in the set", missing);
+        Rng r = rng_stream(7, 0);
+        int src[64], tgt[64], sl, tl, draws = 100000;
+        for (int i = 0; i < draws; i++) {
+            d.task->sample(&r, &c, src, &sl, tgt, &tl);
+            dataset_held_out(&d, src, sl, &probes);
+        }
+        CHECK((double)probes / draws < 3, "%d held out: %.2f slots per lookup", 2 * n, (double)probes / draws);
+        dataset_free(&d);
+    }
+}
+
+/* A progress line on stderr only for long work: none in the first 5 s, then one per 10 s. */
+static void test_progress_lines_only_for_long_work(void)
+{
+    Progress p;
+    progress_start(&p, "work, items done", 100);
+    FILE *f = tmpfile();
+    if (!CHECK(f != NULL, "tmpfile")) return;
+    p.out = f;
+    bool early = progress_update_at(&p, 10, 0.5) || progress_update_at(&p, 20, 4.9);
+    bool due = progress_update_at(&p, 30, 5.0);
+    bool between = progress_update_at(&p, 40, 14.9);
+    bool next = progress_update_at(&p, 50, 15.2);
+    char text[256] = {0};
+    rewind(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    CHECK(!early && due && !between && next, "printed: before 5 s %d, at 5 s %d, 10 s later %d/%d", early, due, between, next);
+    CHECK(got > 0 && !strcmp(text, "work, items done: 30 of 100, 5 s\nwork, items done: 50 of 100, 15 s\n"), "lines: %s", text);
 }
 
 static bool same_list(const ExampleList *a, const ExampleList *b);
@@ -563,6 +619,8 @@ int main(int argc, char **argv)
         {"data: each task declares its shortest and longest source", test_tasks_declare_their_source_lengths},
         {"data: TSV errors name the line", test_tsv_errors_name_the_line},
         {"data: TSV with a byte-order mark, CRLF or CR lines reads as plain", test_tsv_byte_order_mark_and_line_endings},
+        {"data: 1M + 1M held-out sources: one pass of draws, a slot or two per lookup", test_large_held_out_sets_cost_a_pass},
+        {"base: progress lines only for long work (after 5 s, then every 10 s)", test_progress_lines_only_for_long_work},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

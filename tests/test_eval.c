@@ -157,6 +157,46 @@ static void test_decode_sources(void)
 
 /* A test split: its sources are neither validation nor training sources; asking for it leaves
  * the validation set as it was. */
+/* Attention dropout is for training only: a model trained with --attn-dropout=0.5 evaluates
+ * (loss, accuracy, which examples are right), decodes by greedy decoding, and decodes sources
+ * as --decode does, to the bit as the same weights with the dropout set to 0. Were a mask drawn
+ * there, half the attention weights of every row would be dropped and the others doubled. */
+static void test_attention_dropout_is_off_in_evaluation_and_decoding(void)
+{
+    Rig g;
+    rig_open(&g, TASK_REVERSE, 0, 6);
+    g.m.cfg.attn_dropout = 0.5;
+    rig_train(&g, 0, 100); /* trained with it: the weights are those such a run evaluates */
+    int n = 48;
+    unsigned char right[2][48], decoded[2][48];
+    EvalResult ev[2], dec[2];
+    int tokens[2][16][64] = {{{0}}}, lens[2][16];
+    Example src[16];
+    for (int r = 0; r < 16; r++) src[r] = example_list_get(&g.d.val, r);
+    double rates[2] = {0.5, 0};
+    for (int k = 0; k < 2; k++) {
+        g.m.cfg.attn_dropout = rates[k];
+        ev[k] = evaluate(&g.ev, &g.m, &g.tp, &g.d, SPLIT_VAL, n, right[k]);
+        dec[k] = evaluate_by_decoding(&g.ev, &g.m, &g.tp, &g.d, SPLIT_VAL, n, decoded[k]);
+        decode_sources(&g.ev, &g.m, &g.tp, &g.d, src, 16);
+        for (int r = 0; r < 16; r++) {
+            Decoding d = decoded_row(&g.ev, r);
+            lens[k][r] = d.n;
+            memcpy(tokens[k][r], d.tokens, (size_t)d.n * sizeof(int));
+        }
+    }
+    CHECK(memcmp(&ev[0].loss, &ev[1].loss, sizeof(double)) == 0 && ev[0].correct == ev[1].correct &&
+              memcmp(right[0], right[1], (size_t)n) == 0,
+          "evaluation with --attn-dropout=0.5: loss %.9g, %d right; with 0: loss %.9g, %d right", ev[0].loss, ev[0].correct,
+          ev[1].loss, ev[1].correct);
+    CHECK(memcmp(&dec[0].loss, &dec[1].loss, sizeof(double)) == 0 && memcmp(decoded[0], decoded[1], (size_t)n) == 0,
+          "greedy decoding with --attn-dropout=0.5: %d right; with 0: %d right", dec[0].correct, dec[1].correct);
+    CHECK(memcmp(lens[0], lens[1], sizeof lens[0]) == 0 && memcmp(tokens[0], tokens[1], sizeof tokens[0]) == 0,
+          "--decode's decodings differ with --attn-dropout=0.5 and 0");
+    CHECK(ev[1].correct > 0 && ev[1].correct < n, "%d of %d right: a case where dropout would show", ev[1].correct, n);
+    rig_close(&g);
+}
+
 static void test_test_split_is_held_out(void)
 {
     Rig a, b;
@@ -199,6 +239,8 @@ int main(int argc, char **argv)
         {"eval: teacher-forced exact match = greedy decoding's, example by example", test_teacher_forced_exact_match_is_greedy_decoding},
         {"eval: the test split is held out from validation and training", test_test_split_is_held_out},
         {"eval: decode_sources (--decode) = batched greedy decoding; its attention = a forward pass's", test_decode_sources},
+        {"eval: attention dropout is off in evaluation and decoding (0.5 = 0, to the bit)",
+         test_attention_dropout_is_off_in_evaluation_and_decoding},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

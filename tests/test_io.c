@@ -374,7 +374,7 @@ static void test_checkpoint_run_state_is_checked(void)
         {{42, 17, 3, -1.0, 5, {{0}}}, "a finite loss"},
         {{42, 17, 3, 1.0, 43, {{0}}}, "more steps than the 42"},
         {{42, 43, 3, 1.0, 5, {{0}}}, "more steps than the 42"},
-        {{42, 17, 3, 1.0, 5, {{.overflow = -1}}}, "\"run.fp_overflows\" is not a list of 1 counts, one per layer"},
+        {{42, 17, 3, 1.0, 5, {{.overflow = -1}}}, "\"run.fp_overflows\" is not a list of 1 count, one per layer"},
         {{42, 17, -2, 1.0, 5, {{0}}}, "run.* entry"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
