@@ -251,7 +251,7 @@ static void test_logged_qgrad_is_the_median(void)
     Trainer t = {.model = &g.m, .opt = &opt, .tape = &tp, .seed = 3, .clip = 1, .measure = true};
     Logbook log;
     const char *path = test_path("qgrad.csv");
-    CHECK(logbook_open(&log, path, &g.m.cfg, true, 0), "logbook_open: %s", log.failed);
+    CHECK(logbook_open(&log, path, &g.m.cfg, true, 0, "./train"), "logbook_open: %s", log.failed);
     QgradCheck c = {.trainer = &t, .log = &log, .batch = &b};
     StepHooks hooks = {.ctx = &c, .before_update = before_update_qgrad};
     StepBatch sb = {b.tokens, b.targets, b.loss_mask, b.B, b.T};
@@ -260,11 +260,12 @@ static void test_logged_qgrad_is_the_median(void)
                   .val_loss = NAN, .val_acc = NAN, .last_acc = NAN};
     CHECK(logbook_row(&log, &row), "logbook_row: %s", log.failed);
     logbook_close(&log);
-    /* the CSV's header and its one row, column by column */
+    /* the CSV's header (after its comment line, the command) and its one row, column by column */
     char *text = read_all(path), *rows[2] = {NULL, NULL};
     if (!CHECK(text != NULL, "cannot read %s", path)) return;
     rows[0] = text;
-    char *nl = strchr(text, '\n');
+    while (rows[0][0] == '#' && strchr(rows[0], '\n')) rows[0] = strchr(rows[0], '\n') + 1; /* the command line */
+    char *nl = strchr(rows[0], '\n');
     if (nl) *nl = 0, rows[1] = nl + 1;
     for (int l = 0; l < g.m.cfg.layers; l++) {
         char name[32];
