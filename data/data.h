@@ -59,9 +59,11 @@ Example example_list_get(const ExampleList *l, int i);
 
 /* ---------------------------------------------------------------- tasks */
 
+enum { DATA_PATH_LEN = 1024 }; /* room for a corpus's file name, its NUL included */
+
 typedef struct DataConfig {
     TaskKind task;
-    const char *path;   /* TASK_TSV: the corpus */
+    char path[DATA_PATH_LEN]; /* TASK_TSV: the corpus */
     int symbols;        /* copy/reverse/sort: alphabet size */
     int min_len, max_len; /* copy/reverse/sort: source length range */
     int recall_pairs;   /* recall: key-value pairs per example (at most recall_keys) */
@@ -71,7 +73,8 @@ typedef struct DataConfig {
     int test_size;      /* synthetic tasks: test examples, held out like the validation set but
                            used only for the final report (0: none) */
     int context;        /* longest input the model takes: BOS + source + SEP + target */
-    uint64_t seed;
+    uint64_t seed;      /* the run's seed: the held-out sets and the batches here; the model's
+                           initialisation and dropout are drawn from it too */
 } DataConfig;
 
 typedef struct Dataset Dataset;

@@ -138,6 +138,11 @@ Tensor *gpt_param(const Gpt *m, const char *name)
 
 bool gpt_param_decays(const Tensor *p) { return p->ndim == 2; }
 
+void gpt_decay_flags(const Gpt *m, bool *decay)
+{
+    for (int i = 0; i < m->n_params; i++) decay[i] = gpt_param_decays(m->params[i]);
+}
+
 void gpt_init(Gpt *m, uint64_t seed)
 {
     /* one stream, drawn parameter by parameter in their fixed order */

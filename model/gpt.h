@@ -164,6 +164,8 @@ double gpt_head_scale(const GptLayer *ly, const GptConfig *c, int h);
 
 /* Largest number of layers (bounded by GPT_MAX_PARAMS). */
 #define GPT_MAX_LAYERS 24
+/* Largest context (positions). */
+#define GPT_MAX_CONTEXT 16384
 
 /* Allocates the parameters (uninitialised); cfg must be valid. */
 void gpt_create(Gpt *m, const GptConfig *cfg);
@@ -175,6 +177,8 @@ void gpt_init(Gpt *m, uint64_t seed);
 Tensor *gpt_param(const Gpt *m, const char *name); /* NULL when there is no such parameter */
 /* True for parameters that get weight decay: the 2-D weight matrices and embeddings. */
 bool gpt_param_decays(const Tensor *p);
+/* decay[i] = gpt_param_decays(parameter i), for every parameter (the optimizer's flags). */
+void gpt_decay_flags(const Gpt *m, bool *decay);
 
 /* Records the forward pass for tokens [B, T] (T <= context) on the tape; returns logits
  * [B, T, V]. The tape's `training` flag switches dropout on or off. When `trace` is not NULL,

@@ -41,12 +41,19 @@ typedef struct OptSpec {
 
 #define OFF(field) offsetof(Options, field)
 
+/* An enumerated option is stored as an int in a field of the module's enum type: the same size. */
+_Static_assert(sizeof(TaskKind) == sizeof(int) && sizeof(AttnKind) == sizeof(int) && sizeof(ScaleMode) == sizeof(int) &&
+                   sizeof(ScaleParam) == sizeof(int) && sizeof(QkInit) == sizeof(int) && sizeof(NumFormat) == sizeof(int) &&
+                   sizeof(SoftmaxKind) == sizeof(int) && sizeof(OptimKind) == sizeof(int) &&
+                   sizeof(AttentionSvgAt) == sizeof(int) && sizeof(NanMode) == sizeof(int),
+               "an enumerated option's field is not an int");
+
 static const EnumValues g_tasks = {task_name, false, 0, 0, NULL};
-static const EnumValues g_scales = {scale_mode_name, true, OFF(scale_const), SCALE_CONST, "1e-4 to 1e8"};
+static const EnumValues g_scales = {scale_mode_name, true, OFF(model.scale_const), SCALE_CONST, "1e-4 to 1e8"};
 static const EnumValues g_optimizers = {optim_name, false, 0, 0, NULL};
 static const EnumValues g_nan_modes = {nan_mode_name, false, 0, 0, NULL};
 static const EnumValues g_attn_kinds = {attn_kind_name, false, 0, 0, NULL};
-static const EnumValues g_scale_inits = {scale_init_name, true, OFF(scale_init_const), SCALE_CONST, "1e-4 to 1e8"};
+static const EnumValues g_scale_inits = {scale_init_name, true, OFF(model.scale_init_const), SCALE_CONST, "1e-4 to 1e8"};
 static const EnumValues g_scale_params = {scale_param_name, false, 0, 0, NULL};
 static const EnumValues g_qk_inits = {qk_init_name, false, 0, 0, NULL};
 static const EnumValues g_formats = {format_name, false, 0, 0, NULL};
@@ -55,71 +62,71 @@ static const EnumValues g_attention_at = {attention_svg_at_name, false, 0, 0, NU
 
 static const OptSpec g_specs[] = {
     /* task and data */
-    {"task", KIND_ENUM, GROUP_DATA, OFF(task), "copy", 0, 0, &g_tasks, "toy task (tsv: set by --data)"},
-    {"data", KIND_TEXT, GROUP_DATA, OFF(data), "", 0, 0, NULL, "parallel corpus, one source<TAB>target pair per line"},
-    {"symbols", KIND_INT, GROUP_DATA, OFF(symbols), "10", 1, 1000, NULL, "copy/reverse/sort: alphabet size"},
-    {"min-len", KIND_INT, GROUP_DATA, OFF(min_len), "3", 1, 64, NULL, "copy/reverse/sort: shortest source"},
-    {"max-len", KIND_INT, GROUP_DATA, OFF(max_len), "8", 1, 64, NULL, "copy/reverse/sort: longest source"},
-    {"val-size", KIND_INT, GROUP_DATA, OFF(val_size), "512", 1, 1000000, NULL, "synthetic tasks: held-out validation examples"},
-    {"test-size", KIND_INT, GROUP_DATA, OFF(test_size), "0", 0, 1000000, NULL, "synthetic tasks: held-out test examples, evaluated once at the end"},
-    {"recall-pairs", KIND_INT, GROUP_DATA, OFF(recall_pairs), "4", 1, 31, NULL, "recall: key-value pairs per example (at most --recall-keys)"},
-    {"recall-keys", KIND_INT, GROUP_DATA, OFF(recall_keys), "16", 1, 1000, NULL, "recall: key alphabet size (k0, k1 ...)"},
-    {"recall-values", KIND_INT, GROUP_DATA, OFF(recall_values), "16", 2, 1000, NULL, "recall: value alphabet size (v0, v1 ...)"},
-    {"recall-queries", KIND_INT, GROUP_DATA, OFF(recall_queries), "1", 1, 31, NULL, "recall: keys asked for, each answered by its value (at most --recall-pairs)"},
+    {"task", KIND_ENUM, GROUP_DATA, OFF(data.task), "copy", 0, 0, &g_tasks, "toy task (tsv: set by --data)"},
+    {"data", KIND_TEXT, GROUP_DATA, OFF(data.path), "", 0, 0, NULL, "parallel corpus, one source<TAB>target pair per line"},
+    {"symbols", KIND_INT, GROUP_DATA, OFF(data.symbols), "10", 1, 1000, NULL, "copy/reverse/sort: alphabet size"},
+    {"min-len", KIND_INT, GROUP_DATA, OFF(data.min_len), "3", 1, 64, NULL, "copy/reverse/sort: shortest source"},
+    {"max-len", KIND_INT, GROUP_DATA, OFF(data.max_len), "8", 1, 64, NULL, "copy/reverse/sort: longest source"},
+    {"val-size", KIND_INT, GROUP_DATA, OFF(data.val_size), "512", 1, 1000000, NULL, "synthetic tasks: held-out validation examples"},
+    {"test-size", KIND_INT, GROUP_DATA, OFF(data.test_size), "0", 0, 1000000, NULL, "synthetic tasks: held-out test examples, evaluated once at the end"},
+    {"recall-pairs", KIND_INT, GROUP_DATA, OFF(data.recall_pairs), "4", 1, 31, NULL, "recall: key-value pairs per example (at most --recall-keys)"},
+    {"recall-keys", KIND_INT, GROUP_DATA, OFF(data.recall_keys), "16", 1, 1000, NULL, "recall: key alphabet size (k0, k1 ...)"},
+    {"recall-values", KIND_INT, GROUP_DATA, OFF(data.recall_values), "16", 2, 1000, NULL, "recall: value alphabet size (v0, v1 ...)"},
+    {"recall-queries", KIND_INT, GROUP_DATA, OFF(data.recall_queries), "1", 1, 31, NULL, "recall: keys asked for, each answered by its value (at most --recall-pairs)"},
     /* model */
-    {"layers", KIND_INT, GROUP_MODEL, OFF(layers), "2", 1, 24, NULL, "decoder blocks"},
-    {"dmodel", KIND_INT, GROUP_MODEL, OFF(dmodel), "64", 1, 16384, NULL, "model width C"},
-    {"heads", KIND_INT, GROUP_MODEL, OFF(heads), "4", 1, 1024, NULL, "attention heads H"},
-    {"dk", KIND_INT, GROUP_MODEL, OFF(dk), "0", 0, 16384, NULL, "head size (0: dmodel / heads)"},
-    {"context", KIND_INT, GROUP_MODEL, OFF(context), "0", 0, 16384, NULL, "positions (0: what the task needs)"},
-    {"scale", KIND_ENUM, GROUP_MODEL, OFF(scale), "sqrt", 1e-4, 1e8, &g_scales, "score multiplier: 1, sqrt (1/sqrt dk), dk (1/dk), learned, or c (1/c)"},
-    {"attn", KIND_ENUM, GROUP_MODEL, OFF(attn), "dot", 0, 0, &g_attn_kinds, "how a head forms its scores"},
-    {"scale-init", KIND_ENUM, GROUP_MODEL, OFF(scale_init), "sqrt", 1e-4, 1e8, &g_scale_inits, "--scale=learned: the start, 1, sqrt (1/sqrt dk), dk (1/dk) or c (1/c)"},
-    {"scale-param", KIND_ENUM, GROUP_MODEL, OFF(scale_param), "linear", 0, 0, &g_scale_params, "how a learned multiplier (--scale=learned, cosine's tau) is stored"},
-    {"tau-init", KIND_REAL, GROUP_MODEL, OFF(tau_init), "10", 1e-4, 1e4, NULL, "--attn=cosine: the temperature tau's start"},
-    {"qk-init", KIND_ENUM, GROUP_MODEL, OFF(qk_init), "xavier", 0, 0, &g_qk_inits, "how Wq and Wk start"},
-    {"init-gain", KIND_REAL, GROUP_MODEL, OFF(init_gain), "1", 1e-6, 1e3, NULL, "multiplies every Xavier (and unit) bound"},
-    {"precision", KIND_ENUM, GROUP_TRAIN, OFF(precision), "fp32", 0, 0, &g_formats, "the attention path (q, k, v, scores, weights, P v) rounded to"},
-    {"softmax", KIND_ENUM, GROUP_TRAIN, OFF(softmax), "stable", 0, 0, &g_softmaxes, "the attention softmax"},
-    {"attn-dropout", KIND_REAL, GROUP_TRAIN, OFF(attn_dropout), "0", 0, 0.999, NULL, "dropout on attention weights"},
-    {"dropout", KIND_REAL, GROUP_TRAIN, OFF(dropout), "0", 0, 0.999, NULL, "dropout on embeddings and residual branches"},
+    {"layers", KIND_INT, GROUP_MODEL, OFF(model.layers), "2", 1, 24, NULL, "decoder blocks"},
+    {"dmodel", KIND_INT, GROUP_MODEL, OFF(model.dmodel), "64", 1, 16384, NULL, "model width C"},
+    {"heads", KIND_INT, GROUP_MODEL, OFF(model.heads), "4", 1, 1024, NULL, "attention heads H"},
+    {"dk", KIND_INT, GROUP_MODEL, OFF(model.dk), "0", 0, 16384, NULL, "head size (0: dmodel / heads)"},
+    {"context", KIND_INT, GROUP_MODEL, OFF(model.context), "0", 0, 16384, NULL, "positions (0: what the task needs)"},
+    {"scale", KIND_ENUM, GROUP_MODEL, OFF(model.scale_mode), "sqrt", 1e-4, 1e8, &g_scales, "score multiplier: 1, sqrt (1/sqrt dk), dk (1/dk), learned, or c (1/c)"},
+    {"attn", KIND_ENUM, GROUP_MODEL, OFF(model.attn), "dot", 0, 0, &g_attn_kinds, "how a head forms its scores"},
+    {"scale-init", KIND_ENUM, GROUP_MODEL, OFF(model.scale_init), "sqrt", 1e-4, 1e8, &g_scale_inits, "--scale=learned: the start, 1, sqrt (1/sqrt dk), dk (1/dk) or c (1/c)"},
+    {"scale-param", KIND_ENUM, GROUP_MODEL, OFF(model.scale_param), "linear", 0, 0, &g_scale_params, "how a learned multiplier (--scale=learned, cosine's tau) is stored"},
+    {"tau-init", KIND_REAL, GROUP_MODEL, OFF(model.tau_init), "10", 1e-4, 1e4, NULL, "--attn=cosine: the temperature tau's start"},
+    {"qk-init", KIND_ENUM, GROUP_MODEL, OFF(model.qk_init), "xavier", 0, 0, &g_qk_inits, "how Wq and Wk start"},
+    {"init-gain", KIND_REAL, GROUP_MODEL, OFF(model.init_gain), "1", 1e-6, 1e3, NULL, "multiplies every Xavier (and unit) bound"},
+    {"precision", KIND_ENUM, GROUP_TRAIN, OFF(model.precision), "fp32", 0, 0, &g_formats, "the attention path (q, k, v, scores, weights, P v) rounded to"},
+    {"softmax", KIND_ENUM, GROUP_TRAIN, OFF(model.softmax), "stable", 0, 0, &g_softmaxes, "the attention softmax"},
+    {"attn-dropout", KIND_REAL, GROUP_TRAIN, OFF(model.attn_dropout), "0", 0, 0.999, NULL, "dropout on attention weights"},
+    {"dropout", KIND_REAL, GROUP_TRAIN, OFF(model.dropout), "0", 0, 0.999, NULL, "dropout on embeddings and residual branches"},
     /* optimisation */
-    {"optim", KIND_ENUM, GROUP_TRAIN, OFF(optim), "adamw", 0, 0, &g_optimizers, "optimizer"},
-    {"batch", KIND_INT, GROUP_TRAIN, OFF(batch), "32", 1, 65536, NULL, "sequences per step"},
-    {"steps", KIND_INT, GROUP_TRAIN, OFF(steps), "600", 0, 100000000, NULL, "training steps (the schedule's length)"},
-    {"lr", KIND_REAL, GROUP_TRAIN, OFF(lr), "3e-3", 0, 1e6, NULL, "peak learning rate"},
-    {"warmup", KIND_INT, GROUP_TRAIN, OFF(warmup), "50", 0, 100000000, NULL, "linear warmup steps"},
-    {"min-lr", KIND_REAL, GROUP_TRAIN, OFF(min_lr), "3e-4", 0, 1e6, NULL, "learning rate at the end of the cosine"},
-    {"weight-decay", KIND_REAL, GROUP_TRAIN, OFF(weight_decay), "0.01", 0, 1e3, NULL, "decoupled weight decay on 2-D weights (incl. embeddings; not biases, LN, scales)"},
-    {"clip", KIND_REAL, GROUP_TRAIN, OFF(clip), "1", 0, 1e12, NULL, "max global gradient norm (0: off)"},
-    {"beta1", KIND_REAL, GROUP_TRAIN, OFF(beta1), "0.9", 0, 0.999999, NULL, "Adam first-moment decay"},
-    {"beta2", KIND_REAL, GROUP_TRAIN, OFF(beta2), "0.98", 0, 0.999999, NULL, "Adam second-moment decay"},
-    {"eps", KIND_REAL, GROUP_TRAIN, OFF(eps), "1e-8", 1e-30, 1, NULL, "Adam denominator guard"},
-    {"momentum", KIND_REAL, GROUP_TRAIN, OFF(momentum), "0", 0, 0.999999, NULL, "--optim=sgd: heavy-ball momentum mu (0: plain SGD)"},
-    {"seed", KIND_SEED, GROUP_DATA, OFF(seed), "1", 0, 0, NULL, "seeds init, data (and the validation split) and dropout"},
-    {"loss-threshold", KIND_REAL, GROUP_TRAIN, OFF(loss_threshold), "0.1", 0, 1e9, NULL, "summary: first step whose mean loss is below"},
+    {"optim", KIND_ENUM, GROUP_TRAIN, OFF(optim.kind), "adamw", 0, 0, &g_optimizers, "optimizer"},
+    {"batch", KIND_INT, GROUP_TRAIN, OFF(run.batch), "32", 1, 65536, NULL, "sequences per step"},
+    {"steps", KIND_INT, GROUP_TRAIN, OFF(optim.steps), "600", 0, 100000000, NULL, "training steps (the schedule's length)"},
+    {"lr", KIND_REAL, GROUP_TRAIN, OFF(optim.lr), "3e-3", 0, 1e6, NULL, "peak learning rate"},
+    {"warmup", KIND_INT, GROUP_TRAIN, OFF(optim.warmup), "50", 0, 100000000, NULL, "linear warmup steps"},
+    {"min-lr", KIND_REAL, GROUP_TRAIN, OFF(optim.min_lr), "3e-4", 0, 1e6, NULL, "learning rate at the end of the cosine"},
+    {"weight-decay", KIND_REAL, GROUP_TRAIN, OFF(optim.weight_decay), "0.01", 0, 1e3, NULL, "decoupled weight decay on 2-D weights (incl. embeddings; not biases, LN, scales)"},
+    {"clip", KIND_REAL, GROUP_TRAIN, OFF(run.clip), "1", 0, 1e12, NULL, "max global gradient norm (0: off)"},
+    {"beta1", KIND_REAL, GROUP_TRAIN, OFF(optim.beta1), "0.9", 0, 0.999999, NULL, "Adam first-moment decay"},
+    {"beta2", KIND_REAL, GROUP_TRAIN, OFF(optim.beta2), "0.98", 0, 0.999999, NULL, "Adam second-moment decay"},
+    {"eps", KIND_REAL, GROUP_TRAIN, OFF(optim.eps), "1e-8", 1e-30, 1, NULL, "Adam denominator guard"},
+    {"momentum", KIND_REAL, GROUP_TRAIN, OFF(optim.momentum), "0", 0, 0.999999, NULL, "--optim=sgd: heavy-ball momentum mu (0: plain SGD)"},
+    {"seed", KIND_SEED, GROUP_DATA, OFF(data.seed), "1", 0, 0, NULL, "seeds init, data (and the validation split) and dropout"},
+    {"loss-threshold", KIND_REAL, GROUP_TRAIN, OFF(run.loss_threshold), "0.1", 0, 1e9, NULL, "summary: first step whose mean loss is below"},
     /* the run */
-    {"threads", KIND_INT, GROUP_RUN, OFF(threads), "0", 0, THREADS_MAX, NULL, "OpenMP threads (0: $OMP_NUM_THREADS if set, else one per core this process may use, fewer while other programs keep them busy); results do not depend on it"},
-    {"log", KIND_TEXT, GROUP_RUN, OFF(log), "", 0, 0, NULL, "CSV file for the metrics"},
-    {"log-every", KIND_INT, GROUP_TRAIN, OFF(log_every), "50", 1, 100000000, NULL, "steps between log lines"},
-    {"eval-every", KIND_INT, GROUP_TRAIN, OFF(eval_every), "200", 0, 100000000, NULL, "steps between evaluations (0: at the end only)"},
-    {"eval-examples", KIND_INT, GROUP_TRAIN, OFF(eval_examples), "256", 1, 1000000, NULL, "held-out examples per evaluation"},
-    {"examples", KIND_INT, GROUP_RUN, OFF(examples), "3", 0, 1000, NULL, "decoded examples printed at the end"},
-    {"save", KIND_TEXT, GROUP_RUN, OFF(save), "", 0, 0, NULL, "write a checkpoint here (safetensors)"},
-    {"save-every", KIND_INT, GROUP_RUN, OFF(save_every), "0", 0, 100000000, NULL, "also save every N steps (0: only at the end)"},
-    {"load", KIND_TEXT, GROUP_RUN, OFF(load), "", 0, 0, NULL, "resume from this checkpoint; one at the run's end already (its --steps, or --stop-at=its step) is only evaluated and drawn; with --decode: the model to decode with"},
-    {"stop-at", KIND_INT, GROUP_RUN, OFF(stop_at), "0", 0, 100000000, NULL, "stop after this step (0: --steps); the schedule still spans --steps"},
-    {"dump-state", KIND_TEXT, GROUP_RUN, OFF(dump_state), "", 0, 0, NULL, "write everything about the first step here (and the attention of --attention-example)"},
-    {"attention-svg", KIND_TEXT, GROUP_RUN, OFF(attention_svg), "", 0, 0, NULL, "draw every head's attention weights on one validation example here (SVG heatmaps)"},
-    {"attention-svg-at", KIND_ENUM, GROUP_RUN, OFF(attention_svg_at), "end", 0, 0, &g_attention_at, "--attention-svg: which weights"},
-    {"attention-example", KIND_INT, GROUP_RUN, OFF(attention_example), "0", 0, 1000000, NULL, "--attention-svg, --dump-state: the validation example (0: the first)"},
-    {"nan", KIND_ENUM, GROUP_TRAIN, OFF(nan), "stop", 0, 0, &g_nan_modes, "on a NaN/Inf: stop (exit 3) or count and skip the update"},
-    {"inject", KIND_TEXT, GROUP_RUN, OFF(inject), "", 0, 0, NULL, "testing faults: nan:STEP:PARAM, nan:STEP:grad.PARAM, crash-in-save:N, crash-after-step:N"},
-    {"quiet", KIND_BOOL, GROUP_RUN, OFF(quiet), "0", 0, 1, NULL, "only the summary line"},
-    {"print-tape", KIND_BOOL, GROUP_RUN, OFF(print_tape), "0", 0, 1, NULL, "print the ops the first step records (shapes, FLOPs, memory), then exit without training"},
-    {"tape-dot", KIND_TEXT, GROUP_RUN, OFF(tape_dot), "", 0, 0, NULL, "write the first step's graph here (Graphviz DOT), then exit without training"},
-    {"decode", KIND_BOOL, GROUP_RUN, OFF(decode), "0", 0, 1, NULL, "no training: print the greedy decoding of each source read from stdin, one per line (needs --load)"},
-    {"show-attention", KIND_BOOL, GROUP_RUN, OFF(show_attention), "0", 0, 1, NULL, "--decode: per output token, the source token the last layer attends to most (mean over heads)"},
+    {"threads", KIND_INT, GROUP_RUN, OFF(run.threads), "0", 0, THREADS_MAX, NULL, "OpenMP threads (0: $OMP_NUM_THREADS if set, else one per core this process may use, fewer while other programs keep them busy); results do not depend on it"},
+    {"log", KIND_TEXT, GROUP_RUN, OFF(run.log), "", 0, 0, NULL, "CSV file for the metrics"},
+    {"log-every", KIND_INT, GROUP_TRAIN, OFF(run.log_every), "50", 1, 100000000, NULL, "steps between log lines"},
+    {"eval-every", KIND_INT, GROUP_TRAIN, OFF(run.eval_every), "200", 0, 100000000, NULL, "steps between evaluations (0: at the end only)"},
+    {"eval-examples", KIND_INT, GROUP_TRAIN, OFF(run.eval_examples), "256", 1, 1000000, NULL, "held-out examples per evaluation"},
+    {"examples", KIND_INT, GROUP_RUN, OFF(run.examples), "3", 0, 1000, NULL, "decoded examples printed at the end"},
+    {"save", KIND_TEXT, GROUP_RUN, OFF(run.save), "", 0, 0, NULL, "write a checkpoint here (safetensors)"},
+    {"save-every", KIND_INT, GROUP_RUN, OFF(run.save_every), "0", 0, 100000000, NULL, "also save every N steps (0: only at the end)"},
+    {"load", KIND_TEXT, GROUP_RUN, OFF(run.load), "", 0, 0, NULL, "resume from this checkpoint; one at the run's end already (its --steps, or --stop-at=its step) is only evaluated and drawn; with --decode: the model to decode with"},
+    {"stop-at", KIND_INT, GROUP_RUN, OFF(run.stop_at), "0", 0, 100000000, NULL, "stop after this step (0: --steps); the schedule still spans --steps"},
+    {"dump-state", KIND_TEXT, GROUP_RUN, OFF(run.dump_state), "", 0, 0, NULL, "write everything about the first step here (and the attention of --attention-example)"},
+    {"attention-svg", KIND_TEXT, GROUP_RUN, OFF(run.attention_svg), "", 0, 0, NULL, "draw every head's attention weights on one validation example here (SVG heatmaps)"},
+    {"attention-svg-at", KIND_ENUM, GROUP_RUN, OFF(run.attention_svg_at), "end", 0, 0, &g_attention_at, "--attention-svg: which weights"},
+    {"attention-example", KIND_INT, GROUP_RUN, OFF(run.attention_example), "0", 0, 1000000, NULL, "--attention-svg, --dump-state: the validation example (0: the first)"},
+    {"nan", KIND_ENUM, GROUP_TRAIN, OFF(run.nan), "stop", 0, 0, &g_nan_modes, "on a NaN/Inf: stop (exit 3) or count and skip the update"},
+    {"inject", KIND_TEXT, GROUP_RUN, OFF(run.inject), "", 0, 0, NULL, "testing faults: nan:STEP:PARAM, nan:STEP:grad.PARAM, crash-in-save:N, crash-after-step:N"},
+    {"quiet", KIND_BOOL, GROUP_RUN, OFF(run.quiet), "0", 0, 1, NULL, "only the summary line"},
+    {"print-tape", KIND_BOOL, GROUP_RUN, OFF(run.print_tape), "0", 0, 1, NULL, "print the ops the first step records (shapes, FLOPs, memory), then exit without training"},
+    {"tape-dot", KIND_TEXT, GROUP_RUN, OFF(run.tape_dot), "", 0, 0, NULL, "write the first step's graph here (Graphviz DOT), then exit without training"},
+    {"decode", KIND_BOOL, GROUP_RUN, OFF(run.decode), "0", 0, 1, NULL, "no training: print the greedy decoding of each source read from stdin, one per line (needs --load)"},
+    {"show-attention", KIND_BOOL, GROUP_RUN, OFF(run.show_attention), "0", 0, 1, NULL, "--decode: per output token, the source token the last layer attends to most (mean over heads)"},
 };
 
 enum { N_SPECS = (int)(sizeof g_specs / sizeof g_specs[0]) };
@@ -403,43 +410,43 @@ bool options_parse_args(Options *o, int argc, char **argv, OptGiven *set, bool *
 
 bool options_validate(const Options *o, char *err, size_t err_len)
 {
-    bool tsv = o->data[0] != 0;
-    if (tsv && o->task != TASK_COPY && o->task != TASK_TSV)
-        return errorf(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data,
-                      task_name(o->task, NULL));
-    if (!tsv && o->task == TASK_TSV) return errorf(err, err_len, "--task=tsv needs --data=FILE");
-    if (tsv && o->test_size > 0)
+    bool tsv = o->data.path[0] != 0;
+    if (tsv && o->data.task != TASK_COPY && o->data.task != TASK_TSV)
+        return errorf(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data.path,
+                      task_name(o->data.task, NULL));
+    if (!tsv && o->data.task == TASK_TSV) return errorf(err, err_len, "--task=tsv needs --data=FILE");
+    if (tsv && o->data.test_size > 0)
         return errorf(err, err_len, "--test-size=%d with --data=%s: a corpus's held-out part is chosen from its sources' "
-                                    "hashes; --test-size is for the synthetic tasks", o->test_size, o->data);
-    if (o->min_len > o->max_len)
-        return errorf(err, err_len, "--min-len=%d is larger than --max-len=%d", o->min_len, o->max_len);
-    if (o->task == TASK_RECALL && o->recall_pairs > o->recall_keys)
+                                    "hashes; --test-size is for the synthetic tasks", o->data.test_size, o->data.path);
+    if (o->data.min_len > o->data.max_len)
+        return errorf(err, err_len, "--min-len=%d is larger than --max-len=%d", o->data.min_len, o->data.max_len);
+    if (o->data.task == TASK_RECALL && o->data.recall_pairs > o->data.recall_keys)
         return errorf(err, err_len, "--recall-pairs=%d is more than --recall-keys=%d: the keys of an example are distinct",
-                      o->recall_pairs, o->recall_keys);
-    if (o->task == TASK_RECALL && o->recall_queries > o->recall_pairs)
+                      o->data.recall_pairs, o->data.recall_keys);
+    if (o->data.task == TASK_RECALL && o->data.recall_queries > o->data.recall_pairs)
         return errorf(err, err_len, "--recall-queries=%d is more than --recall-pairs=%d: each query asks for another pair",
-                      o->recall_queries, o->recall_pairs);
-    if (o->task == TASK_RECALL && 2 * o->recall_pairs + o->recall_queries > 64)
+                      o->data.recall_queries, o->data.recall_pairs);
+    if (o->data.task == TASK_RECALL && 2 * o->data.recall_pairs + o->data.recall_queries > 64)
         return errorf(err, err_len, "--recall-pairs=%d with --recall-queries=%d: a source of %d tokens, more than 64",
-                      o->recall_pairs, o->recall_queries, 2 * o->recall_pairs + o->recall_queries);
-    int dk = o->dk;
+                      o->data.recall_pairs, o->data.recall_queries, 2 * o->data.recall_pairs + o->data.recall_queries);
+    int dk = o->model.dk;
     if (dk == 0) {
-        if (o->dmodel % o->heads)
-            return errorf(err, err_len, "--heads=%d does not divide --dmodel=%d (set --dk to choose the head size)", o->heads, o->dmodel);
-        dk = o->dmodel / o->heads;
+        if (o->model.dmodel % o->model.heads)
+            return errorf(err, err_len, "--heads=%d does not divide --dmodel=%d (set --dk to choose the head size)", o->model.heads, o->model.dmodel);
+        dk = o->model.dmodel / o->model.heads;
     }
-    if ((double)o->heads * dk > 65536)
-        return errorf(err, err_len, "--heads=%d x --dk=%d is larger than 65536", o->heads, dk);
-    if (o->min_lr > o->lr) return errorf(err, err_len, "--min-lr=%g is larger than --lr=%g", o->min_lr, o->lr);
-    if (o->stop_at > o->steps) return errorf(err, err_len, "--stop-at=%d is past --steps=%d", o->stop_at, o->steps);
+    if ((double)o->model.heads * dk > 65536)
+        return errorf(err, err_len, "--heads=%d x --dk=%d is larger than 65536", o->model.heads, dk);
+    if (o->optim.min_lr > o->optim.lr) return errorf(err, err_len, "--min-lr=%g is larger than --lr=%g", o->optim.min_lr, o->optim.lr);
+    if (o->run.stop_at > o->optim.steps) return errorf(err, err_len, "--stop-at=%d is past --steps=%d", o->run.stop_at, o->optim.steps);
     /* --print-tape and --tape-dot look at one step and stop: an output of training would stay unwritten */
-    const char *describe = o->print_tape ? "--print-tape" : o->tape_dot[0] ? "--tape-dot" : NULL;
-    const char *unwritten = o->save[0] ? "save" : o->log[0] ? "log" : o->attention_svg[0] ? "attention-svg" : NULL;
+    const char *describe = o->run.print_tape ? "--print-tape" : o->run.tape_dot[0] ? "--tape-dot" : NULL;
+    const char *unwritten = o->run.save[0] ? "save" : o->run.log[0] ? "log" : o->run.attention_svg[0] ? "attention-svg" : NULL;
     if (describe && unwritten)
         return errorf(err, err_len, "%s describes one step and exits without training: it writes no %s (drop --%s)", describe,
-                      o->save[0] ? "checkpoint" : o->log[0] ? "log" : "figure", unwritten);
+                      o->run.save[0] ? "checkpoint" : o->run.log[0] ? "log" : "figure", unwritten);
     /* no step trained: the grid "after training" is the one at initialisation, drawn twice */
-    if (o->attention_svg[0] && o->attention_svg_at == ATTENTION_AT_BOTH && o->steps == 0)
+    if (o->run.attention_svg[0] && o->run.attention_svg_at == ATTENTION_AT_BOTH && o->optim.steps == 0)
         return errorf(err, err_len, "--attention-svg-at=both with --steps=0: nothing is trained, so both grids would be the "
                                     "initial weights (give --attention-svg-at=init)");
     return true; /* memory is checked by ./train once the vocabulary and lengths are known */
@@ -447,16 +454,16 @@ bool options_validate(const Options *o, char *err, size_t err_len)
 
 /* ------------------------------------------------------------------ flags that would do nothing */
 
-static bool dot_like(const Options *o) { return o->attn == ATTN_DOT || o->attn == ATTN_QKNORM; }
+static bool dot_like(const Options *o) { return o->model.attn == ATTN_DOT || o->model.attn == ATTN_QKNORM; }
 static bool scaled_by_flag(const Options *o) { return dot_like(o); }
-static bool learned_scale(const Options *o) { return dot_like(o) && o->scale == SCALE_LEARNED; }
-static bool head_multiplier(const Options *o) { return learned_scale(o) || o->attn == ATTN_COSINE; }
-static bool cosine(const Options *o) { return o->attn == ATTN_COSINE; }
-static bool sgd(const Options *o) { return o->optim == OPTIM_SGD; }
-static bool adam(const Options *o) { return o->optim == OPTIM_ADAMW; }
-static bool decoding(const Options *o) { return o->decode; }
-static bool drawn(const Options *o) { return o->attention_svg[0] != 0; }
-static bool held_out_attention(const Options *o) { return o->attention_svg[0] || o->dump_state[0]; }
+static bool learned_scale(const Options *o) { return dot_like(o) && o->model.scale_mode == SCALE_LEARNED; }
+static bool head_multiplier(const Options *o) { return learned_scale(o) || o->model.attn == ATTN_COSINE; }
+static bool cosine(const Options *o) { return o->model.attn == ATTN_COSINE; }
+static bool sgd(const Options *o) { return o->optim.kind == OPTIM_SGD; }
+static bool adam(const Options *o) { return o->optim.kind == OPTIM_ADAMW; }
+static bool decoding(const Options *o) { return o->run.decode; }
+static bool drawn(const Options *o) { return o->run.attention_svg[0] != 0; }
+static bool held_out_attention(const Options *o) { return o->run.attention_svg[0] || o->run.dump_state[0]; }
 
 /* Each option of the model, the optimizer or an output that matters only in some configurations,
  * and what it needs. (The data options that shape one task, --symbols or --recall-pairs, are not here:
@@ -561,10 +568,10 @@ static bool check_decoding(const Options *o, const OptGiven *set, char *err, siz
 
 bool options_check_given(const Options *o, const OptGiven *set, char *err, size_t err_len)
 {
-    if (o->decode && !check_decoding(o, set, err, err_len)) return false;
+    if (o->run.decode && !check_decoding(o, set, err, err_len)) return false;
     for (size_t k = 0; k < sizeof g_relevance / sizeof g_relevance[0]; k++) {
         int i = options_index(g_relevance[k].name);
-        if (o->decode && !matters_when_decoding(i)) continue; /* decoding uses none of them: checked above */
+        if (o->run.decode && !matters_when_decoding(i)) continue; /* decoding uses none of them: checked above */
         if (!g_relevance[k].matters(o) && !refuse_given(o, set, i, g_relevance[k].needs, err, err_len)) return false;
     }
     return true;
@@ -693,66 +700,4 @@ void options_resume_command(const Options *o, const OptGiven *set, const char *l
     /* every one given, even at its default: a given value replaces the checkpoint's */
     for (int i = 0; i < N_SPECS; i++)
         if (makes_the_model(i) && set[i]) append_option(buf, len, &used, o, i);
-}
-
-/* ------------------------------------------------------------------ the modules' settings */
-
-DataConfig data_config_from_options(const Options *o)
-{
-    return (DataConfig){
-        .task = o->data[0] ? TASK_TSV : (TaskKind)o->task,
-        .path = o->data,
-        .symbols = o->symbols,
-        .min_len = o->min_len,
-        .max_len = o->max_len,
-        .recall_pairs = o->recall_pairs,
-        .recall_keys = o->recall_keys,
-        .recall_values = o->recall_values,
-        .recall_queries = o->recall_queries,
-        .val_size = o->val_size,
-        .test_size = o->test_size,
-        .context = o->context ? o->context : 16384,
-        .seed = o->seed,
-    };
-}
-
-GptConfig gpt_config_from_options(const Options *o, int vocab)
-{
-    return (GptConfig){
-        .vocab = vocab,
-        .context = o->context,
-        .layers = o->layers,
-        .dmodel = o->dmodel,
-        .heads = o->heads,
-        .dk = o->dk,
-        .attn = (AttnKind)o->attn,
-        .scale_mode = (ScaleMode)o->scale,
-        .scale_const = o->scale_const,
-        .scale_init = (ScaleMode)o->scale_init,
-        .scale_init_const = o->scale_init_const,
-        .scale_param = (ScaleParam)o->scale_param,
-        .tau_init = o->tau_init,
-        .qk_init = (QkInit)o->qk_init,
-        .precision = (NumFormat)o->precision,
-        .softmax = (SoftmaxKind)o->softmax,
-        .attn_dropout = o->attn_dropout,
-        .dropout = o->dropout,
-        .init_gain = o->init_gain,
-    };
-}
-
-OptimConfig optim_config_from_options(const Options *o)
-{
-    return (OptimConfig){
-        .kind = (OptimKind)o->optim,
-        .lr = o->lr,
-        .min_lr = o->min_lr,
-        .warmup = o->warmup,
-        .steps = o->steps,
-        .beta1 = o->beta1,
-        .beta2 = o->beta2,
-        .eps = o->eps,
-        .momentum = o->momentum,
-        .weight_decay = o->weight_decay,
-    };
 }

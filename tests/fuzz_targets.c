@@ -33,7 +33,8 @@ FuzzOutcome fuzz_config(const unsigned char *data, size_t n, char *why, size_t w
     bool ok = options_parse_config(&o, "fuzz.cfg", text, n, set, err, sizeof err) && options_validate(&o, err, sizeof err);
     free(text);
     if (!ok) return refused(err, NULL, why, why_len);
-    if (!(o.layers >= 1 && o.layers <= 24 && o.heads >= 1 && o.batch >= 1 && o.lr >= 0 && o.dropout >= 0 && o.dropout < 1)) {
+    const GptConfig *m = &o.model;
+    if (!(m->layers >= 1 && m->layers <= 24 && m->heads >= 1 && o.run.batch >= 1 && o.optim.lr >= 0 && m->dropout >= 0 && m->dropout < 1)) {
         snprintf(why, why_len, "accepted with out-of-range values");
         return FUZZ_BROKEN;
     }

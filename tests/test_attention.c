@@ -144,7 +144,7 @@ static void train_rig(Rig *g, int steps, bool capture, real *values_out)
     OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = steps, .beta1 = 0.9,
                       .beta2 = 0.98, .eps = 1e-8};
     bool decay[GPT_MAX_PARAMS];
-    for (int i = 0; i < g->m.n_params; i++) decay[i] = gpt_param_decays(g->m.params[i]);
+    gpt_decay_flags(&g->m, decay);
     Optimizer opt;
     optim_init(&opt, &oc, g->m.params, decay, g->m.n_params);
     Arena acts;
@@ -317,7 +317,7 @@ static void test_command_line_of_a_run(void)
     /* a resumed run's: the options given, even at their default (they replace the checkpoint's) */
     OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
     options_defaults(&o);
-    o.dropout = 0.1; /* the checkpoint's, not given: left to the checkpoint */
+    o.model.dropout = 0.1; /* the checkpoint's, not given: left to the checkpoint */
     set[options_index("lr")] = GIVEN_AS_FLAG;
     set[options_index("steps")] = GIVEN_IN_CONFIG;
     set[options_index("save")] = GIVEN_AS_FLAG; /* no option of the model */

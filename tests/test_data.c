@@ -332,7 +332,7 @@ static void test_new_task_flags_refuse_bad_values(void)
         else CHECK(!ok && strstr(err, cases[k].expect), "case %zu: want an error with \"%s\", got \"%s\"", k, cases[k].expect,
                    ok ? "(accepted)" : err);
     }
-    /* the flags reach the data layer */
+    /* the flags reach the data layer: the options hold the DataConfig the data is opened with */
     Options o;
     OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
     bool help;
@@ -340,9 +340,9 @@ static void test_new_task_flags_refuse_bad_values(void)
     char *argv[] = {"train", "--task=recall", "--recall-pairs=5", "--recall-keys=7", "--recall-values=9", "--recall-queries=2"};
     options_defaults(&o);
     CHECK(options_parse_args(&o, 6, argv, set, &help, err, sizeof err), "%s", err);
-    DataConfig c = data_config_from_options(&o);
-    CHECK(c.task == TASK_RECALL && c.recall_pairs == 5 && c.recall_keys == 7 && c.recall_values == 9 && c.recall_queries == 2,
-          "data_config_from_options lost a recall setting");
+    const DataConfig *c = &o.data;
+    CHECK(c->task == TASK_RECALL && c->recall_pairs == 5 && c->recall_keys == 7 && c->recall_values == 9 && c->recall_queries == 2,
+          "a recall flag did not reach the data's settings");
 }
 
 static int find_word(const Dataset *d, const int *t, int n, const char *w)
@@ -400,7 +400,8 @@ static void test_translate_grammar(void)
 static bool load_tsv(const char *text, size_t len, int context, Dataset *d, char *err, size_t err_len)
 {
     const char *path = test_write_file("corpus.tsv", text, len);
-    DataConfig c = {.task = TASK_TSV, .path = path, .context = context, .seed = 1};
+    DataConfig c = {.task = TASK_TSV, .context = context, .seed = 1};
+    snprintf(c.path, sizeof c.path, "%s", path);
     bool ok = dataset_open(d, &c, err, err_len);
     return ok;
 }
@@ -492,7 +493,8 @@ static void test_tsv_errors_name_the_line(void)
     char err[512];
     CHECK(!load_tsv(big, sizeof big, 8, &d, err, sizeof err) && strstr(err, ":1: line longer"), "overlong line: %s", err);
     dataset_free(&d);
-    DataConfig c = {.task = TASK_TSV, .path = test_path("does-not-exist.tsv"), .context = 8};
+    DataConfig c = {.task = TASK_TSV, .context = 8};
+    snprintf(c.path, sizeof c.path, "%s", test_path("does-not-exist.tsv"));
     CHECK(!dataset_open(&d, &c, err, sizeof err) && strstr(err, "cannot open"), "missing file: %s", err);
     dataset_free(&d);
 }

@@ -35,7 +35,7 @@ static void rig_open(Rig *g, TaskKind task, int test_size, uint64_t seed)
     gpt_init(&g->m, seed);
     OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 3e-3, .min_lr = 3e-4, .warmup = 10, .steps = 400, .beta1 = 0.9,
                       .beta2 = 0.98, .eps = 1e-8};
-    for (int i = 0; i < g->m.n_params; i++) g->decay[i] = gpt_param_decays(g->m.params[i]);
+    gpt_decay_flags(&g->m, g->decay);
     optim_init(&g->opt, &oc, g->m.params, g->decay, g->m.n_params);
     arena_init(&g->acts, 1 << 20);
     tape_init(&g->tp, &g->acts);

@@ -35,7 +35,7 @@ static void rig_open(Rig *g, const GptConfig *base, const OptimConfig *oc, int B
     cfg.context = 12;
     gpt_create(&g->model, &cfg);
     gpt_init(&g->model, 1);
-    for (int i = 0; i < g->model.n_params; i++) g->decay[i] = gpt_param_decays(g->model.params[i]);
+    gpt_decay_flags(&g->model, g->decay);
     optim_init(&g->opt, oc, g->model.params, g->decay, g->model.n_params);
     arena_init(&g->acts, 1024); /* far too small: the first step must grow it */
     tape_init(&g->tape, &g->acts);

@@ -34,7 +34,7 @@ static void rig_open(Rig *g, const GptConfig *base)
     cfg.context = T;
     gpt_create(&g->model, &cfg);
     gpt_init(&g->model, 3);
-    for (int i = 0; i < g->model.n_params; i++) g->decay[i] = gpt_param_decays(g->model.params[i]);
+    gpt_decay_flags(&g->model, g->decay);
     OptimConfig oc = {.kind = OPTIM_SGD, .lr = 0.1, .min_lr = 0.1, .steps = 10};
     optim_init(&g->opt, &oc, g->model.params, g->decay, g->model.n_params);
     arena_init(&g->acts, 1 << 16);
