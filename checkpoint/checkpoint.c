@@ -156,17 +156,6 @@ bool checkpoint_apply_config(const char *path, Options *o, const OptGiven *set, 
     return ok;
 }
 
-/* The options added since format /2 (2026-11-30): a checkpoint may lack them. */
-static bool newer_than_format(const char *name)
-{
-    static const char *const newer[] = {"attn", "scale-init", "scale-param", "tau-init", "qk-init", "precision",
-                                        "softmax", "momentum", "recall-pairs", "recall-keys", "recall-values",
-                                        "recall-queries", "test-size"};
-    for (size_t k = 0; k < sizeof newer / sizeof newer[0]; k++)
-        if (!strcmp(newer[k], name)) return true;
-    return false;
-}
-
 bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const OptGiven *set, char *err, size_t err_len)
 {
     bool ok = true;
@@ -177,7 +166,7 @@ bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, cons
         /* an option newer than the file: the file was made with what is now its default (every
          * new option's default is the behaviour before it existed); any other missing is an error */
         const char *value = st_meta(sf, key);
-        if (!value && newer_than_format(options_name(i))) value = options_default(i);
+        if (!value && options_added(i)) value = options_default(i);
         if (!value) {
             ok = errorf(err, err_len, "--load=%s: metadata lacks \"%s\"", path, key);
             break;

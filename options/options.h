@@ -100,6 +100,10 @@ int options_count(void);
 const char *options_name(int i);
 OptGroup options_group(int i);
 const char *options_default(int i); /* as text, as a flag would give it */
+/* The day option i came, after checkpoint format /2 (2026-11-30): a checkpoint may lack it, and
+ * is then read with its default (the behaviour before the option existed). NULL: every
+ * checkpoint holds it. */
+const char *options_added(int i);
 int options_index(const char *name); /* -1 when unknown */
 /* The value of option i as text (in a static buffer; read it before the next call). */
 const char *options_format(const Options *o, int i);

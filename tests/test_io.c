@@ -510,14 +510,14 @@ static void test_help_flag(void)
           err);
 }
 
-/* --help lists every option once, in one of its sections: an option added to the table and
- * forgotten in the sections would be missing from --help (and trip an assert there). */
+/* --help lists every option once, in the section its row names: a row that names none would be
+ * missing from --help. */
 static void test_help_sections_cover_every_option(void)
 {
     int missing = 0;
     for (int i = 0; i < options_count(); i++)
         if (options_help_section(i) < 0) {
-            CHECK(false, "--%s is in no --help section (options/options.c: g_help_sections)", options_name(i));
+            CHECK(false, "--%s is in no --help section (options/options.c: its row's .section)", options_name(i));
             missing++;
         }
     CHECK(options_count() > 40 && missing == 0, "%d options, %d without a section", options_count(), missing);
