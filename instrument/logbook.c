@@ -34,10 +34,9 @@ static void header_text(const Logbook *lb, char *buf, size_t len)
         n += (size_t)snprintf(buf + n, len - n,
                               ",l%d_score_mean,l%d_score_std,l%d_entropy,l%d_entropy_norm,l%d_max_weight,l%d_gnorm_wq,l%d_gnorm_wk",
                               l, l, l, l, l, l, l);
-    if (lb->learned_scale)
-        for (int l = 0; l < lb->layers && n < len; l++) n += (size_t)snprintf(buf + n, len - n, ",l%d_scale_x_sqrt_dk", l);
-    if (lb->cosine)
-        for (int l = 0; l < lb->layers && n < len; l++) n += (size_t)snprintf(buf + n, len - n, ",l%d_tau", l);
+    if (lb->multiplier) /* the learned multiplier's column, as its row names it */
+        for (int l = 0; l < lb->layers && n < len; l++)
+            n += (size_t)snprintf(buf + n, len - n, ",l%d_%s", l, lb->multiplier->column);
     for (int l = 0; l < lb->layers && n < len; l++)
         n += (size_t)snprintf(buf + n, len - n,
                               ",l%d_qgrad_median,l%d_qgrad_p10,l%d_jac_median,l%d_jac_p10,l%d_fp_overflows,l%d_fp_underflows,"
@@ -100,7 +99,7 @@ static FILE *continue_log(Logbook *lb, const char *path, const char *header, int
 bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step)
 {
     *lb = (Logbook){.quiet = quiet, .csv_path = path, .layers = c->layers,
-                    .learned_scale = gpt_has_head_scales(c) && c->attn != ATTN_COSINE, .cosine = c->attn == ATTN_COSINE,
+                    .multiplier = attn_head_multiplier(c),
                     .t_start = omp_get_wtime(), .last_loss = NAN};
     if (!path[0]) return true;
     static char header[1 << 16];
@@ -128,14 +127,12 @@ void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, con
         lm->att = attention_stats(scratch, &trace[l], valid);
         lm->gnorm_wq = has_grads ? l2_norm(ly->wq->grad, ly->wq->size) : NAN;
         lm->gnorm_wk = has_grads ? l2_norm(ly->wk->grad, ly->wk->size) : NAN;
-        lm->scale_ratio = lm->tau = NAN;
+        lm->multiplier = NAN;
         lm->rounding = rounding[l];
         if (!ly->scale) continue;
         double sum = 0;
         for (int h = 0; h < m->cfg.heads; h++) sum += gpt_head_scale(ly, &m->cfg, h);
-        double mean = sum / m->cfg.heads;
-        if (lb->cosine) lm->tau = mean;
-        else lm->scale_ratio = mean / attention_scale(SCALE_SQRT, 0, m->cfg.dk);
+        lm->multiplier = lb->multiplier->logged(sum / m->cfg.heads, &m->cfg);
     }
 }
 
@@ -150,10 +147,8 @@ bool logbook_row(Logbook *lb, const LogRow *row)
             fprintf(lb->csv, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", lm->att.score_mean, lm->att.score_std, lm->att.entropy,
                     lm->att.entropy_norm, lm->att.max_weight, lm->gnorm_wq, lm->gnorm_wk);
         }
-        if (lb->learned_scale)
-            for (int l = 0; l < lb->layers; l++) fprintf(lb->csv, ",%.6g", lb->layer[l].scale_ratio);
-        if (lb->cosine)
-            for (int l = 0; l < lb->layers; l++) fprintf(lb->csv, ",%.6g", lb->layer[l].tau);
+        if (lb->multiplier)
+            for (int l = 0; l < lb->layers; l++) fprintf(lb->csv, ",%.6g", lb->layer[l].multiplier);
         for (int l = 0; l < lb->layers; l++) {
             const LayerMetrics *lm = &lb->layer[l];
             fprintf(lb->csv, ",%.6g,%.6g,%.6g,%.6g,%ld,%ld,%ld", lm->att.qgrad_median, lm->att.qgrad_p10, lm->att.jac_median,

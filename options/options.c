@@ -1,6 +1,7 @@
 /* options.c - the option table and its parsers. Every user error is one line naming the
  * flag (or the file and line) and what is wrong with it. */
 #include "options.h"
+#include "../model/attention.h"
 #include "../base/threads.h"
 
 #include "../instrument/attention_svg.h"
@@ -85,7 +86,7 @@ typedef struct OptSpec {
 #define OFF(field) offsetof(Options, field)
 
 /* An enumerated option is stored as an int in a field of the module's enum type: the same size. */
-_Static_assert(sizeof(TaskKind) == sizeof(int) && sizeof(AttnKind) == sizeof(int) && sizeof(ScaleMode) == sizeof(int) &&
+_Static_assert(sizeof(TaskKind) == sizeof(int) && sizeof(ScaleMode) == sizeof(int) &&
                    sizeof(ScaleParam) == sizeof(int) && sizeof(QkInit) == sizeof(int) && sizeof(NumFormat) == sizeof(int) &&
                    sizeof(SoftmaxKind) == sizeof(int) && sizeof(OptimKind) == sizeof(int) &&
                    sizeof(AttentionSvgAt) == sizeof(int) && sizeof(NanMode) == sizeof(int),
@@ -105,17 +106,84 @@ static const EnumValues g_attention_at = {attention_svg_at_name, false, 0, 0, NU
 
 /* ------------------------------------------------------------------ when an option does something */
 
-static bool dot_like(const Options *o) { return o->model.attn == ATTN_DOT || o->model.attn == ATTN_QKNORM; }
-static bool scaled(const Options *o, const char *option) { (void)option; return dot_like(o); }
+/* Appends to buf[0 .. len) at *used, as snprintf would (nothing once it is full). */
+static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* "a", "a or b", "a, b or c" */
+static void join_or(char *buf, size_t len, const char *const *names, int n)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) appendf(buf, len, &used, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+}
+
+/* The attention variants whose row passes `has` (for `option`), as "a, b or c". */
+static void variants_where(bool (*has)(const AttnSpec *a, const char *option), const char *option, char *buf, size_t len)
+{
+    const char *names[64];
+    int n = 0;
+    for (int k = 0; attn_spec(k) && n < 64; k++)
+        if (has(attn_spec(k), option)) names[n++] = attn_spec(k)->name;
+    join_or(buf, len, names, n);
+}
+
+static bool is_scaled(const AttnSpec *a, const char *option) { (void)option; return a->scaled; }
+static bool has_own_multiplier(const AttnSpec *a, const char *option) { (void)option; return a->multiplier != NULL; }
+static bool reads(const AttnSpec *a, const char *option)
+{
+    for (int k = 0; k < ATTN_MAX_READS && a->reads[k]; k++)
+        if (!strcmp(a->reads[k], option)) return true;
+    return false;
+}
+
+/* --scale: the variants it applies to, and why the others are not scaled */
+static bool scaled(const Options *o, const char *option) { return is_scaled(attn_spec(o->model.attn), option); }
+static void say_scaled(const char *option, char *buf, size_t len)
+{
+    char which[512];
+    variants_where(is_scaled, option, which, sizeof which);
+    size_t used = 0;
+    buf[0] = 0;
+    appendf(buf, len, &used, "--attn=%s", which);
+    for (int k = 0, n = 0; attn_spec(k); k++)
+        if (!attn_spec(k)->scaled) appendf(buf, len, &used, "%s%s", n++ ? "; " : " (", attn_spec(k)->unscaled_why);
+    if (strchr(buf, '(')) appendf(buf, len, &used, ")");
+}
+
+/* --scale-init: a learned s, which only the scaled variants have */
 static bool learned_scale(const Options *o, const char *option)
 {
     return scaled(o, option) && o->model.scale_mode == SCALE_LEARNED;
 }
+static void say_learned_scale(const char *option, char *buf, size_t len)
+{
+    char which[512];
+    variants_where(is_scaled, option, which, sizeof which);
+    snprintf(buf, len, "--scale=learned (with --attn=%s)", which);
+}
+
+/* --scale-param: a learned multiplier, the learned s or a variant's own */
 static bool head_multiplier(const Options *o, const char *option)
 {
-    return learned_scale(o, option) || o->model.attn == ATTN_COSINE;
+    (void)option;
+    return attn_head_multiplier(&o->model) != NULL;
 }
-static bool cosine(const Options *o, const char *option) { (void)option; return o->model.attn == ATTN_COSINE; }
+static void say_head_multiplier(const char *option, char *buf, size_t len)
+{
+    char which[512];
+    variants_where(has_own_multiplier, option, which, sizeof which);
+    snprintf(buf, len, "--scale=learned or --attn=%s", which);
+}
+
+/* an option that some variants read (their row's `reads`) */
+static bool variant_reads(const Options *o, const char *option) { return reads(attn_spec(o->model.attn), option); }
+static void say_variant_reads(const char *option, char *buf, size_t len)
+{
+    char which[512];
+    variants_where(reads, option, which, sizeof which);
+    snprintf(buf, len, "--attn=%s", which);
+}
+
 static bool sgd(const Options *o, const char *option) { (void)option; return o->optim.kind == OPTIM_SGD; }
 static bool adam(const Options *o, const char *option) { (void)option; return o->optim.kind == OPTIM_ADAMW; }
 static bool decoding(const Options *o, const char *option) { (void)option; return o->run.decode; }
@@ -129,12 +197,10 @@ static bool held_out_attention(const Options *o, const char *option)
 /* The options of the model, the optimizer or an output that matter only in some configurations.
  * (The data options that shape one task, --symbols or --recall-pairs, are not among them: one
  * set of them serves a grid of several tasks, and each task reads its own.) */
-static const OptNeeds NEEDS_SCALED = {scaled, "--attn=dot or qknorm (cosine scores are tau cos(q, k), with a learned tau: "
-                                              "see --tau-init; additive scores v.tanh(q_i + k_j) are not scaled, which is "
-                                              "the claim under test)", NULL};
-static const OptNeeds NEEDS_LEARNED_SCALE = {learned_scale, "--scale=learned (with --attn=dot or qknorm)", NULL};
-static const OptNeeds NEEDS_HEAD_MULTIPLIER = {head_multiplier, "--scale=learned or --attn=cosine", NULL};
-static const OptNeeds NEEDS_COSINE = {cosine, "--attn=cosine", NULL};
+static const OptNeeds NEEDS_SCALED = {scaled, NULL, say_scaled};
+static const OptNeeds NEEDS_LEARNED_SCALE = {learned_scale, NULL, say_learned_scale};
+static const OptNeeds NEEDS_HEAD_MULTIPLIER = {head_multiplier, NULL, say_head_multiplier};
+static const OptNeeds NEEDS_VARIANT_READS = {variant_reads, NULL, say_variant_reads};
 static const OptNeeds NEEDS_SGD = {sgd, "--optim=sgd (AdamW's momentum is --beta1)", NULL};
 static const OptNeeds NEEDS_ADAMW = {adam, "--optim=adamw", NULL};
 static const OptNeeds NEEDS_DECODE = {decoding, "--decode", NULL};
@@ -211,7 +277,7 @@ static const OptSpec g_specs[] = {
      .help = "how a learned multiplier (--scale=learned, cosine's tau) is stored"},
     {.name = "tau-init", .kind = KIND_REAL, .group = GROUP_MODEL, .section = SECTION_ATTENTION,
      .offset = OFF(model.tau_init), .def = "10", .min = 1e-4, .max = 1e4, .added = "2026-12-01",
-     .needs = &NEEDS_COSINE,
+     .needs = &NEEDS_VARIANT_READS,
      .help = "--attn=cosine: the temperature tau's start"},
     {.name = "qk-init", .kind = KIND_ENUM, .group = GROUP_MODEL, .section = SECTION_ATTENTION,
      .offset = OFF(model.qk_init), .def = "xavier", .values = &g_qk_inits, .added = "2026-12-01",
@@ -778,8 +844,6 @@ void options_print_help(const char *program)
 
 /* ------------------------------------------------------------------ the command of a run */
 
-/* Appends to buf[0 .. len) at *used, as snprintf would (nothing once it is full). */
-static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...)
 {
     if (*used >= len) return;

@@ -4,6 +4,7 @@
 #include "run.h"
 
 #include "../instrument/attention_svg.h"
+#include "../model/attention.h"
 #include "../base/exit.h"
 #include "interrupt.h"
 #include "paths.h"
@@ -45,16 +46,18 @@ static void check_paths(Options *o, int argc, char **argv)
     paths_remove_stale_temporaries("attention-svg", o->run.attention_svg);
 }
 
-/* Additive attention's pair tensors in one layer: q_i + k_j and its tanh for each of B H T^2
- * pairs, dk values each, and their gradients (the other tensors of run_bytes come on top). */
-static double additive_bytes(const GptConfig *c, int B, int T)
+/* The memory one layer of the attention variant needs beyond the common (its row's
+ * extra_bytes; 0 for most), with why into `why`. */
+static double variant_bytes(const GptConfig *c, int B, int T, char *why, size_t len)
 {
-    return c->attn == ATTN_ADDITIVE ? 4.0 * B * c->heads * (double)T * T * c->dk * sizeof(real) : 0;
+    const AttnSpec *a = attn_spec(c->attn);
+    why[0] = 0;
+    return a->extra_bytes ? a->extra_bytes(c, B, T, why, len) : 0;
 }
 
 /* Bytes a run needs, roughly: parameters with gradients and optimizer state, plus one step's
  * activations and their gradients (what the arena holds at its peak), plus evaluation. */
-static double run_bytes(const GptConfig *c, int B, int T)
+static double run_bytes(const GptConfig *c, int B, int T, double variant)
 {
     double C = c->dmodel, HD = (double)c->heads * c->dk, L = c->layers, V = c->vocab, H = c->heads;
     double per_layer = 4 * C + 3 * (C * HD + HD) + HD * C + C + 8 * C * C + 5 * C + 4 * c->dk + 2 * HD + H;
@@ -64,20 +67,20 @@ static double run_bytes(const GptConfig *c, int B, int T)
     double per_token = 16 * C + 8 * HD + 5 * H * T + 12 * C;
     if (c->precision != FORMAT_FP32) per_token += 6 * HD + 4 * H * T;
     double acts = (double)B * T * (L * per_token + 3 * V);
-    /* activations and their gradients (2 acts), then additive's pairs (their gradients included) */
-    return sizeof(real) * (5 * params + 2 * acts) + L * additive_bytes(c, B, T);
+    /* activations and their gradients (2 acts), then the variant's own (their gradients included) */
+    return sizeof(real) * (5 * params + 2 * acts) + L * variant;
 }
 
 static void check_memory(const GptConfig *c, int B, int T)
 {
-    double need = run_bytes(c, B, T);
+    char why[512];
+    double variant = variant_bytes(c, B, T, why, sizeof why), need = run_bytes(c, B, T, variant);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     double have = pages > 0 && page > 0 ? (double)pages * page : 64.0 * (1ull << 30);
-    if (need > 0.9 * have && c->attn == ATTN_ADDITIVE)
-        die(EXIT_USER, "--attn=additive needs about %.1f GiB: each layer keeps a dk-vector for every pair of positions, "
-                       "%.1f GiB for B x H x T^2 x dk = %d x %d x %d^2 x %d with its tanh and gradients, and the machine "
-                       "has %.1f GiB: reduce --batch, --dk, --heads or the sequence length", need / (1ull << 30),
-            additive_bytes(c, B, T) / (1ull << 30), B, c->heads, T, c->dk, have / (1ull << 30));
+    const AttnSpec *a = attn_spec(c->attn);
+    if (need > 0.9 * have && a->extra_bytes)
+        die(EXIT_USER, "--attn=%s needs about %.1f GiB: %s, and the machine has %.1f GiB: %s", a->name,
+            need / (1ull << 30), why, have / (1ull << 30), a->remedy);
     if (need > 0.9 * have)
         die(EXIT_USER, "this run needs about %.1f GiB (parameters, gradients, optimizer state, activations) but the machine "
                        "has %.1f GiB: reduce --batch, --dmodel, --layers, --heads or --dk", need / (1ull << 30),

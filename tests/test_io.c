@@ -1,6 +1,7 @@
 /* test_io.c - safetensors files, checkpoints, and the option parsers. */
 #include "test.h"
 
+#include "../model/attention.h"
 #include "../checkpoint/checkpoint.h"
 #include "../options/options.h"
 #include "../io/safetensors.h"
@@ -420,7 +421,7 @@ static bool apply_config_lacking(const char *missing, Options *o, char *err, siz
     Options made;
     options_defaults(o);
     options_defaults(&made);
-    made.model.attn = ATTN_COSINE; /* so that a default read in its place shows */
+    made.model.attn = attn_find("cosine"); /* so that a default read in its place shows */
     made.optim.lr = 0.125;
     StWriter w;
     st_writer_init(&w);
@@ -444,10 +445,10 @@ static void test_checkpoint_config_from_older_files(void)
     Options o;
     options_defaults(&o);
     char err[512] = "";
-    CHECK(apply_config_lacking("attn", &o, err, sizeof err) && o.model.attn == ATTN_DOT && o.optim.lr == 0.125,
+    CHECK(apply_config_lacking("attn", &o, err, sizeof err) && o.model.attn == attn_find("dot") && o.optim.lr == 0.125,
           "a file lacking config.attn (older than it): %s; attn %d (want dot), lr %g (want the file's 0.125)",
           err[0] ? err : "loaded", o.model.attn, o.optim.lr);
-    CHECK(apply_config_lacking("momentum", &o, err, sizeof err) && o.optim.momentum == 0 && o.model.attn == ATTN_COSINE,
+    CHECK(apply_config_lacking("momentum", &o, err, sizeof err) && o.optim.momentum == 0 && o.model.attn == attn_find("cosine"),
           "a file lacking config.momentum: %s", err);
     err[0] = 0;
     CHECK(!apply_config_lacking("lr", &o, err, sizeof err) && strstr(err, "lacks \"config.lr\""),

@@ -2,6 +2,7 @@
 #include "gradcheck.h"
 #include "test.h"
 
+#include "../model/attention.h"
 #include "../model/gpt.h"
 #include "../instrument/attention_stats.h"
 #include "../optim/optim.h"
@@ -530,7 +531,7 @@ static void test_learned_multipliers_start_where_asked(void)
               "case %d: %s starts at %g, want %g (s = %g)", k, name, (double)m.layer[1].scale->data[1], stored, cases[k].want);
         gpt_free(&m);
     }
-    cfg.attn = ATTN_COSINE;
+    cfg.attn = attn_find("cosine");
     cfg.tau_init = 7;
     cfg.scale_param = SCALE_PARAM_LINEAR;
     Gpt m;
@@ -584,6 +585,26 @@ static void test_fp16_overflows_with_the_naive_softmax_only(void)
     CHECK(c.overflow == 0 && c.underflow == 0 && finite, "fp32: nothing is rounded");
 }
 
+/* Every row of the attention variants' table is whole: a rule, a formula and help; --scale or
+ * a multiplier of its own, not both (one slot per layer), and a reason when not scaled (for
+ * --scale's message); a multiplier with its name, parameter, start and column; names that
+ * --attn finds back. */
+static void test_attention_variant_rows_are_whole(void)
+{
+    int n = 0;
+    for (const AttnSpec *a; (a = attn_spec(n)) != NULL; n++) {
+        const HeadMultiplier *m = a->multiplier;
+        CHECK(a->name && a->help && a->formula && a->scores, "--attn=%s: a row lacks its rule, formula or help", a->name);
+        CHECK(!(a->scaled && m), "--attn=%s: scaled and a multiplier of its own", a->name);
+        CHECK(a->scaled || a->unscaled_why, "--attn=%s: not scaled, and no reason given", a->name);
+        CHECK(!m || (m->name && m->param && m->start && m->column && m->logged), "--attn=%s: its multiplier lacks a field",
+              a->name);
+        CHECK(!a->extra_bytes || a->remedy, "--attn=%s: extra memory without a remedy", a->name);
+        CHECK(attn_find(a->name) == n, "--attn=%s finds row %d, not %d", a->name, attn_find(a->name), n);
+    }
+    CHECK(n >= 1 && attn_find("dot") >= 0 && attn_find("none") == -1, "%d variants", n);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -592,6 +613,7 @@ int main(int argc, char **argv)
         {"metrics: per-query Jacobian norms (saturated rows too) and gradient quantiles", test_per_query_jacobian_and_gradient_quantiles},
         {"metrics: score std of random q, k is 1 with 1/sqrt(dk)", test_score_std_of_random_unit_vectors_is_one_after_sqrt_scale},
         {"model: attention scale modes", test_attention_scale_modes},
+        {"model: every attention variant's row is whole", test_attention_variant_rows_are_whole},
         {"model: each layer's multiplier and weights, against a recomputation in double", test_attention_weights_match_a_recomputation_in_double},
         {"optim: warmup and cosine schedule", test_learning_rate_schedule},
         {"optim: AdamW matches the update written out; norm and clipping", test_adamw_step_by_hand},

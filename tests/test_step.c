@@ -2,6 +2,7 @@
  * clipping, the dropout key, its hooks, the same bits for any thread count, no allocation. */
 #include "test.h"
 
+#include "../model/attention.h"
 #include "../data/data.h"
 #include "../model/gpt.h"
 #include "../optim/optim.h"
@@ -261,14 +262,14 @@ static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
                      .dropout = 0.1, .init_gain = 1};
     check_thread_bits(cfg, "dot, learned scale");
     GptConfig c = cfg;
-    c.attn = ATTN_QKNORM;
+    c.attn = attn_find("qknorm");
     c.scale_param = SCALE_PARAM_LOG;
     check_thread_bits(c, "qknorm, learned log scale");
     c = cfg;
-    c.attn = ATTN_COSINE;
+    c.attn = attn_find("cosine");
     check_thread_bits(c, "cosine");
     c = cfg;
-    c.attn = ATTN_ADDITIVE;
+    c.attn = attn_find("additive");
     check_thread_bits(c, "additive");
     c = cfg;
     c.scale_mode = SCALE_SQRT;
