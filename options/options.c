@@ -78,6 +78,7 @@ typedef struct OptSpec {
      * it). NULL: every checkpoint holds it. */
     const char *added;
     const OptNeeds *needs;       /* when it does something; NULL: always */
+    const char *needs_aside;     /* said in brackets after what it needs */
     OptDecode decode;
     const char *decode_instead;  /* refused with --decode: what to run instead, if anything */
     const char *help;
@@ -88,7 +89,7 @@ typedef struct OptSpec {
 /* An enumerated option is stored as an int in a field of the module's enum type: the same size. */
 _Static_assert(sizeof(TaskKind) == sizeof(int) && sizeof(ScaleMode) == sizeof(int) &&
                    sizeof(ScaleParam) == sizeof(int) && sizeof(QkInit) == sizeof(int) && sizeof(NumFormat) == sizeof(int) &&
-                   sizeof(SoftmaxKind) == sizeof(int) && sizeof(OptimKind) == sizeof(int) &&
+                   sizeof(SoftmaxKind) == sizeof(int) &&
                    sizeof(AttentionSvgAt) == sizeof(int) && sizeof(NanMode) == sizeof(int),
                "an enumerated option's field is not an int");
 
@@ -129,12 +130,15 @@ static void variants_where(bool (*has)(const AttnSpec *a, const char *option), c
 
 static bool is_scaled(const AttnSpec *a, const char *option) { (void)option; return a->scaled; }
 static bool has_own_multiplier(const AttnSpec *a, const char *option) { (void)option; return a->multiplier != NULL; }
-static bool reads(const AttnSpec *a, const char *option)
+/* Whether name is in list[0 .. n), which ends early at a NULL. */
+static bool listed(const char *const *list, int n, const char *name)
 {
-    for (int k = 0; k < ATTN_MAX_READS && a->reads[k]; k++)
-        if (!strcmp(a->reads[k], option)) return true;
+    for (int k = 0; k < n && list[k]; k++)
+        if (!strcmp(list[k], name)) return true;
     return false;
 }
+
+static bool reads(const AttnSpec *a, const char *option) { return listed(a->reads, ATTN_MAX_READS, option); }
 
 /* --scale: the variants it applies to, and why the others are not scaled */
 static bool scaled(const Options *o, const char *option) { return is_scaled(attn_spec(o->model.attn), option); }
@@ -184,8 +188,23 @@ static void say_variant_reads(const char *option, char *buf, size_t len)
     snprintf(buf, len, "--attn=%s", which);
 }
 
-static bool sgd(const Options *o, const char *option) { (void)option; return o->optim.kind == OPTIM_SGD; }
-static bool adam(const Options *o, const char *option) { (void)option; return o->optim.kind == OPTIM_ADAMW; }
+/* a hyper-parameter: an option some optimizers read (their row's `reads`) */
+static bool optimizer_reads(const Options *o, const char *option)
+{
+    return listed(optim_spec(o->optim.kind)->reads, OPTIM_MAX_READS, option);
+}
+static void say_optimizer_reads(const char *option, char *buf, size_t len)
+{
+    const char *names[64], *name;
+    int n = 0;
+    for (int kind = 0; (name = optim_name(kind, NULL)) != NULL && n < 64; kind++)
+        if (listed(optim_spec(kind)->reads, OPTIM_MAX_READS, option)) names[n++] = name;
+    char which[512];
+    join_or(which, sizeof which, names, n);
+    snprintf(buf, len, "--optim=%s", which);
+}
+
+/* options of the run's outputs */
 static bool decoding(const Options *o, const char *option) { (void)option; return o->run.decode; }
 static bool drawn(const Options *o, const char *option) { (void)option; return o->run.attention_svg[0] != 0; }
 static bool held_out_attention(const Options *o, const char *option)
@@ -201,8 +220,7 @@ static const OptNeeds NEEDS_SCALED = {scaled, NULL, say_scaled};
 static const OptNeeds NEEDS_LEARNED_SCALE = {learned_scale, NULL, say_learned_scale};
 static const OptNeeds NEEDS_HEAD_MULTIPLIER = {head_multiplier, NULL, say_head_multiplier};
 static const OptNeeds NEEDS_VARIANT_READS = {variant_reads, NULL, say_variant_reads};
-static const OptNeeds NEEDS_SGD = {sgd, "--optim=sgd (AdamW's momentum is --beta1)", NULL};
-static const OptNeeds NEEDS_ADAMW = {adam, "--optim=adamw", NULL};
+static const OptNeeds NEEDS_OPTIMIZER_READS = {optimizer_reads, NULL, say_optimizer_reads};
 static const OptNeeds NEEDS_DECODE = {decoding, "--decode", NULL};
 static const OptNeeds NEEDS_FIGURE = {drawn, "--attention-svg=FILE", NULL};
 static const OptNeeds NEEDS_HELD_OUT_ATTENTION = {held_out_attention, "--attention-svg=FILE or --dump-state=FILE", NULL};
@@ -325,16 +343,17 @@ static const OptSpec g_specs[] = {
      .def = "1", .min = 0, .max = 1e12,
      .help = "max global gradient norm (0: off)"},
     {.name = "beta1", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING,
-     .offset = OFF(optim.beta1), .def = "0.9", .min = 0, .max = 0.999999, .needs = &NEEDS_ADAMW,
+     .offset = OFF(optim.beta1), .def = "0.9", .min = 0, .max = 0.999999, .needs = &NEEDS_OPTIMIZER_READS,
      .help = "Adam first-moment decay"},
     {.name = "beta2", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING,
-     .offset = OFF(optim.beta2), .def = "0.98", .min = 0, .max = 0.999999, .needs = &NEEDS_ADAMW,
+     .offset = OFF(optim.beta2), .def = "0.98", .min = 0, .max = 0.999999, .needs = &NEEDS_OPTIMIZER_READS,
      .help = "Adam second-moment decay"},
     {.name = "eps", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING, .offset = OFF(optim.eps),
-     .def = "1e-8", .min = 1e-30, .max = 1, .needs = &NEEDS_ADAMW,
+     .def = "1e-8", .min = 1e-30, .max = 1, .needs = &NEEDS_OPTIMIZER_READS,
      .help = "Adam denominator guard"},
     {.name = "momentum", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING,
-     .offset = OFF(optim.momentum), .def = "0", .min = 0, .max = 0.999999, .added = "2026-12-01", .needs = &NEEDS_SGD,
+     .offset = OFF(optim.momentum), .def = "0", .min = 0, .max = 0.999999, .added = "2026-12-01",
+     .needs = &NEEDS_OPTIMIZER_READS, .needs_aside = "AdamW's momentum is --beta1",
      .help = "--optim=sgd: heavy-ball momentum mu (0: plain SGD)"},
     {.name = "seed", .kind = KIND_SEED, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.seed),
      .def = "1",
@@ -797,9 +816,12 @@ bool options_check_given(const Options *o, const OptGiven *set, char *err, size_
         const OptNeeds *needs = g_specs[i].needs;
         if (!needs || (o->run.decode && !matters_when_decoding(i))) continue; /* decoding: checked above */
         if (needs->met(o, g_specs[i].name)) continue;
-        char text[1024];
+        char text[1024], aside[256] = "";
         if (needs->say) needs->say(g_specs[i].name, text, sizeof text);
-        if (!refuse_given(o, set, i, needs->say ? text : needs->text, err, err_len)) return false;
+        else snprintf(text, sizeof text, "%s", needs->text);
+        if (g_specs[i].needs_aside) snprintf(aside, sizeof aside, " (%s)", g_specs[i].needs_aside);
+        strncat(text, aside, sizeof text - strlen(text) - 1);
+        if (!refuse_given(o, set, i, text, err, err_len)) return false;
     }
     return true;
 }

@@ -101,7 +101,7 @@ static void reference_init(void)
     gpt_create(&g_ref.model, &cfg);
     gpt_init(&g_ref.model, 5);
     gpt_create(&g_ref.loaded, &cfg);
-    OptimConfig oc = {.kind = OPTIM_ADAMW};
+    OptimConfig oc = {.kind = optim_find("adamw")};
     optim_init(&g_ref.opt, &oc, g_ref.model.params, g_ref.decay, g_ref.model.n_params);
     optim_init(&g_ref.loaded_opt, &oc, g_ref.loaded.params, g_ref.decay, g_ref.loaded.n_params);
     vocab_init(&g_ref.vocab);

@@ -141,7 +141,7 @@ static void before_update_capture(void *ctx, int step, const StepResult *res, Te
 
 static void train_rig(Rig *g, int steps, bool capture, real *values_out)
 {
-    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = steps, .beta1 = 0.9,
+    OptimConfig oc = {.kind = optim_find("adamw"), .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = steps, .beta1 = 0.9,
                       .beta2 = 0.98, .eps = 1e-8};
     bool decay[GPT_MAX_PARAMS];
     gpt_decay_flags(&g->m, decay);

@@ -33,7 +33,7 @@ static void rig_open(Rig *g, TaskKind task, int test_size, uint64_t seed)
                     .scale_mode = SCALE_SQRT, .init_gain = 1};
     gpt_create(&g->m, &gc);
     gpt_init(&g->m, seed);
-    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 3e-3, .min_lr = 3e-4, .warmup = 10, .steps = 400, .beta1 = 0.9,
+    OptimConfig oc = {.kind = optim_find("adamw"), .lr = 3e-3, .min_lr = 3e-4, .warmup = 10, .steps = 400, .beta1 = 0.9,
                       .beta2 = 0.98, .eps = 1e-8};
     gpt_decay_flags(&g->m, g->decay);
     optim_init(&g->opt, &oc, g->m.params, g->decay, g->m.n_params);

@@ -236,7 +236,7 @@ static void test_checkpoint_round_trip_and_corruption(void)
     gpt_init(&a, 1);
     gpt_init(&b, 2);
     bool decay[GPT_MAX_PARAMS] = {false};
-    OptimConfig oc = {.kind = OPTIM_ADAMW};
+    OptimConfig oc = {.kind = optim_find("adamw")};
     Optimizer oa, ob;
     optim_init(&oa, &oc, a.params, decay, a.n_params);
     optim_init(&ob, &oc, b.params, decay, b.n_params);
@@ -356,7 +356,7 @@ static void test_checkpoint_run_state_is_checked(void)
     gpt_create(&a, &cfg);
     gpt_init(&a, 1);
     bool decay[GPT_MAX_PARAMS] = {false};
-    OptimConfig oc = {.kind = OPTIM_ADAMW};
+    OptimConfig oc = {.kind = optim_find("adamw")};
     Optimizer opt;
     optim_init(&opt, &oc, a.params, decay, a.n_params);
     Options o;

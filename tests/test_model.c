@@ -6,6 +6,7 @@
 #include "../model/gpt.h"
 #include "../instrument/attention_stats.h"
 #include "../optim/optim.h"
+#include "../options/options.h"
 #include "../base/rng.h"
 
 #include <math.h>
@@ -261,7 +262,7 @@ static void test_adamw_step_by_hand(void)
     tensor_grad(&g_arena, b);
     Tensor *ps[2] = {w, b};
     bool decay[2] = {true, false};
-    OptimConfig c = {.kind = OPTIM_ADAMW, .lr = 0.1, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.5};
+    OptimConfig c = {.kind = optim_find("adamw"), .lr = 0.1, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.5};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 2);
     real g[2][2] = {{0.3f, -0.4f}, {1.5f, 0}};
@@ -311,7 +312,7 @@ static void test_adamw_eps_outside_the_square_root(void)
     }
     Tensor *ps[1] = {w};
     bool decay[1] = {false};
-    OptimConfig c = {.kind = OPTIM_ADAMW, .lr = 0.01, .beta1 = 0.9, .beta2 = 0.999, .eps = 0.1};
+    OptimConfig c = {.kind = optim_find("adamw"), .lr = 0.01, .beta1 = 0.9, .beta2 = 0.999, .eps = 0.1};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 1);
     int bad;
@@ -337,7 +338,7 @@ static void test_sgd_step(void)
     }
     Tensor *ps[1] = {w};
     bool decay[1] = {false};
-    OptimConfig c = {.kind = OPTIM_SGD, .lr = 0.5};
+    OptimConfig c = {.kind = optim_find("sgd"), .lr = 0.5};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 1);
     int bad = -1;
@@ -374,7 +375,7 @@ static void test_optimizer_chunks_update_and_refuse_in_parallel(void)
             ps[i]->grad[j] = single[i]->grad[j] = (real)cos(0.03 * (double)j - i);
         }
     }
-    OptimConfig c = {.kind = OPTIM_ADAMW, .lr = 1e-2, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1};
+    OptimConfig c = {.kind = optim_find("adamw"), .lr = 1e-2, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1};
     Optimizer all, one[N_P];
     optim_init(&all, &c, ps, decay, N_P);
     int bad = -1;
@@ -440,7 +441,7 @@ static void test_sgd_momentum_step_by_hand(void)
     for (int j = 0; j < 3; j++) w->data[j] = (real)(j + 1);
     Tensor *ps[1] = {w};
     bool decay[1] = {true};
-    OptimConfig c = {.kind = OPTIM_SGD, .momentum = 0.9, .weight_decay = 0.1};
+    OptimConfig c = {.kind = optim_find("sgd"), .momentum = 0.9, .weight_decay = 0.1};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 1);
     CHECK(o.state[2] != NULL, "with momentum the optimizer keeps a momentum buffer");
@@ -463,8 +464,15 @@ static void test_sgd_momentum_step_by_hand(void)
     optim_free(&o);
     c.momentum = 0;
     optim_init(&o, &c, ps, decay, 1);
-    CHECK(o.state[2] == NULL && !optim_state_used(&o, 2) && optim_state_used(&o, 0),
+    CHECK(o.state[2] == NULL && !optim_state_kept(&o, 2) && optim_state_kept(&o, 0),
           "plain SGD keeps no momentum buffer (only Adam's two, untouched)");
+    optim_free(&o);
+    /* AdamW resumed from an SGD run with momentum keeps SGD's buffer, untouched */
+    c.kind = optim_find("adamw"), c.momentum = 0.9, c.beta1 = 0.9, c.beta2 = 0.99, c.eps = 1e-8;
+    optim_init(&o, &c, ps, decay, 1);
+    o.state[2][1] = 7;
+    CHECK(optim_step(&o, 0, lr, &bad) && o.state[2][1] == 7 && o.state[0][1] != 0,
+          "AdamW with --momentum from a checkpoint: momentum buffer %s", o.state[2] ? "changed" : "missing");
     optim_free(&o);
     arena_free(&g_arena);
 }
@@ -605,6 +613,26 @@ static void test_attention_variant_rows_are_whole(void)
     CHECK(n >= 1 && attn_find("dot") >= 0 && attn_find("none") == -1, "%d variants", n);
 }
 
+/* Each optimizer declares only its own state, and the names are unique across the table (a
+ * checkpoint stores every optimizer's kept state side by side); its hyper-parameters are options. */
+static void test_optimizer_rows(void)
+{
+    const OptimState *state, *other;
+    int kind, k, kind2, k2, n = 0;
+    for (int b = 0; (state = optim_buffer(b, &kind, &k)) != NULL; b++, n++)
+        for (int c = b + 1; (other = optim_buffer(c, &kind2, &k2)) != NULL; c++)
+            CHECK(strcmp(state->name, other->name) != 0, "state \"%s\" of --optim=%s and of --optim=%s", state->name,
+                  optim_name(kind, NULL), optim_name(kind2, NULL));
+    CHECK(n <= OPTIM_MAX_BUFFERS, "%d buffers, room for %d", n, OPTIM_MAX_BUFFERS);
+    const OptimSpec *sgd = optim_spec(optim_find("sgd")), *adamw = optim_spec(optim_find("adamw"));
+    CHECK(sgd && sgd->n_state == 1 && !strcmp(sgd->state[0].name, "momentum"), "SGD declares its momentum only");
+    CHECK(adamw && adamw->n_state == 2 && adamw->prepare, "AdamW declares m and v, and its constants of a step");
+    for (int i = 0; optim_spec(i); i++)
+        for (int r = 0; r < OPTIM_MAX_READS && optim_spec(i)->reads[r]; r++)
+            CHECK(options_index(optim_spec(i)->reads[r]) >= 0, "--optim=%s reads --%s, which is no option",
+                  optim_name(i, NULL), optim_spec(i)->reads[r]);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -622,6 +650,7 @@ int main(int argc, char **argv)
         {"optim: chunks of all parameters are updated in parallel, and a NaN in the last one refuses the step", test_optimizer_chunks_update_and_refuse_in_parallel},
         {"model: Xavier bounds, embedding std, LN and scale init", test_xavier_init_bounds_and_variance},
         {"optim: SGD with heavy-ball momentum, by hand", test_sgd_momentum_step_by_hand},
+        {"optim: each optimizer's own state, unique names, its options", test_optimizer_rows},
         {"model: --qk-init=unit gives q entries of variance 1 (Xavier: 2C/(C + H dk))", test_qk_init_unit_gives_unit_variance_queries},
         {"model: a learned scale (or log scale, or tau) starts where asked", test_learned_multipliers_start_where_asked},
         {"model: fp16 overflows at dk = 512, s = 1 with the naive softmax only; bf16 does not", test_fp16_overflows_with_the_naive_softmax_only},

@@ -36,7 +36,7 @@ static void rig_open(Rig *g, const GptConfig *base)
     gpt_create(&g->model, &cfg);
     gpt_init(&g->model, 3);
     gpt_decay_flags(&g->model, g->decay);
-    OptimConfig oc = {.kind = OPTIM_SGD, .lr = 0.1, .min_lr = 0.1, .steps = 10};
+    OptimConfig oc = {.kind = optim_find("sgd"), .lr = 0.1, .min_lr = 0.1, .steps = 10};
     optim_init(&g->opt, &oc, g->model.params, g->decay, g->model.n_params);
     arena_init(&g->acts, 1 << 16);
     tape_init(&g->tape, &g->acts);
