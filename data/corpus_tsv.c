@@ -249,5 +249,6 @@ done:
 const TaskSpec task_tsv = {
     .name = "tsv",
     .help = "a user's corpus, one source<TAB>target pair per line (set by --data)",
+    .reads = {"data"},
     .load = tsv_load,
 };

@@ -18,9 +18,6 @@
 
 enum { TOK_PAD = 0, TOK_BOS = 1, TOK_SEP = 2, TOK_EOS = 3, TOK_FIRST_WORD = 4 };
 
-/* The tasks, in the order of the table in tasks.c. */
-typedef enum TaskKind { TASK_COPY, TASK_REVERSE, TASK_TRANSLATE, TASK_SORT, TASK_RECALL, TASK_TSV } TaskKind;
-
 typedef struct Rng Rng;
 
 /* ---------------------------------------------------------------- vocabulary */
@@ -62,8 +59,8 @@ Example example_list_get(const ExampleList *l, int i);
 enum { DATA_PATH_LEN = 1024 }; /* room for a corpus's file name, its NUL included */
 
 typedef struct DataConfig {
-    TaskKind task;
-    char path[DATA_PATH_LEN]; /* TASK_TSV: the corpus */
+    int task;           /* the task: its row in data/tasks.c (task_find) */
+    char path[DATA_PATH_LEN]; /* a corpus task (tsv): the file */
     int symbols;        /* copy/reverse/sort: alphabet size */
     int min_len, max_len; /* copy/reverse/sort: source length range */
     int recall_pairs;   /* recall: key-value pairs per example (at most recall_keys) */
@@ -79,12 +76,19 @@ typedef struct DataConfig {
 
 typedef struct Dataset Dataset;
 
+enum { TASK_MAX_READS = 6 };
+
 /* A task: one file (task_<name>.c) defines its TaskSpec, tasks.c lists it in a table.
  * A synthetic task makes its examples from random numbers: validation examples first (a fixed
  * list), training examples on the fly. A corpus task reads them from a file instead. */
 typedef struct TaskSpec {
     const char *name;   /* as --task spells it */
     const char *help;   /* one line for --help */
+    /* the data options it reads ("symbols"), which --help names it beside; NULL-ended */
+    const char *reads[TASK_MAX_READS];
+    /* Checks the settings it reads together (beyond each option's range); NULL: nothing to check.
+     * false with a one-line message in err. */
+    bool (*validate)(const DataConfig *c, char *err, size_t err_len);
     /* synthetic tasks: */
     void (*add_words)(Vocab *v, const DataConfig *c);          /* its words, after the special tokens */
     /* the shortest and the longest source it makes, and the longest target */
@@ -96,12 +100,13 @@ typedef struct TaskSpec {
     bool (*load)(Dataset *d, char *err, size_t err_len);
 } TaskSpec;
 
-extern const TaskSpec task_copy, task_reverse, task_translate, task_sort, task_recall, task_tsv;
-
-/* The spec of a task kind; NULL past the last. */
-const TaskSpec *task_spec(int kind);
+/* The table (tasks.c). */
+const TaskSpec *task_spec(int kind);    /* NULL past the last */
+int task_find(const char *name);        /* the kind of --task=<name>, or -1 */
 /* Its name as --task spells it and a line of help; NULL past the last. */
 const char *task_name(int kind, const char **help);
+/* The task of a corpus given by --data: the first corpus task of the table (tsv). */
+int task_of_corpus(void);
 
 struct Dataset {
     DataConfig cfg;
@@ -109,7 +114,7 @@ struct Dataset {
     Vocab vocab;
     ExampleList val;
     ExampleList test;       /* synthetic tasks with test_size > 0: the test set */
-    ExampleList train;      /* TASK_TSV only: synthetic tasks generate training data */
+    ExampleList train;      /* a corpus only: synthetic tasks generate training data */
     uint64_t *val_hashes;   /* sorted hashes of the held-out sources (validation and test) */
     int n_held_out;         /* how many */
     int min_src, max_src;   /* shortest and longest source of any example (a corpus: of its pairs) */

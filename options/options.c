@@ -81,15 +81,15 @@ typedef struct OptSpec {
     const char *needs_aside;     /* said in brackets after what it needs */
     OptDecode decode;
     const char *decode_instead;  /* refused with --decode: what to run instead, if anything */
+    bool per_task;               /* a data option of some tasks: --help names them first (their rows' reads) */
     const char *help;
 } OptSpec;
 
 #define OFF(field) offsetof(Options, field)
 
 /* An enumerated option is stored as an int in a field of the module's enum type: the same size. */
-_Static_assert(sizeof(TaskKind) == sizeof(int) && sizeof(ScaleMode) == sizeof(int) &&
-                   sizeof(ScaleParam) == sizeof(int) && sizeof(QkInit) == sizeof(int) && sizeof(NumFormat) == sizeof(int) &&
-                   sizeof(SoftmaxKind) == sizeof(int) &&
+_Static_assert(sizeof(ScaleMode) == sizeof(int) && sizeof(ScaleParam) == sizeof(int) && sizeof(QkInit) == sizeof(int) &&
+                   sizeof(NumFormat) == sizeof(int) && sizeof(SoftmaxKind) == sizeof(int) &&
                    sizeof(AttentionSvgAt) == sizeof(int) && sizeof(NanMode) == sizeof(int),
                "an enumerated option's field is not an int");
 
@@ -236,14 +236,14 @@ static const OptSpec g_specs[] = {
      .def = "",
      .help = "parallel corpus, one source<TAB>target pair per line"},
     {.name = "symbols", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.symbols),
-     .def = "10", .min = 1, .max = 1000,
-     .help = "copy/reverse/sort: alphabet size"},
+     .def = "10", .min = 1, .max = 1000, .per_task = true,
+     .help = "alphabet size"},
     {.name = "min-len", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.min_len),
-     .def = "3", .min = 1, .max = 64,
-     .help = "copy/reverse/sort: shortest source"},
+     .def = "3", .min = 1, .max = 64, .per_task = true,
+     .help = "shortest source"},
     {.name = "max-len", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.max_len),
-     .def = "8", .min = 1, .max = 64,
-     .help = "copy/reverse/sort: longest source"},
+     .def = "8", .min = 1, .max = 64, .per_task = true,
+     .help = "longest source"},
     {.name = "val-size", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.val_size),
      .def = "512", .min = 1, .max = 1000000,
      .help = "synthetic tasks: held-out validation examples"},
@@ -251,17 +251,17 @@ static const OptSpec g_specs[] = {
      .offset = OFF(data.test_size), .def = "0", .min = 0, .max = 1000000, .added = "2026-12-01",
      .help = "synthetic tasks: held-out test examples, evaluated once at the end"},
     {.name = "recall-pairs", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
-     .offset = OFF(data.recall_pairs), .def = "4", .min = 1, .max = 31, .added = "2026-12-01",
-     .help = "recall: key-value pairs per example (at most --recall-keys)"},
+     .offset = OFF(data.recall_pairs), .def = "4", .min = 1, .max = 31, .added = "2026-12-01", .per_task = true,
+     .help = "key-value pairs per example (at most --recall-keys)"},
     {.name = "recall-keys", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
-     .offset = OFF(data.recall_keys), .def = "16", .min = 1, .max = 1000, .added = "2026-12-01",
-     .help = "recall: key alphabet size (k0, k1 ...)"},
+     .offset = OFF(data.recall_keys), .def = "16", .min = 1, .max = 1000, .added = "2026-12-01", .per_task = true,
+     .help = "key alphabet size (k0, k1 ...)"},
     {.name = "recall-values", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
-     .offset = OFF(data.recall_values), .def = "16", .min = 2, .max = 1000, .added = "2026-12-01",
-     .help = "recall: value alphabet size (v0, v1 ...)"},
+     .offset = OFF(data.recall_values), .def = "16", .min = 2, .max = 1000, .added = "2026-12-01", .per_task = true,
+     .help = "value alphabet size (v0, v1 ...)"},
     {.name = "recall-queries", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
-     .offset = OFF(data.recall_queries), .def = "1", .min = 1, .max = 31, .added = "2026-12-01",
-     .help = "recall: keys asked for, each answered by its value (at most --recall-pairs)"},
+     .offset = OFF(data.recall_queries), .def = "1", .min = 1, .max = 31, .added = "2026-12-01", .per_task = true,
+     .help = "keys asked for, each answered by its value (at most --recall-pairs)"},
     /* model */
     {.name = "layers", .kind = KIND_INT, .group = GROUP_MODEL, .section = SECTION_MODEL, .offset = OFF(model.layers),
      .def = "2", .min = 1, .max = 24,
@@ -714,25 +714,18 @@ bool options_parse_args(Options *o, int argc, char **argv, OptGiven *set, bool *
 
 bool options_validate(const Options *o, char *err, size_t err_len)
 {
-    bool tsv = o->data.path[0] != 0;
-    if (tsv && o->data.task != TASK_COPY && o->data.task != TASK_TSV)
+    const TaskSpec *task = task_spec(o->data.task);
+    bool corpus = o->data.path[0] != 0;
+    if (corpus && !task->load && o->data.task != task_find(g_specs[options_index("task")].def))
         return errorf(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data.path,
-                      task_name(o->data.task, NULL));
-    if (!tsv && o->data.task == TASK_TSV) return errorf(err, err_len, "--task=tsv needs --data=FILE");
-    if (tsv && o->data.test_size > 0)
+                      task->name);
+    if (!corpus && task->load) return errorf(err, err_len, "--task=%s needs --data=FILE", task->name);
+    if (corpus && o->data.test_size > 0)
         return errorf(err, err_len, "--test-size=%d with --data=%s: a corpus's held-out part is chosen from its sources' "
                                     "hashes; --test-size is for the synthetic tasks", o->data.test_size, o->data.path);
     if (o->data.min_len > o->data.max_len)
         return errorf(err, err_len, "--min-len=%d is larger than --max-len=%d", o->data.min_len, o->data.max_len);
-    if (o->data.task == TASK_RECALL && o->data.recall_pairs > o->data.recall_keys)
-        return errorf(err, err_len, "--recall-pairs=%d is more than --recall-keys=%d: the keys of an example are distinct",
-                      o->data.recall_pairs, o->data.recall_keys);
-    if (o->data.task == TASK_RECALL && o->data.recall_queries > o->data.recall_pairs)
-        return errorf(err, err_len, "--recall-queries=%d is more than --recall-pairs=%d: each query asks for another pair",
-                      o->data.recall_queries, o->data.recall_pairs);
-    if (o->data.task == TASK_RECALL && 2 * o->data.recall_pairs + o->data.recall_queries > 64)
-        return errorf(err, err_len, "--recall-pairs=%d with --recall-queries=%d: a source of %d tokens, more than 64",
-                      o->data.recall_pairs, o->data.recall_queries, 2 * o->data.recall_pairs + o->data.recall_queries);
+    if (task->validate && !task->validate(&o->data, err, err_len)) return false;
     int dk = o->model.dk;
     if (dk == 0) {
         if (o->model.dmodel % o->model.heads)
@@ -828,13 +821,24 @@ bool options_check_given(const Options *o, const OptGiven *set, char *err, size_
 
 int options_help_section(int i) { return g_specs[i].section != SECTION_NONE ? (int)g_specs[i].section : -1; }
 
+/* "copy/reverse/sort": the tasks whose row reads the option */
+static void tasks_reading(const char *option, char *buf, size_t len)
+{
+    size_t used = 0;
+    const TaskSpec *t;
+    for (int kind = 0, n = 0; (t = task_spec(kind)) != NULL; kind++)
+        if (listed(t->reads, TASK_MAX_READS, option)) appendf(buf, len, &used, "%s%s", n++ ? "/" : "", t->name);
+}
+
 static void print_option_help(const OptSpec *s)
 {
     /* the mark says what resuming from a checkpoint does with the option */
     const char *mark = s->group == GROUP_DATA || s->group == GROUP_MODEL ? " *" : s->group == GROUP_TRAIN ? " +" : "";
     char left[64];
     snprintf(left, sizeof left, "  --%s=%s%s", s->name, *s->def ? s->def : "\"\"", mark);
-    printf("%-30s %s\n", left, s->help);
+    char tasks[256] = "";
+    if (s->per_task) tasks_reading(s->name, tasks, sizeof tasks);
+    printf("%-30s %s%s%s\n", left, tasks, *tasks ? ": " : "", s->help);
     if (s->kind != KIND_ENUM) return;
     const char *name, *help;
     for (int v = 0; (name = s->values->names(v, &help)) != NULL; v++) printf("%34s%-10s %s\n", "", name, help);

@@ -141,7 +141,7 @@ void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile 
 void run_open_data(Options *o, Dataset *d)
 {
     char err[2048];
-    if (o->data.path[0]) o->data.task = TASK_TSV; /* a corpus is its own task */
+    if (o->data.path[0] && !task_spec(o->data.task)->load) o->data.task = task_of_corpus(); /* a corpus is its own task */
     o->data.context = o->model.context ? o->model.context : GPT_MAX_CONTEXT;
     if (!dataset_open(d, &o->data, err, sizeof err)) die(EXIT_USER, "%s", err);
     if (o->model.context == 0) o->model.context = dataset_max_input(d);

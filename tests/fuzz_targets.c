@@ -43,7 +43,7 @@ FuzzOutcome fuzz_config(const unsigned char *data, size_t n, char *why, size_t w
 
 FuzzOutcome fuzz_tsv(const unsigned char *data, size_t n, char *why, size_t why_len)
 {
-    DataConfig cfg = {.task = TASK_TSV, .path = "fuzz.tsv", .context = 12, .seed = 1};
+    DataConfig cfg = {.task = task_find("tsv"), .path = "fuzz.tsv", .context = 12, .seed = 1};
     Dataset d;
     char err[1024] = "";
     bool ok = dataset_open_tsv_text(&d, &cfg, (const char *)data, n, err, sizeof err);

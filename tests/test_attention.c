@@ -23,7 +23,7 @@ typedef struct Rig {
 static void rig_open(Rig *g, ScaleMode scale)
 {
     memset(g, 0, sizeof *g);
-    DataConfig dc = {.task = TASK_REVERSE, .symbols = 6, .min_len = 3, .max_len = 6, .val_size = 24, .context = 64,
+    DataConfig dc = {.task = task_find("reverse"), .symbols = 6, .min_len = 3, .max_len = 6, .val_size = 24, .context = 64,
                      .seed = 2};
     char err[256];
     CHECK(dataset_open(&g->d, &dc, err, sizeof err), "dataset: %s", err);

@@ -29,7 +29,7 @@ typedef struct Rig {
 static void rig_open(Rig *g, const GptConfig *base, const OptimConfig *oc, int B, double clip)
 {
     char err[256];
-    DataConfig dc = {.task = TASK_COPY, .symbols = 6, .min_len = 2, .max_len = 5, .val_size = 16, .context = 12, .seed = 1};
+    DataConfig dc = {.task = task_find("copy"), .symbols = 6, .min_len = 2, .max_len = 5, .val_size = 16, .context = 12, .seed = 1};
     CHECK(dataset_open(&g->data, &dc, err, sizeof err), "%s", err);
     GptConfig cfg = *base;
     cfg.vocab = g->data.vocab.size;
