@@ -131,7 +131,7 @@ static bool check_opened(StFile *sf, const char *path, char *err, size_t err_len
     if (!format || (!v1 && strcmp(format, FORMAT_CHECKPOINT) != 0))
         errorf(err, err_len, "--load=%s: not a checkpoint of this program (metadata \"format\" is %s)", path,
                format ? format : "missing");
-    else if (!st_verify_checksum(sf, !v1, inner, sizeof inner))
+    else if (!st_verify_checksum(sf, v1 ? ST_CHECKSUM_DATA : ST_CHECKSUM_WHOLE_FILE, inner, sizeof inner))
         errorf(err, err_len, "--load=%s: %s", path, inner);
     else
         return true;

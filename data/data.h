@@ -59,7 +59,7 @@ Example example_list_get(const ExampleList *l, int i);
 enum { DATA_PATH_LEN = 1024 }; /* room for a corpus's file name, its NUL included */
 
 typedef struct DataConfig {
-    int task;           /* the task: its row in data/tasks.c (task_find) */
+    int task;           /* the task: its row in data/tasks.c */
     char path[DATA_PATH_LEN]; /* a corpus task (tsv): the file */
     int symbols;        /* copy/reverse/sort: alphabet size */
     int min_len, max_len; /* copy/reverse/sort: source length range */
@@ -101,8 +101,7 @@ typedef struct TaskSpec {
 } TaskSpec;
 
 /* The table (tasks.c). */
-const TaskSpec *task_spec(int kind);    /* NULL past the last */
-int task_find(const char *name);        /* the kind of --task=<name>, or -1 */
+const TaskSpec *task_spec(int kind);    /* NULL past the last; name_find(task_name, "copy") finds a kind */
 /* Its name as --task spells it and a line of help; NULL past the last. */
 const char *task_name(int kind, const char **help);
 /* The task of a corpus given by --data: the first corpus task of the table (tsv). */

@@ -20,12 +20,6 @@ enum { N_TASKS = (int)(sizeof g_tasks / sizeof g_tasks[0]) };
 
 const TaskSpec *task_spec(int kind) { return kind >= 0 && kind < N_TASKS ? g_tasks[kind] : NULL; }
 
-int task_find(const char *name)
-{
-    for (int i = 0; i < N_TASKS; i++)
-        if (!strcmp(g_tasks[i]->name, name)) return i;
-    return -1;
-}
 
 const char *task_name(int kind, const char **help)
 {

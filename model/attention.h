@@ -64,8 +64,7 @@ typedef struct AttnSpec {
 } AttnSpec;
 
 /* The table (attn_table.c). */
-const AttnSpec *attn_spec(int kind);     /* NULL past the last */
-int attn_find(const char *name);         /* the kind of --attn=<name>, or -1 */
+const AttnSpec *attn_spec(int kind);     /* NULL past the last; name_find(attn_kind_name, "dot") finds a kind */
 /* The learned multiplier per head of a configuration: attn_learned_s for a scaled variant with
  * --scale=learned, the variant's own, or NULL. */
 const HeadMultiplier *attn_head_multiplier(const GptConfig *c);

@@ -19,12 +19,6 @@ enum { N_VARIANTS = (int)(sizeof g_variants / sizeof g_variants[0]) };
 
 const AttnSpec *attn_spec(int kind) { return kind >= 0 && kind < N_VARIANTS ? g_variants[kind] : NULL; }
 
-int attn_find(const char *name)
-{
-    for (int i = 0; i < N_VARIANTS; i++)
-        if (!strcmp(g_variants[i]->name, name)) return i;
-    return -1;
-}
 
 const char *attn_kind_name(int kind, const char **help)
 {

@@ -19,7 +19,7 @@
 #include "../tensor/tensor.h"
 
 typedef struct OptimConfig {
-    int kind;                   /* the optimizer: its row in optim_table.c (optim_find) */
+    int kind;                   /* the optimizer: its row in optim_table.c */
     double lr, min_lr;          /* peak and final learning rate */
     int warmup, steps;          /* linear warmup steps, total steps (the cosine's length) */
     double beta1, beta2, eps;   /* Adam's moment decay rates and denominator guard */
@@ -69,8 +69,7 @@ typedef struct OptimSpec {
 } OptimSpec;
 
 /* The table (optim_table.c). */
-const OptimSpec *optim_spec(int kind); /* NULL past the last */
-int optim_find(const char *name);      /* the kind of --optim=<name>, or -1 */
+const OptimSpec *optim_spec(int kind); /* NULL past the last; name_find(optim_name, "sgd") finds a kind */
 /* Its name as --optim spells it and a line of help; NULL past the last. */
 const char *optim_name(int kind, const char **help);
 /* The state buffers of every optimizer of the table, one after the other in the table's order:

@@ -15,12 +15,6 @@ enum { N_OPTIMIZERS = (int)(sizeof g_optimizers / sizeof g_optimizers[0]) };
 
 const OptimSpec *optim_spec(int kind) { return kind >= 0 && kind < N_OPTIMIZERS ? g_optimizers[kind] : NULL; }
 
-int optim_find(const char *name)
-{
-    for (int i = 0; i < N_OPTIMIZERS; i++)
-        if (!strcmp(g_optimizers[i]->name, name)) return i;
-    return -1;
-}
 
 const char *optim_name(int kind, const char **help)
 {

@@ -1,15 +1,11 @@
 /* options.c - the option table and its parsers. Every user error is one line naming the
  * flag (or the file and line) and what is wrong with it. */
 #include "options.h"
-#include "../model/attention.h"
+#include "option_needs.h"
 #include "../base/threads.h"
-
-#include "../instrument/attention_svg.h"
-#include "../instrument/forensics.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +41,6 @@ static const char *const g_section_titles[N_SECTIONS] = {
     [SECTION_DECODE] = "talking to a trained model (with --load)",
     [SECTION_DEBUG] = "debugging",
 };
-
-/* When an option does something: met(o, name) says whether it does in configuration o, and
- * what it needs is `text`, or what say(name) writes (generated from the modules' tables). Given
- * with another value than its default where it does nothing, the option is refused: a silent
- * no-op would mislead an ablation. */
-typedef struct OptNeeds {
-    bool (*met)(const Options *o, const char *option);
-    const char *text;
-    void (*say)(const char *option, char *buf, size_t len);
-} OptNeeds;
 
 /* What --decode does with an option of training or of the run (those of the model and the data
  * are checked against the checkpoint instead): by default it is refused as a flag, since
@@ -104,126 +90,6 @@ static const EnumValues g_qk_inits = {qk_init_name, false, 0, 0, NULL};
 static const EnumValues g_formats = {format_name, false, 0, 0, NULL};
 static const EnumValues g_softmaxes = {softmax_kind_name, false, 0, 0, NULL};
 static const EnumValues g_attention_at = {attention_svg_at_name, false, 0, 0, NULL};
-
-/* ------------------------------------------------------------------ when an option does something */
-
-/* Appends to buf[0 .. len) at *used, as snprintf would (nothing once it is full). */
-static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-/* "a", "a or b", "a, b or c" */
-static void join_or(char *buf, size_t len, const char *const *names, int n)
-{
-    size_t used = 0;
-    buf[0] = 0;
-    for (int i = 0; i < n; i++) appendf(buf, len, &used, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
-}
-
-/* The attention variants whose row passes `has` (for `option`), as "a, b or c". */
-static void variants_where(bool (*has)(const AttnSpec *a, const char *option), const char *option, char *buf, size_t len)
-{
-    const char *names[64];
-    int n = 0;
-    for (int k = 0; attn_spec(k) && n < 64; k++)
-        if (has(attn_spec(k), option)) names[n++] = attn_spec(k)->name;
-    join_or(buf, len, names, n);
-}
-
-static bool is_scaled(const AttnSpec *a, const char *option) { (void)option; return a->scaled; }
-static bool has_own_multiplier(const AttnSpec *a, const char *option) { (void)option; return a->multiplier != NULL; }
-/* Whether name is in list[0 .. n), which ends early at a NULL. */
-static bool listed(const char *const *list, int n, const char *name)
-{
-    for (int k = 0; k < n && list[k]; k++)
-        if (!strcmp(list[k], name)) return true;
-    return false;
-}
-
-static bool reads(const AttnSpec *a, const char *option) { return listed(a->reads, ATTN_MAX_READS, option); }
-
-/* --scale: the variants it applies to, and why the others are not scaled */
-static bool scaled(const Options *o, const char *option) { return is_scaled(attn_spec(o->model.attn), option); }
-static void say_scaled(const char *option, char *buf, size_t len)
-{
-    char which[512];
-    variants_where(is_scaled, option, which, sizeof which);
-    size_t used = 0;
-    buf[0] = 0;
-    appendf(buf, len, &used, "--attn=%s", which);
-    for (int k = 0, n = 0; attn_spec(k); k++)
-        if (!attn_spec(k)->scaled) appendf(buf, len, &used, "%s%s", n++ ? "; " : " (", attn_spec(k)->unscaled_why);
-    if (strchr(buf, '(')) appendf(buf, len, &used, ")");
-}
-
-/* --scale-init: a learned s, which only the scaled variants have */
-static bool learned_scale(const Options *o, const char *option)
-{
-    return scaled(o, option) && o->model.scale_mode == SCALE_LEARNED;
-}
-static void say_learned_scale(const char *option, char *buf, size_t len)
-{
-    char which[512];
-    variants_where(is_scaled, option, which, sizeof which);
-    snprintf(buf, len, "--scale=learned (with --attn=%s)", which);
-}
-
-/* --scale-param: a learned multiplier, the learned s or a variant's own */
-static bool head_multiplier(const Options *o, const char *option)
-{
-    (void)option;
-    return attn_head_multiplier(&o->model) != NULL;
-}
-static void say_head_multiplier(const char *option, char *buf, size_t len)
-{
-    char which[512];
-    variants_where(has_own_multiplier, option, which, sizeof which);
-    snprintf(buf, len, "--scale=learned or --attn=%s", which);
-}
-
-/* an option that some variants read (their row's `reads`) */
-static bool variant_reads(const Options *o, const char *option) { return reads(attn_spec(o->model.attn), option); }
-static void say_variant_reads(const char *option, char *buf, size_t len)
-{
-    char which[512];
-    variants_where(reads, option, which, sizeof which);
-    snprintf(buf, len, "--attn=%s", which);
-}
-
-/* a hyper-parameter: an option some optimizers read (their row's `reads`) */
-static bool optimizer_reads(const Options *o, const char *option)
-{
-    return listed(optim_spec(o->optim.kind)->reads, OPTIM_MAX_READS, option);
-}
-static void say_optimizer_reads(const char *option, char *buf, size_t len)
-{
-    const char *names[64], *name;
-    int n = 0;
-    for (int kind = 0; (name = optim_name(kind, NULL)) != NULL && n < 64; kind++)
-        if (listed(optim_spec(kind)->reads, OPTIM_MAX_READS, option)) names[n++] = name;
-    char which[512];
-    join_or(which, sizeof which, names, n);
-    snprintf(buf, len, "--optim=%s", which);
-}
-
-/* options of the run's outputs */
-static bool decoding(const Options *o, const char *option) { (void)option; return o->run.decode; }
-static bool drawn(const Options *o, const char *option) { (void)option; return o->run.attention_svg[0] != 0; }
-static bool held_out_attention(const Options *o, const char *option)
-{
-    (void)option;
-    return o->run.attention_svg[0] || o->run.dump_state[0];
-}
-
-/* The options of the model, the optimizer or an output that matter only in some configurations.
- * (The data options that shape one task, --symbols or --recall-pairs, are not among them: one
- * set of them serves a grid of several tasks, and each task reads its own.) */
-static const OptNeeds NEEDS_SCALED = {scaled, NULL, say_scaled};
-static const OptNeeds NEEDS_LEARNED_SCALE = {learned_scale, NULL, say_learned_scale};
-static const OptNeeds NEEDS_HEAD_MULTIPLIER = {head_multiplier, NULL, say_head_multiplier};
-static const OptNeeds NEEDS_VARIANT_READS = {variant_reads, NULL, say_variant_reads};
-static const OptNeeds NEEDS_OPTIMIZER_READS = {optimizer_reads, NULL, say_optimizer_reads};
-static const OptNeeds NEEDS_DECODE = {decoding, "--decode", NULL};
-static const OptNeeds NEEDS_FIGURE = {drawn, "--attention-svg=FILE", NULL};
-static const OptNeeds NEEDS_HELD_OUT_ATTENTION = {held_out_attention, "--attention-svg=FILE or --dump-state=FILE", NULL};
 
 /* ------------------------------------------------------------------ the table */
 
@@ -466,12 +332,8 @@ static bool parse_real(const char *v, double *out)
 static bool parse_enum(const OptSpec *s, const char *v, int *value, double *number)
 {
     const EnumValues *e = s->values;
-    const char *name;
-    for (int i = 0; (name = e->names(i, NULL)) != NULL; i++)
-        if (!strcmp(name, v)) {
-            *value = i;
-            return true;
-        }
+    *value = name_find(e->names, v);
+    if (*value >= 0) return true;
     if (e->takes_number && parse_real(v, number) && *number >= s->min && *number <= s->max) {
         *value = e->number_value;
         return true;
@@ -716,7 +578,7 @@ bool options_validate(const Options *o, char *err, size_t err_len)
 {
     const TaskSpec *task = task_spec(o->data.task);
     bool corpus = o->data.path[0] != 0;
-    if (corpus && !task->load && o->data.task != task_find(g_specs[options_index("task")].def))
+    if (corpus && !task->load && o->data.task != name_find(task_name, g_specs[options_index("task")].def))
         return errorf(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data.path,
                       task->name);
     if (!corpus && task->load) return errorf(err, err_len, "--task=%s needs --data=FILE", task->name);
@@ -821,15 +683,6 @@ bool options_check_given(const Options *o, const OptGiven *set, char *err, size_
 
 int options_help_section(int i) { return g_specs[i].section != SECTION_NONE ? (int)g_specs[i].section : -1; }
 
-/* "copy/reverse/sort": the tasks whose row reads the option */
-static void tasks_reading(const char *option, char *buf, size_t len)
-{
-    size_t used = 0;
-    const TaskSpec *t;
-    for (int kind = 0, n = 0; (t = task_spec(kind)) != NULL; kind++)
-        if (listed(t->reads, TASK_MAX_READS, option)) appendf(buf, len, &used, "%s%s", n++ ? "/" : "", t->name);
-}
-
 static void print_option_help(const OptSpec *s)
 {
     /* the mark says what resuming from a checkpoint does with the option */
@@ -837,7 +690,7 @@ static void print_option_help(const OptSpec *s)
     char left[64];
     snprintf(left, sizeof left, "  --%s=%s%s", s->name, *s->def ? s->def : "\"\"", mark);
     char tasks[256] = "";
-    if (s->per_task) tasks_reading(s->name, tasks, sizeof tasks);
+    if (s->per_task) needs_tasks_reading(s->name, tasks, sizeof tasks);
     printf("%-30s %s%s%s\n", left, tasks, *tasks ? ": " : "", s->help);
     if (s->kind != KIND_ENUM) return;
     const char *name, *help;
@@ -869,16 +722,6 @@ void options_print_help(const char *program)
 }
 
 /* ------------------------------------------------------------------ the command of a run */
-
-static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-    if (*used >= len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *used, len - *used, fmt, ap);
-    va_end(ap);
-    *used += n > 0 ? (size_t)n : 0;
-}
 
 /* value as one shell word: as it is when it holds only safe characters, else in single quotes
  * (a ' inside written '\''). */

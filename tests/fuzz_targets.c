@@ -43,7 +43,7 @@ FuzzOutcome fuzz_config(const unsigned char *data, size_t n, char *why, size_t w
 
 FuzzOutcome fuzz_tsv(const unsigned char *data, size_t n, char *why, size_t why_len)
 {
-    DataConfig cfg = {.task = task_find("tsv"), .path = "fuzz.tsv", .context = 12, .seed = 1};
+    DataConfig cfg = {.task = name_find(task_name, "tsv"), .path = "fuzz.tsv", .context = 12, .seed = 1};
     Dataset d;
     char err[1024] = "";
     bool ok = dataset_open_tsv_text(&d, &cfg, (const char *)data, n, err, sizeof err);
@@ -101,7 +101,7 @@ static void reference_init(void)
     gpt_create(&g_ref.model, &cfg);
     gpt_init(&g_ref.model, 5);
     gpt_create(&g_ref.loaded, &cfg);
-    OptimConfig oc = {.kind = optim_find("adamw")};
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw")};
     optim_init(&g_ref.opt, &oc, g_ref.model.params, g_ref.decay, g_ref.model.n_params);
     optim_init(&g_ref.loaded_opt, &oc, g_ref.loaded.params, g_ref.decay, g_ref.loaded.n_params);
     vocab_init(&g_ref.vocab);

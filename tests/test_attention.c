@@ -23,7 +23,7 @@ typedef struct Rig {
 static void rig_open(Rig *g, ScaleMode scale)
 {
     memset(g, 0, sizeof *g);
-    DataConfig dc = {.task = task_find("reverse"), .symbols = 6, .min_len = 3, .max_len = 6, .val_size = 24, .context = 64,
+    DataConfig dc = {.task = name_find(task_name, "reverse"), .symbols = 6, .min_len = 3, .max_len = 6, .val_size = 24, .context = 64,
                      .seed = 2};
     char err[256];
     CHECK(dataset_open(&g->d, &dc, err, sizeof err), "dataset: %s", err);
@@ -141,7 +141,7 @@ static void before_update_capture(void *ctx, int step, const StepResult *res, Te
 
 static void train_rig(Rig *g, int steps, bool capture, real *values_out)
 {
-    OptimConfig oc = {.kind = optim_find("adamw"), .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = steps, .beta1 = 0.9,
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw"), .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = steps, .beta1 = 0.9,
                       .beta2 = 0.98, .eps = 1e-8};
     bool decay[GPT_MAX_PARAMS];
     gpt_decay_flags(&g->m, decay);

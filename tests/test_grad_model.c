@@ -90,25 +90,25 @@ static void test_full_model_constant_scale_with_dropout(void) { check_model(SCAL
 static void test_full_model_learned_scale(void) { check_model(SCALE_LEARNED, 0.1, "learned scale"); }
 static void test_full_model_learned_log_scale(void)
 {
-    check_variant(attn_find("dot"), SCALE_LEARNED, SCALE_PARAM_LOG, SOFTMAX_STABLE, "learned scale stored as log s");
+    check_variant(name_find(attn_kind_name, "dot"), SCALE_LEARNED, SCALE_PARAM_LOG, SOFTMAX_STABLE, "learned scale stored as log s");
 }
 static void test_full_model_qknorm(void)
 {
-    check_variant(attn_find("qknorm"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, sqrt scale");
-    check_variant(attn_find("qknorm"), SCALE_LEARNED, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, learned scale");
+    check_variant(name_find(attn_kind_name, "qknorm"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, sqrt scale");
+    check_variant(name_find(attn_kind_name, "qknorm"), SCALE_LEARNED, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, learned scale");
 }
 static void test_full_model_cosine(void)
 {
-    check_variant(attn_find("cosine"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "cosine, tau");
-    check_variant(attn_find("cosine"), SCALE_SQRT, SCALE_PARAM_LOG, SOFTMAX_STABLE, "cosine, log tau");
+    check_variant(name_find(attn_kind_name, "cosine"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "cosine, tau");
+    check_variant(name_find(attn_kind_name, "cosine"), SCALE_SQRT, SCALE_PARAM_LOG, SOFTMAX_STABLE, "cosine, log tau");
 }
 static void test_full_model_additive(void)
 {
-    check_variant(attn_find("additive"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "additive");
+    check_variant(name_find(attn_kind_name, "additive"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "additive");
 }
 static void test_full_model_naive_softmax(void)
 {
-    check_variant(attn_find("dot"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_NAIVE, "naive softmax");
+    check_variant(name_find(attn_kind_name, "dot"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_NAIVE, "naive softmax");
 }
 
 int main(int argc, char **argv)

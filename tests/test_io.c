@@ -64,7 +64,7 @@ static void test_safetensors_round_trip(void)
     CHECK(!st_read_real(&sf, st_find(&sf, "ids"), back, err, sizeof err) && strstr(err, "is I32"), "dtype mismatch: %s", err);
     const char *note = st_meta(&sf, "note");
     CHECK(note && !strcmp(note, "quote \" backslash \\ newline \n tab \t done"), "metadata escapes");
-    CHECK(st_verify_checksum(&sf, true, err, sizeof err), "stored checksum: %s", err);
+    CHECK(st_verify_checksum(&sf, ST_CHECKSUM_WHOLE_FILE, err, sizeof err), "stored checksum: %s", err);
     st_close(&sf);
     /* the checksum is the CRC-32 of the whole file with its own 8 digits as zeros */
     char *field = strstr((char *)raw + 8, "\"checksum\":\"crc32:");
@@ -236,7 +236,7 @@ static void test_checkpoint_round_trip_and_corruption(void)
     gpt_init(&a, 1);
     gpt_init(&b, 2);
     bool decay[GPT_MAX_PARAMS] = {false};
-    OptimConfig oc = {.kind = optim_find("adamw")};
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw")};
     Optimizer oa, ob;
     optim_init(&oa, &oc, a.params, decay, a.n_params);
     optim_init(&ob, &oc, b.params, decay, b.n_params);
@@ -356,7 +356,7 @@ static void test_checkpoint_run_state_is_checked(void)
     gpt_create(&a, &cfg);
     gpt_init(&a, 1);
     bool decay[GPT_MAX_PARAMS] = {false};
-    OptimConfig oc = {.kind = optim_find("adamw")};
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw")};
     Optimizer opt;
     optim_init(&opt, &oc, a.params, decay, a.n_params);
     Options o;
@@ -421,7 +421,7 @@ static bool apply_config_lacking(const char *missing, Options *o, char *err, siz
     Options made;
     options_defaults(o);
     options_defaults(&made);
-    made.model.attn = attn_find("cosine"); /* so that a default read in its place shows */
+    made.model.attn = name_find(attn_kind_name, "cosine"); /* so that a default read in its place shows */
     made.optim.lr = 0.125;
     StWriter w;
     st_writer_init(&w);
@@ -445,10 +445,10 @@ static void test_checkpoint_config_from_older_files(void)
     Options o;
     options_defaults(&o);
     char err[512] = "";
-    CHECK(apply_config_lacking("attn", &o, err, sizeof err) && o.model.attn == attn_find("dot") && o.optim.lr == 0.125,
+    CHECK(apply_config_lacking("attn", &o, err, sizeof err) && o.model.attn == name_find(attn_kind_name, "dot") && o.optim.lr == 0.125,
           "a file lacking config.attn (older than it): %s; attn %d (want dot), lr %g (want the file's 0.125)",
           err[0] ? err : "loaded", o.model.attn, o.optim.lr);
-    CHECK(apply_config_lacking("momentum", &o, err, sizeof err) && o.optim.momentum == 0 && o.model.attn == attn_find("cosine"),
+    CHECK(apply_config_lacking("momentum", &o, err, sizeof err) && o.optim.momentum == 0 && o.model.attn == name_find(attn_kind_name, "cosine"),
           "a file lacking config.momentum: %s", err);
     err[0] = 0;
     CHECK(!apply_config_lacking("lr", &o, err, sizeof err) && strstr(err, "lacks \"config.lr\""),

@@ -262,7 +262,7 @@ static void test_adamw_step_by_hand(void)
     tensor_grad(&g_arena, b);
     Tensor *ps[2] = {w, b};
     bool decay[2] = {true, false};
-    OptimConfig c = {.kind = optim_find("adamw"), .lr = 0.1, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.5};
+    OptimConfig c = {.kind = name_find(optim_name, "adamw"), .lr = 0.1, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.5};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 2);
     real g[2][2] = {{0.3f, -0.4f}, {1.5f, 0}};
@@ -312,7 +312,7 @@ static void test_adamw_eps_outside_the_square_root(void)
     }
     Tensor *ps[1] = {w};
     bool decay[1] = {false};
-    OptimConfig c = {.kind = optim_find("adamw"), .lr = 0.01, .beta1 = 0.9, .beta2 = 0.999, .eps = 0.1};
+    OptimConfig c = {.kind = name_find(optim_name, "adamw"), .lr = 0.01, .beta1 = 0.9, .beta2 = 0.999, .eps = 0.1};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 1);
     int bad;
@@ -338,7 +338,7 @@ static void test_sgd_step(void)
     }
     Tensor *ps[1] = {w};
     bool decay[1] = {false};
-    OptimConfig c = {.kind = optim_find("sgd"), .lr = 0.5};
+    OptimConfig c = {.kind = name_find(optim_name, "sgd"), .lr = 0.5};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 1);
     int bad = -1;
@@ -375,7 +375,7 @@ static void test_optimizer_chunks_update_and_refuse_in_parallel(void)
             ps[i]->grad[j] = single[i]->grad[j] = (real)cos(0.03 * (double)j - i);
         }
     }
-    OptimConfig c = {.kind = optim_find("adamw"), .lr = 1e-2, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1};
+    OptimConfig c = {.kind = name_find(optim_name, "adamw"), .lr = 1e-2, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1};
     Optimizer all, one[N_P];
     optim_init(&all, &c, ps, decay, N_P);
     int bad = -1;
@@ -441,7 +441,7 @@ static void test_sgd_momentum_step_by_hand(void)
     for (int j = 0; j < 3; j++) w->data[j] = (real)(j + 1);
     Tensor *ps[1] = {w};
     bool decay[1] = {true};
-    OptimConfig c = {.kind = optim_find("sgd"), .momentum = 0.9, .weight_decay = 0.1};
+    OptimConfig c = {.kind = name_find(optim_name, "sgd"), .momentum = 0.9, .weight_decay = 0.1};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 1);
     CHECK(o.state[2] != NULL, "with momentum the optimizer keeps a momentum buffer");
@@ -468,7 +468,7 @@ static void test_sgd_momentum_step_by_hand(void)
           "plain SGD keeps no momentum buffer (only Adam's two, untouched)");
     optim_free(&o);
     /* AdamW resumed from an SGD run with momentum keeps SGD's buffer, untouched */
-    c.kind = optim_find("adamw"), c.momentum = 0.9, c.beta1 = 0.9, c.beta2 = 0.99, c.eps = 1e-8;
+    c.kind = name_find(optim_name, "adamw"), c.momentum = 0.9, c.beta1 = 0.9, c.beta2 = 0.99, c.eps = 1e-8;
     optim_init(&o, &c, ps, decay, 1);
     o.state[2][1] = 7;
     CHECK(optim_step(&o, 0, lr, &bad) && o.state[2][1] == 7 && o.state[0][1] != 0,
@@ -539,7 +539,7 @@ static void test_learned_multipliers_start_where_asked(void)
               "case %d: %s starts at %g, want %g (s = %g)", k, name, (double)m.layer[1].scale->data[1], stored, cases[k].want);
         gpt_free(&m);
     }
-    cfg.attn = attn_find("cosine");
+    cfg.attn = name_find(attn_kind_name, "cosine");
     cfg.tau_init = 7;
     cfg.scale_param = SCALE_PARAM_LINEAR;
     Gpt m;
@@ -608,9 +608,9 @@ static void test_attention_variant_rows_are_whole(void)
         CHECK(!m || (m->name && m->param && m->start && m->column && m->logged), "--attn=%s: its multiplier lacks a field",
               a->name);
         CHECK(!a->extra_bytes || a->remedy, "--attn=%s: extra memory without a remedy", a->name);
-        CHECK(attn_find(a->name) == n, "--attn=%s finds row %d, not %d", a->name, attn_find(a->name), n);
+        CHECK(name_find(attn_kind_name, a->name) == n, "--attn=%s finds row %d, not %d", a->name, name_find(attn_kind_name, a->name), n);
     }
-    CHECK(n >= 1 && attn_find("dot") >= 0 && attn_find("none") == -1, "%d variants", n);
+    CHECK(n >= 1 && name_find(attn_kind_name, "dot") >= 0 && name_find(attn_kind_name, "none") == -1, "%d variants", n);
 }
 
 /* Each optimizer declares only its own state, and the names are unique across the table (a
@@ -624,7 +624,7 @@ static void test_optimizer_rows(void)
             CHECK(strcmp(state->name, other->name) != 0, "state \"%s\" of --optim=%s and of --optim=%s", state->name,
                   optim_name(kind, NULL), optim_name(kind2, NULL));
     CHECK(n <= OPTIM_MAX_BUFFERS, "%d buffers, room for %d", n, OPTIM_MAX_BUFFERS);
-    const OptimSpec *sgd = optim_spec(optim_find("sgd")), *adamw = optim_spec(optim_find("adamw"));
+    const OptimSpec *sgd = optim_spec(name_find(optim_name, "sgd")), *adamw = optim_spec(name_find(optim_name, "adamw"));
     CHECK(sgd && sgd->n_state == 1 && !strcmp(sgd->state[0].name, "momentum"), "SGD declares its momentum only");
     CHECK(adamw && adamw->n_state == 2 && adamw->prepare, "AdamW declares m and v, and its constants of a step");
     for (int i = 0; optim_spec(i); i++)

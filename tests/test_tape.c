@@ -36,7 +36,7 @@ static void rig_open(Rig *g, const GptConfig *base)
     gpt_create(&g->model, &cfg);
     gpt_init(&g->model, 3);
     gpt_decay_flags(&g->model, g->decay);
-    OptimConfig oc = {.kind = optim_find("sgd"), .lr = 0.1, .min_lr = 0.1, .steps = 10};
+    OptimConfig oc = {.kind = name_find(optim_name, "sgd"), .lr = 0.1, .min_lr = 0.1, .steps = 10};
     optim_init(&g->opt, &oc, g->model.params, g->decay, g->model.n_params);
     arena_init(&g->acts, 1 << 16);
     tape_init(&g->tape, &g->acts);
@@ -328,9 +328,9 @@ static void test_table_and_graph_of_every_variant(void)
 {
     GptConfig variants[6];
     for (int i = 0; i < 6; i++) variants[i] = g_dot;
-    variants[1].attn = attn_find("qknorm");
-    variants[2].attn = attn_find("cosine"), variants[2].tau_init = 10, variants[2].scale_param = SCALE_PARAM_LOG;
-    variants[3].attn = attn_find("additive");
+    variants[1].attn = name_find(attn_kind_name, "qknorm");
+    variants[2].attn = name_find(attn_kind_name, "cosine"), variants[2].tau_init = 10, variants[2].scale_param = SCALE_PARAM_LOG;
+    variants[3].attn = name_find(attn_kind_name, "additive");
     variants[4].scale_mode = SCALE_LEARNED, variants[4].scale_init = SCALE_SQRT, variants[4].precision = FORMAT_FP16;
     variants[5].dropout = 0.1, variants[5].attn_dropout = 0.1, variants[5].precision = FORMAT_BF16;
     static const char *const names[6] = {"dot", "qknorm", "cosine (log tau)", "additive", "learned scale, fp16",
