@@ -94,7 +94,7 @@ void gpt_describe_scores(const GptConfig *c, char *buf, size_t len);
 /* Whether the layers have a learned multiplier per head (the learned s, or cosine's tau). */
 bool gpt_has_head_scales(const GptConfig *c);
 
-/* The parts of a layer whose tensors are named (see gpt_create). */
+/* The parts of a layer whose tensors are named (gpt.c: add_layer writes the labels). */
 enum {
     LABEL_LN1, LABEL_QUERIES, LABEL_KEYS, LABEL_VALUES, LABEL_SCORES, LABEL_WEIGHTS, LABEL_ATTN_OUT,
     LABEL_LN2, LABEL_MLP_HIDDEN, LABEL_MLP_OUT, LABEL_RESIDUAL, LABEL_COUNT
