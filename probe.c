@@ -22,6 +22,7 @@
 
 #include "base/rng.h"
 #include "base/threads.h" /* threads_from_env */
+#include "model/gpt.h" /* attention_scale */
 #include "tensor/format.h" /* FP16_MAX */
 
 #include <math.h>
@@ -212,10 +213,9 @@ static void part_softmax(const ProbeOptions *o, int n_keys, int first, double *c
 /* The three score multipliers of the training grid's main rows: 1, 1/sqrt(dk), 1/dk. */
 enum { N_SCALE = 3 };
 static const char *g_scale_names[N_SCALE] = {"1", "1/sqrt(dk)", "1/dk"};
-static double scale_of(int which, int dk)
-{
-    return which == 0 ? 1 : which == 1 ? 1 / sqrt((double)dk) : 1.0 / dk;
-}
+static const ScaleMode g_scale_modes[N_SCALE] = {SCALE_ONE, SCALE_SQRT, SCALE_DK};
+/* s as ./train computes it (model/attn_scale.c) */
+static double scale_of(int which, int dk) { return attention_scale(g_scale_modes[which], 0, dk); }
 
 static void part_gradients(const ProbeOptions *o, int n_keys, double *const *rows)
 {

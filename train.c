@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     static Options o;
     OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
     run_options(&o, set, argc, argv); /* --help exits here */
-    return o.decode ? decode_main(&o, set, argc, argv) : train(&o, set, argc, argv);
+    return o.run.decode ? decode_main(&o, set, argc, argv) : train(&o, set, argc, argv);
 }
 
 /* The training run: see the top of the file. */
@@ -73,9 +73,9 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
         int done = step + 1;
         /* --stop-at pauses a run: rows and evaluations fall where an uninterrupted run has them,
          * so that a run resumed from the pause continues it exactly */
-        bool evaluate_now = (o->eval_every > 0 && done % o->eval_every == 0) || done == o->steps;
+        bool evaluate_now = (o->run.eval_every > 0 && done % o->run.eval_every == 0) || done == o->optim.steps;
         /* the first step is logged: its metrics describe the model at initialisation */
-        ctx.log_now = done == 1 || done % o->log_every == 0 || evaluate_now;
+        ctx.log_now = done == 1 || done % o->run.log_every == 0 || evaluate_now;
 
         double t = omp_get_wtime();
         dataset_train_batch(&r->data, step, &r->batch);
@@ -95,7 +95,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
 
         EvalResult eval;
         if (evaluate_now) {
-            last_eval = eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_VAL, o->eval_examples, NULL);
+            last_eval = eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_VAL, o->run.eval_examples, NULL);
             evaluated_at_stop = done == r->stop;
         }
         if (ctx.log_now) {
@@ -103,21 +103,21 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
                 run_stop_failed_write(r, done); /* a full disk, a closed pipe: save, then exit 2 */
             train_seconds = 0;
         }
-        if (o->save[0] && o->save_every > 0 && done % o->save_every == 0 && done != r->stop) run_save(r, done);
+        if (o->run.save[0] && o->run.save_every > 0 && done % o->run.save_every == 0 && done != r->stop) run_save(r, done);
         inject_after_step(&r->inject, step);
     }
     if (interrupt_requested()) run_stop_interrupted(r, r->stop, interrupt_requested());
     if (!evaluated_at_stop) /* the last step was no evaluation step, or nothing ran (a finished checkpoint) */
-        last_eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_VAL, o->eval_examples, NULL);
+        last_eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_VAL, o->run.eval_examples, NULL);
     /* the test set, once, at the end: what a study reports (settings are chosen on validation) */
     EvalResult test = {.loss = NAN, .accuracy = NAN};
     if (r->data.test.n) test = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_TEST, r->data.test.n, NULL);
-    if (o->save[0]) run_save(r, r->stop);
-    if (o->attention_svg[0]) run_draw_attention(r, last_eval.accuracy); /* after the save: a failed drawing loses no training */
+    if (o->run.save[0]) run_save(r, r->stop);
+    if (o->run.attention_svg[0]) run_draw_attention(r, last_eval.accuracy); /* after the save: a failed drawing loses no training */
 
-    if (!o->quiet && o->examples > 0) {
+    if (!o->run.quiet && o->run.examples > 0) {
         printf("decoded validation examples:\n");
-        print_examples(&r->eval, &r->model, &r->tape, &r->data, o->examples, stdout);
+        print_examples(&r->eval, &r->model, &r->tape, &r->data, o->run.examples, stdout);
     }
     FormatCounts fp = rounding_total(r->state.rounding, r->model.cfg.layers);
     LogValue summary[N_SUMMARY_FIELDS] = { /* the fields of instrument/log_columns.c */
@@ -172,15 +172,15 @@ static void before_update(void *c, int step, const StepResult *res, Tensor *logi
     StepContext *ctx = c;
     Run *r = ctx->run;
     char err[1024];
-    if (step == r->start && r->o.dump_state[0]) run_dump_state(r, logits, loss);
-    if (step == r->start && (r->o.print_tape || r->o.tape_dot[0])) {
+    if (step == r->start && r->o.run.dump_state[0]) run_dump_state(r, logits, loss);
+    if (step == r->start && (r->o.run.print_tape || r->o.run.tape_dot[0])) {
         /* the tape as the step recorded it; the backward has replayed it already */
-        if (r->o.print_tape) {
+        if (r->o.run.print_tape) {
             (void)tape_print(stdout, &r->tape, &r->model, step, r->batch.B, r->batch.T); /* checked here: */
             if (!logbook_stdout_ok(&r->log)) die(EXIT_USER, "%s", r->log.failed);
         }
-        if (r->o.tape_dot[0] && !tape_dot_write(r->o.tape_dot, &r->tape, &r->model, err, sizeof err)) die(EXIT_USER, "%s", err);
-        if (r->o.tape_dot[0] && !r->o.quiet) printf("wrote the graph of step %d to %s\n", step + 1, r->o.tape_dot);
+        if (r->o.run.tape_dot[0] && !tape_dot_write(r->o.run.tape_dot, &r->tape, &r->model, err, sizeof err)) die(EXIT_USER, "%s", err);
+        if (r->o.run.tape_dot[0] && !r->o.run.quiet) printf("wrote the graph of step %d to %s\n", step + 1, r->o.run.tape_dot);
         ctx->described = true;
     }
     rounding_add(r->state.rounding, r->trainer.trace, r->model.cfg.layers);
@@ -212,10 +212,10 @@ static void print_banner(const Run *r)
 {
     const Options *o = &r->o;
     const GptConfig *c = &r->model.cfg;
-    if (o->quiet) return;
+    if (o->run.quiet) return;
     char train_n[32] = "generated per step";
     if (r->data.train.n) snprintf(train_n, sizeof train_n, "%d", r->data.train.n);
-    printf("task %s: training examples %s, %d held out; %d positions, vocabulary %d\n", task_name(o->task, NULL), train_n,
+    printf("task %s: training examples %s, %d held out; %d positions, vocabulary %d\n", task_name(o->data.task, NULL), train_n,
            r->data.val.n, r->batch.T, c->vocab);
     char scores[256];
     gpt_describe_scores(c, scores, sizeof scores);
@@ -243,7 +243,7 @@ static bool log_row(Run *r, int done, double train_seconds, const StepResult *la
         r->left_from_time = elapsed;
     }
     double per_step = done > r->left_from_step ? (elapsed - r->left_from_time) / (done - r->left_from_step) : NAN;
-    if (st->steps_to_threshold < 0 && mean_loss <= r->o.loss_threshold) st->steps_to_threshold = done;
+    if (st->steps_to_threshold < 0 && mean_loss <= r->o.run.loss_threshold) st->steps_to_threshold = done;
     LogRow row = {.step = done,
                   .stop = r->stop,
                   .loss = mean_loss,

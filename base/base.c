@@ -161,6 +161,24 @@ const char *name_of(NameTable table, int n, int v, const char **help)
     return table[v][0];
 }
 
+void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    if (*used >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, len - *used, fmt, ap);
+    va_end(ap);
+    *used += n > 0 ? (size_t)n : 0;
+}
+
+int name_find(const char *(*names)(int value, const char **help), const char *name)
+{
+    const char *n;
+    for (int v = 0; (n = names(v, NULL)) != NULL; v++)
+        if (!strcmp(n, name)) return v;
+    return -1;
+}
+
 double base_monotonic_seconds(void)
 {
     struct timespec ts;

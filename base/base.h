@@ -23,11 +23,16 @@ void *mem_grow(void *old, size_t used_bytes, size_t new_bytes);
  * the last, which is how the option parser walks the values. */
 typedef const char *const NameTable[][2];
 const char *name_of(NameTable table, int n, int v, const char **help);
+/* The value of an enumeration whose name is `name`, from its names function (a NameTable's, or a
+ * table of specs': names(v, NULL) for v = 0, 1, ... up to NULL); -1 when none has it. */
+int name_find(const char *(*names)(int value, const char **help), const char *name);
 
 /* User errors are reported, not printed, by the code that finds them: errorf writes a one-line
  * message into err (as snprintf) and returns false, so `return errorf(err, n, "...");` both
  * explains and fails. The program's main prints the message and exits with status 2. */
 bool errorf(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Appends to buf[0 .. len) at *used, as snprintf would (nothing once it is full). */
+void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Replaces control characters (newlines among them) in a message by '?': errorf does it. */
 void message_one_line(char *msg);
 

@@ -232,8 +232,8 @@ static StepStats run_steps(const Config *c, int threads, int steps)
     gpt_create(&m, &gc);
     gpt_init(&m, 1);
     bool decay[GPT_MAX_PARAMS];
-    for (int i = 0; i < m.n_params; i++) decay[i] = gpt_param_decays(m.params[i]);
-    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 1e-3, .min_lr = 1e-4, .warmup = 10, .steps = 1000,
+    gpt_decay_flags(&m, decay);
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw"), .lr = 1e-3, .min_lr = 1e-4, .warmup = 10, .steps = 1000,
                       .beta1 = 0.9, .beta2 = 0.98, .eps = 1e-8, .weight_decay = 0.01};
     Optimizer opt;
     optim_init(&opt, &oc, m.params, decay, m.n_params);

@@ -76,16 +76,18 @@ static void checkpoint_writer(StWriter *w_out, const Gpt *m, const Optimizer *op
     mem_free(words);
     add_config(&w, o);
     for (int i = 0; i < m->n_params; i++) st_add_tensor(&w, m->params[i]->name, m->params[i]);
-    /* the optimizer's state, parameter by parameter: "optim.<state>.<parameter>" */
+    /* the optimizers' state kept, parameter by parameter: "optim.<state>.<parameter>" */
     size_t off = 0;
     for (int i = 0; i < m->n_params && opt; i++) {
         const Tensor *p = m->params[i];
         int64_t shape[TENSOR_MAX_DIMS];
         for (int d = 0; d < p->ndim; d++) shape[d] = p->shape[d];
-        for (int k = 0; k < opt->spec->n_state; k++) {
-            if (!optim_state_used(opt, k)) continue;
-            snprintf(name, sizeof name, "optim.%s.%s", opt->spec->state_name[k], p->name);
-            st_add(&w, name, ST_F32, opt->state[k] + off, p->ndim, shape);
+        const OptimState *state;
+        int kind, k;
+        for (int b = 0; (state = optim_buffer(b, &kind, &k)) != NULL; b++) {
+            if (!optim_state_kept(opt, b)) continue;
+            snprintf(name, sizeof name, "optim.%s.%s", state->name, p->name);
+            st_add(&w, name, ST_F32, opt->state[b] + off, p->ndim, shape);
         }
         off += p->size;
     }
@@ -129,7 +131,7 @@ static bool check_opened(StFile *sf, const char *path, char *err, size_t err_len
     if (!format || (!v1 && strcmp(format, FORMAT_CHECKPOINT) != 0))
         errorf(err, err_len, "--load=%s: not a checkpoint of this program (metadata \"format\" is %s)", path,
                format ? format : "missing");
-    else if (!st_verify_checksum(sf, !v1, inner, sizeof inner))
+    else if (!st_verify_checksum(sf, v1 ? ST_CHECKSUM_DATA : ST_CHECKSUM_WHOLE_FILE, inner, sizeof inner))
         errorf(err, err_len, "--load=%s: %s", path, inner);
     else
         return true;
@@ -156,17 +158,6 @@ bool checkpoint_apply_config(const char *path, Options *o, const OptGiven *set, 
     return ok;
 }
 
-/* The options added since format /2 (2026-11-30): a checkpoint may lack them. */
-static bool newer_than_format(const char *name)
-{
-    static const char *const newer[] = {"attn", "scale-init", "scale-param", "tau-init", "qk-init", "precision",
-                                        "softmax", "momentum", "recall-pairs", "recall-keys", "recall-values",
-                                        "recall-queries", "test-size"};
-    for (size_t k = 0; k < sizeof newer / sizeof newer[0]; k++)
-        if (!strcmp(newer[k], name)) return true;
-    return false;
-}
-
 bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, const OptGiven *set, char *err, size_t err_len)
 {
     bool ok = true;
@@ -177,7 +168,7 @@ bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, cons
         /* an option newer than the file: the file was made with what is now its default (every
          * new option's default is the behaviour before it existed); any other missing is an error */
         const char *value = st_meta(sf, key);
-        if (!value && newer_than_format(options_name(i))) value = options_default(i);
+        if (!value && options_added(i)) value = options_default(i);
         if (!value) {
             ok = errorf(err, err_len, "--load=%s: metadata lacks \"%s\"", path, key);
             break;
@@ -228,6 +219,28 @@ static bool load_tensor(StFile *sf, const char *name, const Tensor *t, real *dst
     if (k != SIZE_MAX)
         return errorf(err, err_len, "--load=%s: tensor \"%s\" holds %g at element %zu (it was saved from a run that had diverged)",
                       path, name, (double)dst[k], k);
+    return true;
+}
+
+/* One optimizer state buffer of every parameter ("optim.<state>.<parameter>") into values, when
+ * the file has it (else left at zero); a negative value in a buffer that cannot hold one is an
+ * error. */
+static bool load_state(StFile *sf, const char *path, const Gpt *m, const OptimState *state, real *values, char *err,
+                       size_t err_len)
+{
+    char name[ST_MAX_NAME];
+    snprintf(name, sizeof name, "optim.%s.%s", state->name, m->params[0]->name);
+    if (!st_find(sf, name)) return true;
+    size_t off = 0;
+    for (int i = 0; i < m->n_params; i++) {
+        const Tensor *p = m->params[i];
+        real *dst = values + off;
+        snprintf(name, sizeof name, "optim.%s.%s", state->name, p->name);
+        if (!load_tensor(sf, name, p, dst, path, err, err_len)) return false;
+        for (size_t j = 0; j < p->size && state->nonnegative; j++)
+            if (dst[j] < 0) return errorf(err, err_len, "--load=%s: tensor \"%s\" holds a negative value at element %zu", path, name, j);
+        off += p->size;
+    }
     return true;
 }
 
@@ -320,28 +333,12 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
     }
     for (int i = 0; i < m->n_params; i++)
         if (!load_tensor(sf, m->params[i]->name, m->params[i], m->params[i]->data, path, err, err_len)) goto done;
-    /* the optimizer's state, buffer by buffer, as its spec names it; a buffer the file lacks (a
-     * model only, saved by another optimizer, or before the buffer existed) starts at zero */
-    for (int k = 0; opt && k < opt->spec->n_state; k++) {
-        if (!optim_state_used(opt, k)) continue;
-        const OptimSpec *spec = opt->spec;
-        char name[ST_MAX_NAME];
-        snprintf(name, sizeof name, "optim.%s.%s", spec->state_name[k], m->params[0]->name);
-        if (!st_find(sf, name)) continue;
-        size_t off = 0;
-        for (int i = 0; i < m->n_params; i++) {
-            const Tensor *p = m->params[i];
-            real *dst = opt->state[k] + off;
-            snprintf(name, sizeof name, "optim.%s.%s", spec->state_name[k], p->name);
-            if (!load_tensor(sf, name, p, dst, path, err, err_len)) goto done;
-            for (size_t j = 0; j < p->size && spec->state_nonnegative[k]; j++)
-                if (dst[j] < 0) {
-                    errorf(err, err_len, "--load=%s: tensor \"%s\" holds a negative value at element %zu", path, name, j);
-                    goto done;
-                }
-            off += p->size;
-        }
-    }
+    /* the optimizers' state, buffer by buffer, as their specs name it; a buffer the file lacks (a
+     * model only, saved before the buffer existed or without it) starts at zero */
+    const OptimState *state;
+    int kind, k;
+    for (int b = 0; opt && (state = optim_buffer(b, &kind, &k)) != NULL; b++)
+        if (optim_state_kept(opt, b) && !load_state(sf, path, m, state, opt->state[b], err, err_len)) goto done;
     rs->next_step = (int)step;
     rs->steps_to_threshold = (int)threshold;
     rs->nan_count = nans;

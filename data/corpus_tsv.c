@@ -253,5 +253,6 @@ bool tsv_parse(Dataset *d, const char *text, size_t size, char *err, size_t err_
 const TaskSpec task_tsv = {
     .name = "tsv",
     .help = "a user's corpus, one source<TAB>target pair per line (set by --data)",
+    .reads = {"data"},
     .load = tsv_load,
 };

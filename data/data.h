@@ -18,9 +18,6 @@
 
 enum { TOK_PAD = 0, TOK_BOS = 1, TOK_SEP = 2, TOK_EOS = 3, TOK_FIRST_WORD = 4 };
 
-/* The tasks, in the order of the table in tasks.c. */
-typedef enum TaskKind { TASK_COPY, TASK_REVERSE, TASK_TRANSLATE, TASK_SORT, TASK_RECALL, TASK_TSV } TaskKind;
-
 typedef struct Rng Rng;
 
 /* ---------------------------------------------------------------- vocabulary */
@@ -59,9 +56,11 @@ Example example_list_get(const ExampleList *l, int i);
 
 /* ---------------------------------------------------------------- tasks */
 
+enum { DATA_PATH_LEN = 1024 }; /* room for a corpus's file name, its NUL included */
+
 typedef struct DataConfig {
-    TaskKind task;
-    const char *path;   /* TASK_TSV: the corpus */
+    int task;           /* the task: its row in data/tasks.c */
+    char path[DATA_PATH_LEN]; /* a corpus task (tsv): the file */
     int symbols;        /* copy/reverse/sort: alphabet size */
     int min_len, max_len; /* copy/reverse/sort: source length range */
     int recall_pairs;   /* recall: key-value pairs per example (at most recall_keys) */
@@ -71,10 +70,13 @@ typedef struct DataConfig {
     int test_size;      /* synthetic tasks: test examples, held out like the validation set but
                            used only for the final report (0: none) */
     int context;        /* longest input the model takes: BOS + source + SEP + target */
-    uint64_t seed;
+    uint64_t seed;      /* the run's seed: the held-out sets and the batches here; the model's
+                           initialisation and dropout are drawn from it too */
 } DataConfig;
 
 typedef struct Dataset Dataset;
+
+enum { TASK_MAX_READS = 6 };
 
 /* A task: one file (task_<name>.c) defines its TaskSpec, tasks.c lists it in a table.
  * A synthetic task makes its examples from random numbers: validation examples first (a fixed
@@ -82,6 +84,11 @@ typedef struct Dataset Dataset;
 typedef struct TaskSpec {
     const char *name;   /* as --task spells it */
     const char *help;   /* one line for --help */
+    /* the data options it reads ("symbols"), which --help names it beside; NULL-ended */
+    const char *reads[TASK_MAX_READS];
+    /* Checks the settings it reads together (beyond each option's range); NULL: nothing to check.
+     * false with a one-line message in err. */
+    bool (*validate)(const DataConfig *c, char *err, size_t err_len);
     /* synthetic tasks: */
     void (*add_words)(Vocab *v, const DataConfig *c);          /* its words, after the special tokens */
     /* the shortest and the longest source it makes, and the longest target */
@@ -93,12 +100,12 @@ typedef struct TaskSpec {
     bool (*load)(Dataset *d, char *err, size_t err_len);
 } TaskSpec;
 
-extern const TaskSpec task_copy, task_reverse, task_translate, task_sort, task_recall, task_tsv;
-
-/* The spec of a task kind; NULL past the last. */
-const TaskSpec *task_spec(int kind);
+/* The table (tasks.c). */
+const TaskSpec *task_spec(int kind);    /* NULL past the last; name_find(task_name, "copy") finds a kind */
 /* Its name as --task spells it and a line of help; NULL past the last. */
 const char *task_name(int kind, const char **help);
+/* The task of a corpus given by --data: the first corpus task of the table (tsv). */
+int task_of_corpus(void);
 
 struct Dataset {
     DataConfig cfg;
@@ -106,7 +113,7 @@ struct Dataset {
     Vocab vocab;
     ExampleList val;
     ExampleList test;       /* synthetic tasks with test_size > 0: the test set */
-    ExampleList train;      /* TASK_TSV only: synthetic tasks generate training data */
+    ExampleList train;      /* a corpus only: synthetic tasks generate training data */
     uint64_t *held_out_keys; /* synthetic tasks: the held-out sources (validation and test) as a
                                 set of their hashes: held_out_cap slots, 0 for an empty one */
     size_t held_out_cap;

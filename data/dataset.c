@@ -98,8 +98,8 @@ bool dataset_open_tsv_text(Dataset *d, const DataConfig *cfg, const char *text, 
 {
     memset(d, 0, sizeof *d);
     d->cfg = *cfg;
-    d->cfg.task = TASK_TSV;
-    d->task = task_spec(TASK_TSV);
+    d->cfg.task = task_of_corpus();
+    d->task = task_spec(d->cfg.task);
     vocab_init(&d->vocab);
     return tsv_parse(d, text, size, err, err_len);
 }

@@ -71,6 +71,7 @@ static void sort_sample(Rng *r, const DataConfig *c, int *src, int *src_len, int
 
 const TaskSpec task_copy = {
     .name = "copy",
+    .reads = {"symbols", "min-len", "max-len"},
     .help = "repeat the source symbols (--symbols, --min-len, --max-len)",
     .add_words = symbol_words,
     .lengths = symbol_lengths,
@@ -80,6 +81,7 @@ const TaskSpec task_copy = {
 
 const TaskSpec task_reverse = {
     .name = "reverse",
+    .reads = {"symbols", "min-len", "max-len"},
     .help = "the source symbols in reverse order",
     .add_words = symbol_words,
     .lengths = symbol_lengths,
@@ -89,6 +91,7 @@ const TaskSpec task_reverse = {
 
 const TaskSpec task_sort = {
     .name = "sort",
+    .reads = {"symbols", "min-len", "max-len"},
     .help = "the source symbols sorted ascending, repeats kept",
     .add_words = symbol_words,
     .lengths = symbol_lengths,

@@ -25,8 +25,26 @@
 
 #include "../base/rng.h"
 
+#include "../base/base.h"
+
 #include <assert.h>
 #include <stdio.h>
+
+/* The keys of an example are distinct, each query asks for another pair, and a source has room
+ * for 64 tokens. */
+static bool recall_validate(const DataConfig *c, char *err, size_t err_len)
+{
+    if (c->recall_pairs > c->recall_keys)
+        return errorf(err, err_len, "--recall-pairs=%d is more than --recall-keys=%d: the keys of an example are distinct",
+                      c->recall_pairs, c->recall_keys);
+    if (c->recall_queries > c->recall_pairs)
+        return errorf(err, err_len, "--recall-queries=%d is more than --recall-pairs=%d: each query asks for another pair",
+                      c->recall_queries, c->recall_pairs);
+    if (2 * c->recall_pairs + c->recall_queries > 64)
+        return errorf(err, err_len, "--recall-pairs=%d with --recall-queries=%d: a source of %d tokens, more than 64",
+                      c->recall_pairs, c->recall_queries, 2 * c->recall_pairs + c->recall_queries);
+    return true;
+}
 
 /* Token ids: the keys follow the special tokens, then the values. */
 static int key_id(int k) { return TOK_FIRST_WORD + k; }
@@ -101,6 +119,8 @@ static void recall_sample(Rng *r, const DataConfig *c, int *src, int *src_len, i
 const TaskSpec task_recall = {
     .name = "recall",
     .help = "associative recall: key-value pairs, then a key; answer its value (--recall-*)",
+    .reads = {"recall-pairs", "recall-keys", "recall-values", "recall-queries"},
+    .validate = recall_validate,
     .add_words = recall_words,
     .lengths = recall_lengths,
     .distinct_sources = recall_sources,

@@ -32,28 +32,23 @@ static void decoder_open(Decoder *d, const Options *given, const OptGiven *set, 
 {
     Options *o = &d->o;
     *o = *given;
-    if (!o->load[0])
+    if (!o->run.load[0])
         die(EXIT_USER, "--decode needs --load=FILE: the checkpoint of a trained model (./train --save=FILE writes one)");
     StFile ckpt;
     ThreadGovernor threads; /* a fixed count: decoding has no steps to govern between */
     run_prepare(o, set, argc, argv, &ckpt, &threads);
     char err[2048];
-    DataConfig dc = data_config_from_options(o);
-    if (!dataset_open(&d->data, &dc, err, sizeof err)) die(EXIT_USER, "%s", err);
-    o->task = dc.task;
-    if (o->context == 0) o->context = dataset_max_input(&d->data); /* as the training run resolved them */
-    if (o->dk == 0) o->dk = o->dmodel / o->heads;
-    GptConfig gc = gpt_config_from_options(o, d->data.vocab.size);
-    gpt_create(&d->model, &gc);
+    run_open_data(o, &d->data); /* as the training run resolved them */
+    gpt_create(&d->model, &o->model);
     RunState state = {0};
-    if (!checkpoint_load_from(&ckpt, o->load, &d->model, NULL, &state, &d->data.vocab, err, sizeof err))
+    if (!checkpoint_load_from(&ckpt, o->run.load, &d->model, NULL, &state, &d->data.vocab, err, sizeof err))
         die(EXIT_USER, "%s", err);
     st_close(&ckpt);
     arena_init(&d->acts, 1 << 20);
     tape_init(&d->tape, &d->acts);
-    evaluator_init(&d->eval, 1, o->context);
-    d->eval.want_attention = o->show_attention;
-    d->ids = mem_alloc((size_t)o->context * sizeof(int));
+    evaluator_init(&d->eval, 1, o->model.context);
+    d->eval.want_attention = o->run.show_attention;
+    d->ids = mem_alloc((size_t)o->model.context * sizeof(int));
 }
 
 static void decoder_close(Decoder *d)
@@ -144,7 +139,7 @@ int decode_main(const Options *given, const OptGiven *set, int argc, char **argv
         decode_vocab_sample(&d->data.vocab, 12, sample, sizeof sample);
         word_range(d->data.min_src, d->data.max_src, range, sizeof range);
         fprintf(stderr, "decoding with %s (task %s; words %s): one source per line, of %s as trained (at most %d fit the context); "
-                        "Ctrl-D ends\n", o->load, task_name(o->task, NULL), sample, range, o->context - 2);
+                        "Ctrl-D ends\n", o->run.load, task_name(o->data.task, NULL), sample, range, o->model.context - 2);
     }
     LineReader in = {stdin, false};
     static char line[DECODE_MAX_LINE + 1];
@@ -166,7 +161,7 @@ int decode_main(const Options *given, const OptGiven *set, int argc, char **argv
         char why[1024];
         int len = -1;
         if (too_long) snprintf(why, sizeof why, "longer than %d bytes", DECODE_MAX_LINE);
-        else len = decode_line_tokens(&d->data.vocab, text, n, o->context, d->ids, why, sizeof why);
+        else len = decode_line_tokens(&d->data.vocab, text, n, o->model.context, d->ids, why, sizeof why);
         if (len < 0) {
             fprintf(stderr, "line %d: %s\n", lines, why);
             skipped++;

@@ -3,6 +3,7 @@
 
 #include "../base/base.h"
 #include "attention_stats.h"
+#include "../model/attention.h"
 
 #include <assert.h>
 #include <math.h>
@@ -25,11 +26,6 @@ static double head_multiplier(const Gpt *m, int l, int h)
     return gpt_has_head_scales(&m->cfg) ? gpt_head_scale(&m->layer[l], &m->cfg, h) : gpt_fixed_scale(&m->cfg);
 }
 
-static const char *multiplier_name(const GptConfig *c)
-{
-    return c->attn == ATTN_COSINE ? "tau" : c->attn == ATTN_ADDITIVE ? NULL : "s";
-}
-
 void attention_map_capture(AttentionMap *am, Gpt *m, const Dataset *d, Split split, int example, int step)
 {
     const ExampleList *list = dataset_split(d, split);
@@ -38,7 +34,7 @@ void attention_map_capture(AttentionMap *am, Gpt *m, const Dataset *d, Split spl
     int L = m->cfg.layers, H = m->cfg.heads, n = ex.src_len + ex.tgt_len + 2;
     assert(n <= m->cfg.context);
     *am = (AttentionMap){.layers = L, .heads = H, .n = n, .split = split, .example = example, .step = step,
-                         .multiplier_name = multiplier_name(&m->cfg)};
+                         .multiplier_name = attn_multiplier_name(&m->cfg)};
     am->tokens = mem_alloc((size_t)n * sizeof *am->tokens);
     am->weights = mem_alloc((size_t)L * H * n * n * sizeof *am->weights);
     am->multiplier = mem_alloc((size_t)L * H * sizeof *am->multiplier);

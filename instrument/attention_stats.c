@@ -1,4 +1,4 @@
-/* metrics.c - score statistics, attention entropy and peakedness, per layer. */
+/* attention_stats.c - score statistics, attention entropy and peakedness, per layer. */
 #include "attention_stats.h"
 
 #include "../tensor/parallel.h"

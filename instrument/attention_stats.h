@@ -1,4 +1,4 @@
-/* metrics.h - what the scale ablation measures inside attention. */
+/* attention_stats.h - what the scale ablation measures inside attention. */
 #ifndef INSTRUMENT_ATTENTION_STATS_H
 #define INSTRUMENT_ATTENTION_STATS_H
 

@@ -132,3 +132,12 @@ void summary_print(FILE *out, const LogValue values[N_SUMMARY_FIELDS])
     }
     fputc('\n', out);
 }
+
+LogPresence log_multiplier_presence(const char *column)
+{
+    for (int c = 0; c < N_LOG_COLUMNS; c++) {
+        const LogField *f = &g_log_columns[c];
+        if (f->present != LOG_ALWAYS && !strncmp(f->name, "l%d_", 4) && !strcmp(f->name + 4, column)) return f->present;
+    }
+    return LOG_ALWAYS;
+}

@@ -63,6 +63,10 @@ bool log_column_per_layer(LogColumnId c);
 /* The name of column c in the file: "loss", or "l3_score_std" for layer 3 of a per-layer one. */
 void log_column_name(char *buf, size_t n, LogColumnId c, int layer);
 
+/* The presence of the per-layer column "l%d_<column>" of a learned multiplier ("scale_x_sqrt_dk",
+ * "tau": what the attention variant's row names); LOG_ALWAYS when the table has no such column. */
+LogPresence log_multiplier_presence(const char *column);
+
 /* Calls visit(ctx, column, layer) for every column of the log of a run with `layers` layers and
  * the given learned multiplier (LOG_ALWAYS: none), in file order; layer is -1 for a column that
  * is not per layer. The header and each row are written by walking this order. */

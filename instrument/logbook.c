@@ -29,10 +29,14 @@ bool logbook_stdout_ok(Logbook *lb)
     return false;
 }
 
-/* The learned multiplier whose columns this run's log has (instrument/log_columns.h). */
+/* The learned multiplier whose columns this run's log has: the column its attention row names
+ * (model/attention.h), one of the table's (instrument/log_columns.h). */
 static LogPresence log_multiplier(const Logbook *lb)
 {
-    return lb->learned_scale ? LOG_LEARNED_S : lb->cosine ? LOG_LEARNED_TAU : LOG_ALWAYS;
+    if (!lb->multiplier) return LOG_ALWAYS;
+    LogPresence p = log_multiplier_presence(lb->multiplier->column);
+    assert(p != LOG_ALWAYS); /* a variant's multiplier names a column the table does not have */
+    return p;
 }
 
 /* The header, one column name at a time (a LogVisit), into a buffer. */
@@ -129,7 +133,7 @@ static FILE *continue_log(Logbook *lb, const char *path, const char *header, int
 bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step, const char *command)
 {
     *lb = (Logbook){.quiet = quiet, .csv_path = path, .layers = c->layers,
-                    .learned_scale = gpt_has_head_scales(c) && c->attn != ATTN_COSINE, .cosine = c->attn == ATTN_COSINE,
+                    .multiplier = attn_head_multiplier(c),
                     .t_start = omp_get_wtime(), .last_loss = NAN};
     if (!path[0]) return true;
     static char header[1 << 16];
@@ -158,14 +162,12 @@ void logbook_measure(Logbook *lb, const Gpt *m, const AttentionTrace *trace, con
         lm->att = attention_stats(scratch, &trace[l], valid);
         lm->gnorm_wq = has_grads ? l2_norm(ly->wq->grad, ly->wq->size) : NAN;
         lm->gnorm_wk = has_grads ? l2_norm(ly->wk->grad, ly->wk->size) : NAN;
-        lm->scale_ratio = lm->tau = NAN;
+        lm->multiplier = NAN;
         lm->rounding = rounding[l];
         if (!ly->scale) continue;
         double sum = 0;
         for (int h = 0; h < m->cfg.heads; h++) sum += gpt_head_scale(ly, &m->cfg, h);
-        double mean = sum / m->cfg.heads;
-        if (lb->cosine) lm->tau = mean;
-        else lm->scale_ratio = mean / attention_scale(SCALE_SQRT, 0, m->cfg.dk);
+        lm->multiplier = lb->multiplier->logged(sum / m->cfg.heads, &m->cfg);
     }
 }
 
@@ -187,8 +189,8 @@ static LogValue column_value(const Logbook *lb, const LogRow *row, LogColumnId c
     case LOG_MAX_WEIGHT: return log_real(lm->att.max_weight);
     case LOG_GNORM_WQ: return log_real(lm->gnorm_wq);
     case LOG_GNORM_WK: return log_real(lm->gnorm_wk);
-    case LOG_SCALE_X_SQRT_DK: return log_real(lm->scale_ratio);
-    case LOG_TAU: return log_real(lm->tau);
+    case LOG_SCALE_X_SQRT_DK: /* the learned multiplier's column, whichever it is */
+    case LOG_TAU: return log_real(lm->multiplier);
     case LOG_QGRAD_MEDIAN: return log_real(lm->att.qgrad_median);
     case LOG_QGRAD_P10: return log_real(lm->att.qgrad_p10);
     case LOG_JAC_MEDIAN: return log_real(lm->att.jac_median);

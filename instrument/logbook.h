@@ -5,6 +5,7 @@
 #define INSTRUMENT_LOGBOOK_H
 
 #include "attention_stats.h"
+#include "../model/attention.h"
 
 #include <stdio.h>
 
@@ -12,8 +13,8 @@
 typedef struct LayerMetrics {
     AttentionStats att;
     double gnorm_wq, gnorm_wk; /* before clipping; NaN when the backward pass did not run */
-    double scale_ratio;        /* learned scale: mean over heads of s * sqrt(dk) (1 = the 1/sqrt(dk) rule) */
-    double tau;                /* cosine attention: mean over heads of the temperature */
+    double multiplier;         /* a learned multiplier per head: its column's value from the heads' mean
+                                  (the learned s: s * sqrt(dk), 1 = the 1/sqrt(dk) rule; cosine's tau) */
     FormatCounts rounding;     /* --precision: what rounding did in this layer's attention so far */
 } LayerMetrics;
 
@@ -22,7 +23,7 @@ typedef struct Logbook {
     const char *csv_path;
     bool quiet;
     int layers;
-    bool learned_scale, cosine;
+    const HeadMultiplier *multiplier; /* the layers' learned multiplier, if any: its column */
     LayerMetrics layer[GPT_MAX_LAYERS];
     double t_start;            /* when the log was opened: the rows' time_s counts from it */
     double last_loss;          /* the loss of the last row; NaN before any */

@@ -553,7 +553,7 @@ bool st_read_u8(StFile *sf, const StTensor *t, unsigned char *dst, char *err, si
     return read_bytes(sf, t, ST_U8, consume_u8, dst, err, err_len);
 }
 
-bool st_verify_checksum(StFile *sf, bool whole_file, char *err, size_t err_len)
+bool st_verify_checksum(StFile *sf, StChecksumSpan span, char *err, size_t err_len)
 {
     const char *stored = st_meta(sf, "checksum");
     if (!stored) return errorf(err, err_len, "checkpoint: metadata lacks the checksum");
@@ -561,7 +561,7 @@ bool st_verify_checksum(StFile *sf, bool whole_file, char *err, size_t err_len)
     if (!at || strstr(at + 1, CHECKSUM_FIELD) || strlen(stored) != 14)
         return errorf(err, err_len, "checkpoint: the checksum field is malformed");
     uint32_t c = 0;
-    if (whole_file) { /* the length and the header, with the checksum's own digits as "0"s */
+    if (span == ST_CHECKSUM_WHOLE_FILE) { /* the length and the header, with the checksum's own digits as "0"s */
         char *digits = at + sizeof CHECKSUM_FIELD - 1, saved[8];
         memcpy(saved, digits, 8);
         memset(digits, '0', 8);

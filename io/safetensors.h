@@ -63,10 +63,12 @@ const char *st_meta(const StFile *sf, const char *key); /* NULL when absent */
 bool st_read_real(StFile *sf, const StTensor *t, real *dst, char *err, size_t err_len);
 bool st_read_i32(StFile *sf, const StTensor *t, int32_t *dst, char *err, size_t err_len);
 bool st_read_u8(StFile *sf, const StTensor *t, unsigned char *dst, char *err, size_t err_len);
+/* What a file's checksum covers: the whole file (what st_write writes), or, in files written
+ * before that rule, the data section alone. */
+typedef enum StChecksumSpan { ST_CHECKSUM_DATA, ST_CHECKSUM_WHOLE_FILE } StChecksumSpan;
 /* Checks the metadata's "checksum" against the file: the CRC-32 (the zlib/PNG polynomial) of
- * the whole file with the checksum's own 8 hex digits read as "0"s; or, when !whole_file (files
- * written before that rule), of the data section alone. */
-bool st_verify_checksum(StFile *sf, bool whole_file, char *err, size_t err_len);
+ * what `span` says, in the whole file with the checksum's own 8 hex digits read as "0"s. */
+bool st_verify_checksum(StFile *sf, StChecksumSpan span, char *err, size_t err_len);
 
 /* ---------------------------------------------------------------- writing */
 

@@ -1,5 +1,5 @@
 /* gpt.c - the decoder's parameters, their initialisation and the forward pass. */
-#include "gpt.h"
+#include "attention.h"
 
 #include "../base/rng.h"
 
@@ -11,7 +11,7 @@
 /* ------------------------------------------------------------------ parameters */
 
 /* A parameter tensor whose values and gradient live in the model's flat buffers. */
-static Tensor *add_param(Gpt *m, int ndim, int d0, int d1, const char *fmt, int layer, ParamInit init)
+Tensor *gpt_add_param(Gpt *m, int ndim, int d0, int d1, const char *fmt, int layer, ParamInit init)
 {
     assert(m->n_params < GPT_MAX_PARAMS);
     Tensor *t = arena_calloc(&m->arena, sizeof *t);
@@ -31,11 +31,11 @@ static Tensor *add_param(Gpt *m, int ndim, int d0, int d1, const char *fmt, int 
     return t;
 }
 
-static const ParamInit ZEROS = {INIT_CONST, 0}, ONES = {INIT_CONST, 1};
+const ParamInit GPT_ZEROS = {INIT_CONST, 0}, GPT_ONES = {INIT_CONST, 1};
 
 /* Xavier/Glorot: U(-b, b) has variance b^2/3 = 2/(fan_in + fan_out), which keeps the variance
  * of activations and of gradients roughly constant across layers. */
-static ParamInit xavier(const GptConfig *c, double fan_in, double fan_out)
+ParamInit gpt_xavier(const GptConfig *c, double fan_in, double fan_out)
 {
     return (ParamInit){INIT_UNIFORM, c->init_gain * sqrt(6.0 / (fan_in + fan_out))};
 }
@@ -46,68 +46,77 @@ static ParamInit qk_weights(const GptConfig *c)
 {
     int HD = c->heads * c->dk;
     if (c->qk_init == QK_INIT_UNIT) return (ParamInit){INIT_UNIFORM, c->init_gain * sqrt(3.0 / c->dmodel)};
-    return xavier(c, c->dmodel, HD);
+    return gpt_xavier(c, c->dmodel, HD);
 }
 
-/* A learned multiplier per head starting at s0, stored as s0 or log s0. */
-static ParamInit head_scale(const GptConfig *c, double s0)
+const char *qk_init_name(int init, const char **help)
 {
-    return (ParamInit){INIT_CONST, c->scale_param == SCALE_PARAM_LOG ? log(s0) : s0};
+    static NameTable names = {
+        [QK_INIT_XAVIER] = {"xavier", "like every weight: Var(q_i) = 2C / (C + H dk)"},
+        [QK_INIT_UNIT] = {"unit", "Var(W) = 1/C: unit-variance q and k entries at init"},
+    };
+    return name_of(names, (int)(sizeof names / sizeof names[0]), init, help);
+}
+
+/* The learned multiplier per head of layer l, h.<l>.attn.<param> starting at its start, or
+ * h.<l>.attn.log_<param> starting at the log of it (SCALE_PARAM_LOG). */
+static Tensor *add_head_multiplier(Gpt *m, const HeadMultiplier *hm, int l)
+{
+    bool log_param = m->cfg.scale_param == SCALE_PARAM_LOG;
+    char fmt[32];
+    snprintf(fmt, sizeof fmt, "h.%%d.attn.%s%s", log_param ? "log_" : "", hm->param);
+    double s0 = hm->start(&m->cfg);
+    return gpt_add_param(m, 1, m->cfg.heads, 0, fmt, l, (ParamInit){INIT_CONST, log_param ? log(s0) : s0});
+}
+
+/* The parameters of layer l, in their order: attention (then what the variant adds: its
+ * multiplier, its own parameters), then the MLP. */
+static void add_layer(Gpt *m, int l)
+{
+    const GptConfig *cfg = &m->cfg;
+    int C = cfg->dmodel, HD = cfg->heads * cfg->dk, F = 4 * cfg->dmodel;
+    GptLayer *ly = &m->layer[l];
+    ly->ln1_g = gpt_add_param(m, 1, C, 0, "h.%d.ln1.g", l, GPT_ONES);
+    ly->ln1_b = gpt_add_param(m, 1, C, 0, "h.%d.ln1.b", l, GPT_ZEROS);
+    ly->wq = gpt_add_param(m, 2, C, HD, "h.%d.attn.wq", l, qk_weights(cfg));
+    ly->bq = gpt_add_param(m, 1, HD, 0, "h.%d.attn.bq", l, GPT_ZEROS);
+    ly->wk = gpt_add_param(m, 2, C, HD, "h.%d.attn.wk", l, qk_weights(cfg));
+    ly->bk = gpt_add_param(m, 1, HD, 0, "h.%d.attn.bk", l, GPT_ZEROS);
+    ly->wv = gpt_add_param(m, 2, C, HD, "h.%d.attn.wv", l, gpt_xavier(cfg, C, HD));
+    ly->bv = gpt_add_param(m, 1, HD, 0, "h.%d.attn.bv", l, GPT_ZEROS);
+    ly->wo = gpt_add_param(m, 2, HD, C, "h.%d.attn.wo", l, gpt_xavier(cfg, HD, C));
+    ly->bo = gpt_add_param(m, 1, C, 0, "h.%d.attn.bo", l, GPT_ZEROS);
+    const HeadMultiplier *hm = attn_head_multiplier(cfg);
+    if (hm) ly->scale = add_head_multiplier(m, hm, l);
+    const AttnSpec *variant = attn_spec(cfg->attn);
+    if (variant->add_params) variant->add_params(m, l, ly->attn_param);
+    ly->ln2_g = gpt_add_param(m, 1, C, 0, "h.%d.ln2.g", l, GPT_ONES);
+    ly->ln2_b = gpt_add_param(m, 1, C, 0, "h.%d.ln2.b", l, GPT_ZEROS);
+    ly->w1 = gpt_add_param(m, 2, C, F, "h.%d.mlp.w1", l, gpt_xavier(cfg, C, F));
+    ly->b1 = gpt_add_param(m, 1, F, 0, "h.%d.mlp.b1", l, GPT_ZEROS);
+    ly->w2 = gpt_add_param(m, 2, F, C, "h.%d.mlp.w2", l, gpt_xavier(cfg, F, C));
+    ly->b2 = gpt_add_param(m, 1, C, 0, "h.%d.mlp.b2", l, GPT_ZEROS);
+    static const char *const parts[LABEL_COUNT] = {
+        "layernorm 1", "queries", "keys", "values", "attention scores", "attention weights",
+        "attention output", "layernorm 2", "mlp hidden", "mlp output", "residual stream"};
+    for (int k = 0; k < LABEL_COUNT; k++) snprintf(ly->label[k], sizeof ly->label[k], "layer %d %s", l, parts[k]);
 }
 
 void gpt_create(Gpt *m, const GptConfig *cfg)
 {
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
-    int V = cfg->vocab, C = cfg->dmodel, H = cfg->heads, DK = cfg->dk, HD = H * DK, F = 4 * cfg->dmodel;
-    assert(cfg->layers >= 1 && cfg->layers <= GPT_MAX_LAYERS);
+    int V = cfg->vocab, C = cfg->dmodel;
+    assert(cfg->layers >= 1 && cfg->layers <= GPT_MAX_LAYERS && attn_spec(cfg->attn));
     arena_init(&m->arena, 4096 + (size_t)cfg->layers * 24 * (sizeof(Tensor) + 128));
     m->layer = arena_calloc(&m->arena, (size_t)cfg->layers * sizeof(GptLayer));
-    bool log_param = cfg->scale_param == SCALE_PARAM_LOG;
 
-    m->wte = add_param(m, 2, V, C, "wte", 0, (ParamInit){INIT_NORMAL, GPT_EMBEDDING_STD});
-    m->wpe = add_param(m, 2, cfg->context, C, "wpe", 0, (ParamInit){INIT_NORMAL, GPT_EMBEDDING_STD});
-    for (int l = 0; l < cfg->layers; l++) {
-        GptLayer *ly = &m->layer[l];
-        ly->ln1_g = add_param(m, 1, C, 0, "h.%d.ln1.g", l, ONES);
-        ly->ln1_b = add_param(m, 1, C, 0, "h.%d.ln1.b", l, ZEROS);
-        ly->wq = add_param(m, 2, C, HD, "h.%d.attn.wq", l, qk_weights(cfg));
-        ly->bq = add_param(m, 1, HD, 0, "h.%d.attn.bq", l, ZEROS);
-        ly->wk = add_param(m, 2, C, HD, "h.%d.attn.wk", l, qk_weights(cfg));
-        ly->bk = add_param(m, 1, HD, 0, "h.%d.attn.bk", l, ZEROS);
-        ly->wv = add_param(m, 2, C, HD, "h.%d.attn.wv", l, xavier(cfg, C, HD));
-        ly->bv = add_param(m, 1, HD, 0, "h.%d.attn.bv", l, ZEROS);
-        ly->wo = add_param(m, 2, HD, C, "h.%d.attn.wo", l, xavier(cfg, HD, C));
-        ly->bo = add_param(m, 1, C, 0, "h.%d.attn.bo", l, ZEROS);
-        /* what the score rule of cfg->attn needs (model/attention.c) */
-        if (cfg->scale_mode == SCALE_LEARNED && (cfg->attn == ATTN_DOT || cfg->attn == ATTN_QKNORM))
-            ly->scale = add_param(m, 1, H, 0, log_param ? "h.%d.attn.log_scale" : "h.%d.attn.scale", l,
-                                  head_scale(cfg, attention_scale(cfg->scale_init, cfg->scale_init_const, DK)));
-        if (cfg->attn == ATTN_QKNORM) {
-            ly->qnorm_g = add_param(m, 1, DK, 0, "h.%d.attn.qnorm.g", l, ONES);
-            ly->qnorm_b = add_param(m, 1, DK, 0, "h.%d.attn.qnorm.b", l, ZEROS);
-            ly->knorm_g = add_param(m, 1, DK, 0, "h.%d.attn.knorm.g", l, ONES);
-            ly->knorm_b = add_param(m, 1, DK, 0, "h.%d.attn.knorm.b", l, ZEROS);
-        }
-        if (cfg->attn == ATTN_COSINE)
-            ly->scale = add_param(m, 1, H, 0, log_param ? "h.%d.attn.log_tau" : "h.%d.attn.tau", l,
-                                  head_scale(cfg, cfg->tau_init));
-        if (cfg->attn == ATTN_ADDITIVE) /* v_h . tanh(...): Xavier as a [dk, 1] matrix per head */
-            ly->additive_v = add_param(m, 2, H, DK, "h.%d.attn.additive_v", l, xavier(cfg, DK, 1));
-        ly->ln2_g = add_param(m, 1, C, 0, "h.%d.ln2.g", l, ONES);
-        ly->ln2_b = add_param(m, 1, C, 0, "h.%d.ln2.b", l, ZEROS);
-        ly->w1 = add_param(m, 2, C, F, "h.%d.mlp.w1", l, xavier(cfg, C, F));
-        ly->b1 = add_param(m, 1, F, 0, "h.%d.mlp.b1", l, ZEROS);
-        ly->w2 = add_param(m, 2, F, C, "h.%d.mlp.w2", l, xavier(cfg, F, C));
-        ly->b2 = add_param(m, 1, C, 0, "h.%d.mlp.b2", l, ZEROS);
-        static const char *const parts[LABEL_COUNT] = {
-            "layernorm 1", "queries", "keys", "values", "attention scores", "attention weights",
-            "attention output", "layernorm 2", "mlp hidden", "mlp output", "residual stream"};
-        for (int k = 0; k < LABEL_COUNT; k++) snprintf(ly->label[k], sizeof ly->label[k], "layer %d %s", l, parts[k]);
-    }
-    m->lnf_g = add_param(m, 1, C, 0, "lnf.g", 0, ONES);
-    m->lnf_b = add_param(m, 1, C, 0, "lnf.b", 0, ZEROS);
-    m->lm_head = add_param(m, 2, C, V, "lm_head", 0, xavier(cfg, C, V));
+    m->wte = gpt_add_param(m, 2, V, C, "wte", 0, (ParamInit){INIT_NORMAL, GPT_EMBEDDING_STD});
+    m->wpe = gpt_add_param(m, 2, cfg->context, C, "wpe", 0, (ParamInit){INIT_NORMAL, GPT_EMBEDDING_STD});
+    for (int l = 0; l < cfg->layers; l++) add_layer(m, l);
+    m->lnf_g = gpt_add_param(m, 1, C, 0, "lnf.g", 0, GPT_ONES);
+    m->lnf_b = gpt_add_param(m, 1, C, 0, "lnf.b", 0, GPT_ZEROS);
+    m->lm_head = gpt_add_param(m, 2, C, V, "lm_head", 0, gpt_xavier(cfg, C, V));
 
     /* One buffer for all values and one for all gradients: the optimizer, the gradient norm
      * and the checkpoint code can treat the whole model as one vector. */
@@ -137,6 +146,11 @@ Tensor *gpt_param(const Gpt *m, const char *name)
 }
 
 bool gpt_param_decays(const Tensor *p) { return p->ndim == 2; }
+
+void gpt_decay_flags(const Gpt *m, bool *decay)
+{
+    for (int i = 0; i < m->n_params; i++) decay[i] = gpt_param_decays(m->params[i]);
+}
 
 void gpt_init(Gpt *m, uint64_t seed)
 {
@@ -168,36 +182,56 @@ double gpt_head_scale(const GptLayer *ly, const GptConfig *c, int h)
 
 /* ------------------------------------------------------------------ forward */
 
+/* Each part records its ops under its label (tp->scope), which names its tensors in NaN reports
+ * and in --print-tape. */
+
+/* x = wte[tok] + wpe[pos], then dropout */
+static Tensor *embed(Tape *tp, const Gpt *m, const int *tokens, int B, int T)
+{
+    int *pos = arena_alloc(tp->arena, (size_t)B * T * sizeof(int));
+    for (int i = 0; i < B * T; i++) pos[i] = i % T;
+    tp->scope = "embeddings";
+    Tensor *positions = op_embedding(tp, m->wpe, pos, B, T); /* recorded first, then the tokens' */
+    Tensor *x = op_add(tp, op_embedding(tp, m->wte, tokens, B, T), positions);
+    return op_dropout(tp, x, (real)m->cfg.dropout);
+}
+
+static Tensor *layernorm(Tape *tp, const char *label, Tensor *x, Tensor *g, Tensor *b)
+{
+    tp->scope = label;
+    return op_layernorm(tp, x, g, b, (real)GPT_LAYERNORM_EPS);
+}
+
+/* GELU(h W1 + b1) W2 + b2 */
+static Tensor *mlp(Tape *tp, const GptLayer *ly, Tensor *h)
+{
+    tp->scope = ly->label[LABEL_MLP_HIDDEN];
+    h = op_gelu(tp, op_linear(tp, h, ly->w1, ly->b1));
+    tp->scope = ly->label[LABEL_MLP_OUT];
+    return op_linear(tp, h, ly->w2, ly->b2);
+}
+
+/* x + dropout(branch): a sub-block's output joins the residual stream */
+static Tensor *residual(Tape *tp, const GptLayer *ly, const GptConfig *c, Tensor *x, Tensor *branch)
+{
+    tp->scope = ly->label[LABEL_RESIDUAL];
+    return op_add(tp, x, op_dropout(tp, branch, (real)c->dropout));
+}
+
 Tensor *gpt_forward(Gpt *m, Tape *tp, const int *tokens, int B, int T, AttentionTrace *trace)
 {
     const GptConfig *c = &m->cfg;
     assert(T >= 1 && T <= c->context);
-    int *pos = arena_alloc(tp->arena, (size_t)B * T * sizeof(int));
-    for (int i = 0; i < B * T; i++) pos[i] = i % T;
-
-    /* tp->scope names the tensors each part records, for NaN reports */
-    tp->scope = "embeddings";
-    Tensor *x = op_add(tp, op_embedding(tp, m->wte, tokens, B, T), op_embedding(tp, m->wpe, pos, B, T));
-    x = op_dropout(tp, x, (real)c->dropout);
+    Tensor *x = embed(tp, m, tokens, B, T);
     for (int l = 0; l < c->layers; l++) {
-        GptLayer *ly = &m->layer[l];
-        tp->scope = ly->label[LABEL_LN1];
-        Tensor *a = op_layernorm(tp, x, ly->ln1_g, ly->ln1_b, (real)GPT_LAYERNORM_EPS);
+        const GptLayer *ly = &m->layer[l];
         AttentionTrace unused = {0};
-        Tensor *att = attention_forward(tp, ly, c, a, trace ? &trace[l] : &unused);
-        tp->scope = ly->label[LABEL_RESIDUAL];
-        x = op_add(tp, x, op_dropout(tp, att, (real)c->dropout));
-        tp->scope = ly->label[LABEL_LN2];
-        Tensor *h = op_layernorm(tp, x, ly->ln2_g, ly->ln2_b, (real)GPT_LAYERNORM_EPS);
-        tp->scope = ly->label[LABEL_MLP_HIDDEN];
-        h = op_gelu(tp, op_linear(tp, h, ly->w1, ly->b1));
-        tp->scope = ly->label[LABEL_MLP_OUT];
-        h = op_linear(tp, h, ly->w2, ly->b2);
-        tp->scope = ly->label[LABEL_RESIDUAL];
-        x = op_add(tp, x, op_dropout(tp, h, (real)c->dropout));
+        Tensor *a = layernorm(tp, ly->label[LABEL_LN1], x, ly->ln1_g, ly->ln1_b);
+        x = residual(tp, ly, c, x, attention_forward(tp, ly, c, a, trace ? &trace[l] : &unused));
+        Tensor *h = layernorm(tp, ly->label[LABEL_LN2], x, ly->ln2_g, ly->ln2_b);
+        x = residual(tp, ly, c, x, mlp(tp, ly, h));
     }
-    tp->scope = "final layernorm";
-    Tensor *f = op_layernorm(tp, x, m->lnf_g, m->lnf_b, (real)GPT_LAYERNORM_EPS);
+    Tensor *f = layernorm(tp, "final layernorm", x, m->lnf_g, m->lnf_b);
     tp->scope = "logits";
     Tensor *logits = op_linear(tp, f, m->lm_head, NULL);
     tp->scope = NULL;

@@ -2,19 +2,21 @@
  *
  *   x = wte[tok] + wpe[pos]
  *   per layer:  a = LN1(x);  q, k, v = a Wq + bq, a Wk + bk, a Wv + bv       (C -> H*dk each)
- *               per head: S = s q k^T, causal mask, P = softmax(S), P = dropout(P), o = P v
+ *               per head: S = the variant's scores (--attn; dot: S = s q k^T; model/attention.h),
+ *                         causal mask, P = softmax(S), P = dropout(P), o = P v
  *               x = x + concat(o) Wo + bo;   x = x + GELU(LN2(x) W1 + b1) W2 + b2   (hidden 4C)
  *   logits = LNf(x) Wlm                                                      (C -> V, no bias)
  *
  * Weight matrices are stored [fan_in, fan_out] and used as x W (x is a row vector).
- * The model knows nothing of files or the command line.
+ * The model reads no file and parses no command line: its tables give the names and help lines
+ * of its settings, which the option parser (options/) shows and reads.
  */
 #ifndef MODEL_GPT_H
 #define MODEL_GPT_H
 
 #include "../tensor/ops.h"
 
-/* How the attention scores q.k are scaled before the softmax: S = s * q.k */
+/* How the scores of a scaled variant (dot, qknorm) are multiplied before the softmax: S = s q.k */
 typedef enum ScaleMode {
     SCALE_ONE,     /* s = 1 */
     SCALE_SQRT,    /* s = 1 / sqrt(dk): Var(s q.k) = 1 when q, k have unit-variance entries */
@@ -22,14 +24,6 @@ typedef enum ScaleMode {
     SCALE_LEARNED, /* s = a learnable number per head, starting where scale_init says */
     SCALE_CONST,   /* s = 1 / c for a given constant c (last: it has no name, a number stands for it) */
 } ScaleMode;
-
-/* How a head turns q and k into scores (model/attention.c keeps one rule per kind). */
-typedef enum AttnKind {
-    ATTN_DOT,      /* S = s q.k, s as the ScaleMode says */
-    ATTN_QKNORM,   /* S = s LN(q).LN(k): each head's q and k LayerNorm'ed over dk first */
-    ATTN_COSINE,   /* S = tau_h cos(q, k), a learned temperature per head */
-    ATTN_ADDITIVE, /* S_ij = v_h . tanh(q_i + k_j) (Bahdanau), no scale */
-} AttnKind;
 
 /* How a learned multiplier (the learned scale s, cosine's tau) is stored as a parameter. */
 typedef enum ScaleParam {
@@ -63,13 +57,13 @@ typedef struct GptConfig {
     int dmodel;        /* C */
     int heads;         /* H */
     int dk;            /* head size (q, k, v per head); often C / H, but free */
-    AttnKind attn;     /* how scores are formed */
+    int attn;          /* how scores are formed: the variant's row in model/attn_table.c (attention.h) */
     ScaleMode scale_mode;
     double scale_const;   /* c for SCALE_CONST */
     ScaleMode scale_init; /* SCALE_LEARNED: where s starts (a fixed mode: 1, sqrt, dk or const) */
     double scale_init_const;
     ScaleParam scale_param; /* how a learned s (or tau) is stored */
-    double tau_init;      /* ATTN_COSINE: the temperature's starting value */
+    double tau_init;      /* cosine attention: the temperature's starting value */
     QkInit qk_init;
     NumFormat precision;  /* the attention path is rounded to this format (FORMAT_FP32: not at all) */
     SoftmaxKind softmax;
@@ -78,14 +72,16 @@ typedef struct GptConfig {
     double init_gain;     /* multiplies every Xavier (and unit) bound */
 } GptConfig;
 
-/* The multiplier s for a fixed scale mode (not SCALE_LEARNED): the one place s is computed. */
+/* The multiplier s for a fixed scale mode (not SCALE_LEARNED): the one place s is computed
+ * (model/attn_scale.c; ./probe's tables use it too). */
 double attention_scale(ScaleMode mode, double scale_const, int dk);
 /* The name of a scale mode as --scale spells it ("1", "sqrt", "dk", "learned"), and a line of
  * help; NULL for SCALE_CONST (given as a number) and past the last mode. */
 const char *scale_mode_name(int mode, const char **help);
 /* The same for --scale-init: the fixed modes only ("1", "sqrt", "dk"; a number for SCALE_CONST). */
 const char *scale_init_name(int mode, const char **help);
-/* Names and help of the other enumerations, as their flags spell them; NULL past the last. */
+/* Names and help of the other enumerations, as their flags spell them; NULL past the last.
+ * attn_kind_name: the rows of the attention variants' table (model/attn_table.c). */
 const char *attn_kind_name(int kind, const char **help);
 const char *scale_param_name(int param, const char **help);
 const char *qk_init_name(int init, const char **help);
@@ -98,19 +94,20 @@ void gpt_describe_scores(const GptConfig *c, char *buf, size_t len);
 /* Whether the layers have a learned multiplier per head (the learned s, or cosine's tau). */
 bool gpt_has_head_scales(const GptConfig *c);
 
-/* The parts of a layer whose tensors are named (see gpt_create). */
+/* The parts of a layer whose tensors are named (gpt.c: add_layer writes the labels). */
 enum {
     LABEL_LN1, LABEL_QUERIES, LABEL_KEYS, LABEL_VALUES, LABEL_SCORES, LABEL_WEIGHTS, LABEL_ATTN_OUT,
     LABEL_LN2, LABEL_MLP_HIDDEN, LABEL_MLP_OUT, LABEL_RESIDUAL, LABEL_COUNT
 };
 
+#define GPT_ATTN_PARAMS 4 /* room for an attention variant's own parameters, per layer */
+
 typedef struct GptLayer {
     Tensor *ln1_g, *ln1_b;
     Tensor *wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo;
-    Tensor *scale;             /* [H]: the learned s (dot, qknorm with SCALE_LEARNED) or cosine's tau;
-                                  log s instead with SCALE_PARAM_LOG; NULL otherwise */
-    Tensor *qnorm_g, *qnorm_b, *knorm_g, *knorm_b; /* [dk] each: qknorm's LayerNorms */
-    Tensor *additive_v;        /* [H, dk]: additive attention's v per head */
+    Tensor *scale;             /* [H]: the learned multiplier per head, if any (attn_head_multiplier: the
+                                  learned s, or cosine's tau); its log with SCALE_PARAM_LOG; else NULL */
+    Tensor *attn_param[GPT_ATTN_PARAMS]; /* the variant's own parameters, as its AttnSpec makes them */
     Tensor *ln2_g, *ln2_b;
     Tensor *w1, *b1, *w2, *b2;
     char label[LABEL_COUNT][40]; /* "layer 2 attention scores": names for error messages */
@@ -164,9 +161,19 @@ double gpt_head_scale(const GptLayer *ly, const GptConfig *c, int h);
 
 /* Largest number of layers (bounded by GPT_MAX_PARAMS). */
 #define GPT_MAX_LAYERS 24
+/* Largest context (positions). */
+#define GPT_MAX_CONTEXT 16384
 
 /* Allocates the parameters (uninitialised); cfg must be valid. */
 void gpt_create(Gpt *m, const GptConfig *cfg);
+/* One parameter of m, named fmt with the layer's number (fmt "h.%d.attn.wq"), of ndim 1 ([d0]) or
+ * 2 ([d0, d1]), starting as init says: the parameters in the order they are added (which fixes
+ * init's random draws and the checkpoint's layout). For gpt_create and the attention variants'
+ * add_params. */
+Tensor *gpt_add_param(Gpt *m, int ndim, int d0, int d1, const char *fmt, int layer, ParamInit init);
+extern const ParamInit GPT_ZEROS, GPT_ONES;
+/* Xavier/Glorot uniform for a [fan_in, fan_out] matrix, times cfg->init_gain. */
+ParamInit gpt_xavier(const GptConfig *c, double fan_in, double fan_out);
 void gpt_free(Gpt *m);
 /* Xavier/Glorot uniform for weight matrices (Wq, Wk as cfg.qk_init says), N(0, GPT_EMBEDDING_STD^2)
  * for embeddings, 0 for biases, 1 for LN gains, the learned scale at cfg.scale_init and cosine's
@@ -175,6 +182,8 @@ void gpt_init(Gpt *m, uint64_t seed);
 Tensor *gpt_param(const Gpt *m, const char *name); /* NULL when there is no such parameter */
 /* True for parameters that get weight decay: the 2-D weight matrices and embeddings. */
 bool gpt_param_decays(const Tensor *p);
+/* decay[i] = gpt_param_decays(parameter i), for every parameter (the optimizer's flags). */
+void gpt_decay_flags(const Gpt *m, bool *decay);
 
 /* Records the forward pass for tokens [B, T] (T <= context) on the tape; returns logits
  * [B, T, V]. The tape's `training` flag switches dropout on or off. When `trace` is not NULL,

@@ -1,26 +1,12 @@
-/* optim.c - what every optimizer shares: the table of optimizers, their state buffers, the
- * learning-rate schedule, the gradient norm and clipping, and the all-or-nothing update. */
+/* optim.c - what every optimizer shares: their state buffers, the learning-rate schedule, the
+ * gradient norm and clipping, and the all-or-nothing update. */
 #include "optim.h"
 
 #include "../tensor/parallel.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
-
-static const OptimSpec *const g_optimizers[] = {
-    [OPTIM_ADAMW] = &optim_adamw,
-    [OPTIM_SGD] = &optim_sgd,
-};
-enum { N_OPTIMIZERS = (int)(sizeof g_optimizers / sizeof g_optimizers[0]) };
-
-const OptimSpec *optim_spec(int kind) { return kind >= 0 && kind < N_OPTIMIZERS ? g_optimizers[kind] : NULL; }
-
-const char *optim_name(int kind, const char **help)
-{
-    const OptimSpec *s = optim_spec(kind);
-    if (s && help) *help = s->help;
-    return s ? s->name : NULL;
-}
 
 void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const bool *decay, int n_params)
 {
@@ -34,8 +20,14 @@ void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const boo
         o->n_values += params[i]->size;
         o->n_chunks += (params[i]->size + OPTIM_CHUNK - 1) / OPTIM_CHUNK;
     }
-    for (int s = 0; s < o->spec->n_state; s++)
-        if (optim_state_used(o, s)) o->state[s] = mem_alloc(o->n_values * sizeof(real)); /* zeroed */
+    /* every optimizer's buffers that it would use under this configuration (optim.h) */
+    int kind, k;
+    for (int b = 0; optim_buffer(b, &kind, &k); b++) {
+        assert(b < OPTIM_MAX_BUFFERS);
+        const OptimSpec *owner = optim_spec(kind);
+        if (kind == cfg->kind && k == 0) o->own = b;
+        if (!owner->state_used || owner->state_used(cfg, k)) o->state[b] = mem_alloc(o->n_values * sizeof(real)); /* zeroed */
+    }
     o->chunks = mem_alloc(o->n_chunks * sizeof *o->chunks);
     o->partial = mem_alloc(o->n_chunks * sizeof(double));
     size_t c = 0, offset = 0;
@@ -46,14 +38,11 @@ void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const boo
     }
 }
 
-bool optim_state_used(const Optimizer *o, int k)
-{
-    return k < o->spec->n_state && (!o->spec->state_used || o->spec->state_used(&o->cfg, k));
-}
+bool optim_state_kept(const Optimizer *o, int b) { return b >= 0 && b < OPTIM_MAX_BUFFERS && o->state[b]; }
 
 void optim_free(Optimizer *o)
 {
-    for (int s = 0; s < OPTIM_MAX_STATE; s++) mem_free(o->state[s]);
+    for (int b = 0; b < OPTIM_MAX_BUFFERS; b++) mem_free(o->state[b]);
     mem_free(o->chunks);
     mem_free(o->partial);
     memset(o, 0, sizeof *o);
@@ -98,34 +87,38 @@ void optim_scale_grads(Optimizer *o, double f)
     }
 }
 
-/* The update of every chunk: with apply, written in place; without, each chunk's NaN probe
- * into o->partial (see OptimSpec.update). */
-static void update_chunks(Optimizer *o, int step, double lr, bool apply)
+/* The update of every chunk: with OPTIM_APPLY, written in place; with OPTIM_PROBE, each chunk's
+ * NaN probe into o->partial (see OptimSpec.update). */
+static void update_chunks(Optimizer *o, const OptimStep *step, OptimWrite write)
 {
-    double inv_bias1 = 1 / (1 - pow(o->cfg.beta1, step + 1)), inv_bias2 = 1 / (1 - pow(o->cfg.beta2, step + 1));
 #pragma omp parallel for schedule(static) if (o->n_values >= PARALLEL_MIN)
     for (size_t c = 0; c < o->n_chunks; c++) {
         const OptimChunk *k = &o->chunks[c];
         Tensor *p = o->params[k->param];
-        OptimStep s = {&o->cfg, step, lr, o->decay[k->param] ? o->cfg.weight_decay : 0, inv_bias1, inv_bias2};
+        OptimStep s = *step;
+        s.weight_decay = o->decay[k->param] ? o->cfg.weight_decay : 0;
         real *state[OPTIM_MAX_STATE];
-        for (int b = 0; b < o->spec->n_state; b++) state[b] = o->state[b] ? o->state[b] + k->offset + k->j0 : NULL;
-        real probe = o->spec->update(&s, k->j1 - k->j0, p->data + k->j0, p->grad + k->j0, state, apply);
-        o->partial[c] = probe;
+        for (int b = 0; b < o->spec->n_state; b++) {
+            real *own = o->state[o->own + b];
+            state[b] = own ? own + k->offset + k->j0 : NULL;
+        }
+        o->partial[c] = o->spec->update(&s, k->j1 - k->j0, p->data + k->j0, p->grad + k->j0, state, write);
     }
 }
 
 bool optim_step(Optimizer *o, int step, double lr, int *bad_param)
 {
+    OptimStep s = {.cfg = &o->cfg, .step = step, .lr = lr};
+    if (o->spec->prepare) o->spec->prepare(&s);
     /* Pass 1 computes every new value without storing it: a step that would produce a NaN or
      * an Inf (an overflow, a bad gradient) must leave the model exactly as it was. */
-    update_chunks(o, step, lr, false);
+    update_chunks(o, &s, OPTIM_PROBE);
     for (size_t c = 0; c < o->n_chunks; c++)
         if (o->partial[c] != 0) { /* NaN: the first chunk that has one names the parameter */
             *bad_param = o->chunks[c].param;
             return false;
         }
     /* Pass 2 applies it. */
-    update_chunks(o, step, lr, true);
+    update_chunks(o, &s, OPTIM_APPLY);
     return true;
 }

@@ -9,8 +9,17 @@
  */
 #include "optim.h"
 
-
 #include <math.h>
+
+enum { ADAM_M, ADAM_V };                    /* its state */
+enum { ADAM_INV_BIAS1, ADAM_INV_BIAS2 };    /* its constants of a step */
+
+/* 1 / (1 - beta^t) after t = step + 1 updates: the bias corrections, once per step */
+static void adamw_prepare(OptimStep *s)
+{
+    s->k[ADAM_INV_BIAS1] = 1 / (1 - pow(s->cfg->beta1, s->step + 1));
+    s->k[ADAM_INV_BIAS2] = 1 / (1 - pow(s->cfg->beta2, s->step + 1));
+}
 
 /* The update's constants in the working precision, the bias corrections as factors, so that
  * the loops vectorise. */
@@ -27,14 +36,13 @@ static inline void adamw_one(const AdamConsts *k, real p, real g, real m, real v
     *nv = v2;
 }
 
-static real adamw_update(const OptimStep *s, size_t n, real *p, const real *g, real *const *state, bool apply)
+static real adamw_update(const OptimStep *s, size_t n, real *p, const real *g, real *const *state, OptimWrite write)
 {
     const OptimConfig *c = s->cfg;
     AdamConsts k = {(real)s->lr, (real)s->weight_decay, (real)c->beta1, (real)c->beta2, (real)(1 - c->beta1),
-                    (real)(1 - c->beta2), (real)s->inv_bias1,
-                    (real)s->inv_bias2, (real)c->eps};
-    real *m = state[0], *v = state[1];
-    if (apply) {
+                    (real)(1 - c->beta2), (real)s->k[ADAM_INV_BIAS1], (real)s->k[ADAM_INV_BIAS2], (real)c->eps};
+    real *m = state[ADAM_M], *v = state[ADAM_V];
+    if (write == OPTIM_APPLY) {
 #pragma omp simd
         for (size_t j = 0; j < n; j++) adamw_one(&k, p[j], g[j], m[j], v[j], &p[j], &m[j], &v[j]);
         return 0;
@@ -52,8 +60,9 @@ static real adamw_update(const OptimStep *s, size_t n, real *p, const real *g, r
 const OptimSpec optim_adamw = {
     .name = "adamw",
     .help = "Adam with decoupled weight decay",
+    .reads = {"beta1", "beta2", "eps"},
     .n_state = 2,
-    .state_name = {"m", "v"},
-    .state_nonnegative = {false, true},
+    .state = {[ADAM_M] = {"m", false}, [ADAM_V] = {"v", true}},
+    .prepare = adamw_prepare,
     .update = adamw_update,
 };

@@ -9,13 +9,11 @@
  * torch.optim.SGD(momentum=mu, dampening=0) adds wd p to g before u, so with weight decay the
  * two differ from the second step on (with --weight-decay=0 they are the same).
  *
- * Besides its momentum buffer u, SGD keeps AdamW's two buffers, untouched: --optim may change
- * when a run is resumed, and switching to SGD and back then keeps Adam's moments (and a plain
- * SGD checkpoint has the same layout as an AdamW one). */
+ * Its only state is the momentum buffer u (AdamW's m and v are kept for it by optim.c, see
+ * optim.h: switching to SGD and back keeps Adam's moments). */
 #include "optim.h"
 
-
-enum { SGD_STATE_M, SGD_STATE_V, SGD_STATE_MOMENTUM };
+enum { SGD_MOMENTUM }; /* its state */
 
 /* The new p and u of one element (u unused when mu = 0). */
 static inline void sgd_one(real lr, real wd, real mu, real p, real g, real u, real *np, real *nu)
@@ -25,12 +23,12 @@ static inline void sgd_one(real lr, real wd, real mu, real p, real g, real u, re
     *np = p - lr * (u2 + wd * p);
 }
 
-static real sgd_update(const OptimStep *s, size_t n, real *p, const real *g, real *const *state, bool apply)
+static real sgd_update(const OptimStep *s, size_t n, real *p, const real *g, real *const *state, OptimWrite write)
 {
     real lr = (real)s->lr, wd = (real)s->weight_decay, mu = (real)s->cfg->momentum;
     real probe = 0; /* NaN exactly when a new value would be NaN or infinite */
     if (s->cfg->momentum == 0) {
-        if (apply) {
+        if (write == OPTIM_APPLY) {
 #pragma omp simd
             for (size_t j = 0; j < n; j++) p[j] = p[j] - lr * (g[j] + wd * p[j]);
             return 0;
@@ -39,8 +37,8 @@ static real sgd_update(const OptimStep *s, size_t n, real *p, const real *g, rea
         for (size_t j = 0; j < n; j++) probe += (p[j] - lr * (g[j] + wd * p[j])) * 0;
         return probe;
     }
-    real *u = state[SGD_STATE_MOMENTUM];
-    if (apply) {
+    real *u = state[SGD_MOMENTUM];
+    if (write == OPTIM_APPLY) {
 #pragma omp simd
         for (size_t j = 0; j < n; j++) sgd_one(lr, wd, mu, p[j], g[j], u[j], &p[j], &u[j]);
         return 0;
@@ -54,15 +52,15 @@ static real sgd_update(const OptimStep *s, size_t n, real *p, const real *g, rea
     return probe;
 }
 
-/* Adam's buffers always (see above); the momentum buffer when mu > 0. */
-static bool sgd_state_used(const OptimConfig *cfg, int k) { return k != SGD_STATE_MOMENTUM || cfg->momentum > 0; }
+/* the momentum buffer when mu > 0 */
+static bool sgd_state_used(const OptimConfig *cfg, int k) { return k != SGD_MOMENTUM || cfg->momentum > 0; }
 
 const OptimSpec optim_sgd = {
     .name = "sgd",
     .help = "gradient descent, with heavy-ball momentum when --momentum > 0",
-    .n_state = 3,
-    .state_name = {"m", "v", "momentum"}, /* m, v: AdamW's, kept as they are (see above) */
-    .state_nonnegative = {false, true, false},
+    .reads = {"momentum"},
+    .n_state = 1,
+    .state = {[SGD_MOMENTUM] = {"momentum", false}},
     .state_used = sgd_state_used,
     .update = sgd_update,
 };

@@ -1,15 +1,11 @@
 /* options.c - the option table and its parsers. Every user error is one line naming the
  * flag (or the file and line) and what is wrong with it. */
 #include "options.h"
+#include "option_needs.h"
 #include "../base/threads.h"
 
-#include "../instrument/attention_svg.h"
-#include "../instrument/forensics.h"
-
-#include <assert.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,98 +24,278 @@ typedef struct EnumValues {
     const char *number_range;
 } EnumValues;
 
+/* --help's sections, in the order it shows them (a row's options in the table's order). */
+typedef enum HelpSection {
+    SECTION_NONE, /* no row is left here: tests/test_io.c checks it */
+    SECTION_DATA, SECTION_MODEL, SECTION_ATTENTION, SECTION_TRAINING, SECTION_OUTPUT, SECTION_CHECKPOINTS,
+    SECTION_DECODE, SECTION_DEBUG, N_SECTIONS
+} HelpSection;
+
+static const char *const g_section_titles[N_SECTIONS] = {
+    [SECTION_DATA] = "task and data",
+    [SECTION_MODEL] = "model",
+    [SECTION_ATTENTION] = "attention",
+    [SECTION_TRAINING] = "training",
+    [SECTION_OUTPUT] = "evaluation and output",
+    [SECTION_CHECKPOINTS] = "checkpoints",
+    [SECTION_DECODE] = "talking to a trained model (with --load)",
+    [SECTION_DEBUG] = "debugging",
+};
+
+/* What --decode does with an option of training or of the run (those of the model and the data
+ * are checked against the checkpoint instead): by default it is refused as a flag, since
+ * decoding trains nothing and writes nothing but standard output. */
+typedef enum OptDecode {
+    DECODE_REFUSES, /* given as a flag: refused (from a --config file: let through, or dropped if of the run) */
+    DECODE_USES,    /* what decoding uses: how the forward pass computes, the model file, the threads */
+} OptDecode;
+
 typedef struct OptSpec {
-    const char *name;
+    const char *name;            /* as a flag, a config key and "config.<name>" in checkpoints */
     OptKind kind;
-    OptGroup group;
-    size_t offset;
+    OptGroup group;              /* whether checkpoints store it, and whether a resumed run must match it */
+    HelpSection section;
+    size_t offset;               /* of its field in Options */
     const char *def;
     double min, max;             /* for numbers */
     const EnumValues *values;    /* KIND_ENUM */
+    /* The day the option came, after checkpoint format /2 (2026-11-30): a checkpoint may lack it
+     * and is then read with its default (every new option's default is the behaviour before
+     * it). NULL: every checkpoint holds it. */
+    const char *added;
+    const OptNeeds *needs;       /* when it does something; NULL: always */
+    const char *needs_aside;     /* said in brackets after what it needs */
+    OptDecode decode;
+    const char *decode_instead;  /* refused with --decode: what to run instead, if anything */
+    bool per_task;               /* a data option of some tasks: --help names them first (their rows' reads) */
     const char *help;
 } OptSpec;
 
 #define OFF(field) offsetof(Options, field)
 
+/* An enumerated option is stored as an int in a field of the module's enum type: the same size. */
+_Static_assert(sizeof(ScaleMode) == sizeof(int) && sizeof(ScaleParam) == sizeof(int) && sizeof(QkInit) == sizeof(int) &&
+                   sizeof(NumFormat) == sizeof(int) && sizeof(SoftmaxKind) == sizeof(int) &&
+                   sizeof(AttentionSvgAt) == sizeof(int) && sizeof(NanMode) == sizeof(int),
+               "an enumerated option's field is not an int");
+
 static const EnumValues g_tasks = {task_name, false, 0, 0, NULL};
-static const EnumValues g_scales = {scale_mode_name, true, OFF(scale_const), SCALE_CONST, "1e-4 to 1e8"};
+static const EnumValues g_scales = {scale_mode_name, true, OFF(model.scale_const), SCALE_CONST, "1e-4 to 1e8"};
 static const EnumValues g_optimizers = {optim_name, false, 0, 0, NULL};
 static const EnumValues g_nan_modes = {nan_mode_name, false, 0, 0, NULL};
 static const EnumValues g_attn_kinds = {attn_kind_name, false, 0, 0, NULL};
-static const EnumValues g_scale_inits = {scale_init_name, true, OFF(scale_init_const), SCALE_CONST, "1e-4 to 1e8"};
+static const EnumValues g_scale_inits = {scale_init_name, true, OFF(model.scale_init_const), SCALE_CONST, "1e-4 to 1e8"};
 static const EnumValues g_scale_params = {scale_param_name, false, 0, 0, NULL};
 static const EnumValues g_qk_inits = {qk_init_name, false, 0, 0, NULL};
 static const EnumValues g_formats = {format_name, false, 0, 0, NULL};
 static const EnumValues g_softmaxes = {softmax_kind_name, false, 0, 0, NULL};
 static const EnumValues g_attention_at = {attention_svg_at_name, false, 0, 0, NULL};
 
+/* ------------------------------------------------------------------ the table */
+
 static const OptSpec g_specs[] = {
     /* task and data */
-    {"task", KIND_ENUM, GROUP_DATA, OFF(task), "copy", 0, 0, &g_tasks, "toy task (tsv: set by --data)"},
-    {"data", KIND_TEXT, GROUP_DATA, OFF(data), "", 0, 0, NULL, "parallel corpus, one source<TAB>target pair per line"},
-    {"symbols", KIND_INT, GROUP_DATA, OFF(symbols), "10", 1, 1000, NULL, "copy/reverse/sort: alphabet size"},
-    {"min-len", KIND_INT, GROUP_DATA, OFF(min_len), "3", 1, 64, NULL, "copy/reverse/sort: shortest source"},
-    {"max-len", KIND_INT, GROUP_DATA, OFF(max_len), "8", 1, 64, NULL, "copy/reverse/sort: longest source"},
-    {"val-size", KIND_INT, GROUP_DATA, OFF(val_size), "512", 1, 1000000, NULL, "synthetic tasks: held-out validation examples"},
-    {"test-size", KIND_INT, GROUP_DATA, OFF(test_size), "0", 0, 1000000, NULL, "synthetic tasks: held-out test examples, evaluated once at the end"},
-    {"recall-pairs", KIND_INT, GROUP_DATA, OFF(recall_pairs), "4", 1, 31, NULL, "recall: key-value pairs per example (at most --recall-keys)"},
-    {"recall-keys", KIND_INT, GROUP_DATA, OFF(recall_keys), "16", 1, 1000, NULL, "recall: key alphabet size (k0, k1 ...)"},
-    {"recall-values", KIND_INT, GROUP_DATA, OFF(recall_values), "16", 2, 1000, NULL, "recall: value alphabet size (v0, v1 ...)"},
-    {"recall-queries", KIND_INT, GROUP_DATA, OFF(recall_queries), "1", 1, 31, NULL, "recall: keys asked for, each answered by its value (at most --recall-pairs)"},
+    {.name = "task", .kind = KIND_ENUM, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.task),
+     .def = "copy", .values = &g_tasks,
+     .help = "toy task (tsv: set by --data)"},
+    {.name = "data", .kind = KIND_TEXT, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.path),
+     .def = "",
+     .help = "parallel corpus, one source<TAB>target pair per line"},
+    {.name = "symbols", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.symbols),
+     .def = "10", .min = 1, .max = 1000, .per_task = true,
+     .help = "alphabet size"},
+    {.name = "min-len", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.min_len),
+     .def = "3", .min = 1, .max = 64, .per_task = true,
+     .help = "shortest source"},
+    {.name = "max-len", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.max_len),
+     .def = "8", .min = 1, .max = 64, .per_task = true,
+     .help = "longest source"},
+    {.name = "val-size", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.val_size),
+     .def = "512", .min = 1, .max = 1000000,
+     .help = "synthetic tasks: held-out validation examples"},
+    {.name = "test-size", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
+     .offset = OFF(data.test_size), .def = "0", .min = 0, .max = 1000000, .added = "2026-12-01",
+     .help = "synthetic tasks: held-out test examples, evaluated once at the end"},
+    {.name = "recall-pairs", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
+     .offset = OFF(data.recall_pairs), .def = "4", .min = 1, .max = 31, .added = "2026-12-01", .per_task = true,
+     .help = "key-value pairs per example (at most --recall-keys)"},
+    {.name = "recall-keys", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
+     .offset = OFF(data.recall_keys), .def = "16", .min = 1, .max = 1000, .added = "2026-12-01", .per_task = true,
+     .help = "key alphabet size (k0, k1 ...)"},
+    {.name = "recall-values", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
+     .offset = OFF(data.recall_values), .def = "16", .min = 2, .max = 1000, .added = "2026-12-01", .per_task = true,
+     .help = "value alphabet size (v0, v1 ...)"},
+    {.name = "recall-queries", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
+     .offset = OFF(data.recall_queries), .def = "1", .min = 1, .max = 31, .added = "2026-12-01", .per_task = true,
+     .help = "keys asked for, each answered by its value (at most --recall-pairs)"},
     /* model */
-    {"layers", KIND_INT, GROUP_MODEL, OFF(layers), "2", 1, 24, NULL, "decoder blocks"},
-    {"dmodel", KIND_INT, GROUP_MODEL, OFF(dmodel), "64", 1, 16384, NULL, "model width C"},
-    {"heads", KIND_INT, GROUP_MODEL, OFF(heads), "4", 1, 1024, NULL, "attention heads H"},
-    {"dk", KIND_INT, GROUP_MODEL, OFF(dk), "0", 0, 16384, NULL, "head size (0: dmodel / heads)"},
-    {"context", KIND_INT, GROUP_MODEL, OFF(context), "0", 0, 16384, NULL, "positions (0: what the task needs)"},
-    {"scale", KIND_ENUM, GROUP_MODEL, OFF(scale), "sqrt", 1e-4, 1e8, &g_scales, "score multiplier: 1, sqrt (1/sqrt dk), dk (1/dk), learned, or c (1/c)"},
-    {"attn", KIND_ENUM, GROUP_MODEL, OFF(attn), "dot", 0, 0, &g_attn_kinds, "how a head forms its scores"},
-    {"scale-init", KIND_ENUM, GROUP_MODEL, OFF(scale_init), "sqrt", 1e-4, 1e8, &g_scale_inits, "--scale=learned: the start, 1, sqrt (1/sqrt dk), dk (1/dk) or c (1/c)"},
-    {"scale-param", KIND_ENUM, GROUP_MODEL, OFF(scale_param), "linear", 0, 0, &g_scale_params, "how a learned multiplier (--scale=learned, cosine's tau) is stored"},
-    {"tau-init", KIND_REAL, GROUP_MODEL, OFF(tau_init), "10", 1e-4, 1e4, NULL, "--attn=cosine: the temperature tau's start"},
-    {"qk-init", KIND_ENUM, GROUP_MODEL, OFF(qk_init), "xavier", 0, 0, &g_qk_inits, "how Wq and Wk start"},
-    {"init-gain", KIND_REAL, GROUP_MODEL, OFF(init_gain), "1", 1e-6, 1e3, NULL, "multiplies every Xavier (and unit) bound"},
-    {"precision", KIND_ENUM, GROUP_TRAIN, OFF(precision), "fp32", 0, 0, &g_formats, "the attention path (q, k, v, scores, weights, P v) rounded to"},
-    {"softmax", KIND_ENUM, GROUP_TRAIN, OFF(softmax), "stable", 0, 0, &g_softmaxes, "the attention softmax"},
-    {"attn-dropout", KIND_REAL, GROUP_TRAIN, OFF(attn_dropout), "0", 0, 0.999, NULL, "dropout on attention weights"},
-    {"dropout", KIND_REAL, GROUP_TRAIN, OFF(dropout), "0", 0, 0.999, NULL, "dropout on embeddings and residual branches"},
+    {.name = "layers", .kind = KIND_INT, .group = GROUP_MODEL, .section = SECTION_MODEL, .offset = OFF(model.layers),
+     .def = "2", .min = 1, .max = 24,
+     .help = "decoder blocks"},
+    {.name = "dmodel", .kind = KIND_INT, .group = GROUP_MODEL, .section = SECTION_MODEL, .offset = OFF(model.dmodel),
+     .def = "64", .min = 1, .max = 16384,
+     .help = "model width C"},
+    {.name = "heads", .kind = KIND_INT, .group = GROUP_MODEL, .section = SECTION_MODEL, .offset = OFF(model.heads),
+     .def = "4", .min = 1, .max = 1024,
+     .help = "attention heads H"},
+    {.name = "dk", .kind = KIND_INT, .group = GROUP_MODEL, .section = SECTION_MODEL, .offset = OFF(model.dk),
+     .def = "0", .min = 0, .max = 16384,
+     .help = "head size (0: dmodel / heads)"},
+    {.name = "context", .kind = KIND_INT, .group = GROUP_MODEL, .section = SECTION_MODEL,
+     .offset = OFF(model.context), .def = "0", .min = 0, .max = 16384,
+     .help = "positions (0: what the task needs)"},
+    {.name = "scale", .kind = KIND_ENUM, .group = GROUP_MODEL, .section = SECTION_ATTENTION,
+     .offset = OFF(model.scale_mode), .def = "sqrt", .min = 1e-4, .max = 1e8, .values = &g_scales,
+     .needs = &NEEDS_SCALED,
+     .help = "score multiplier: 1, sqrt (1/sqrt dk), dk (1/dk), learned, or c (1/c)"},
+    {.name = "attn", .kind = KIND_ENUM, .group = GROUP_MODEL, .section = SECTION_ATTENTION, .offset = OFF(model.attn),
+     .def = "dot", .values = &g_attn_kinds, .added = "2026-12-01",
+     .help = "how a head forms its scores"},
+    {.name = "scale-init", .kind = KIND_ENUM, .group = GROUP_MODEL, .section = SECTION_ATTENTION,
+     .offset = OFF(model.scale_init), .def = "sqrt", .min = 1e-4, .max = 1e8, .values = &g_scale_inits,
+     .added = "2026-12-01", .needs = &NEEDS_LEARNED_SCALE,
+     .help = "--scale=learned: the start, 1, sqrt (1/sqrt dk), dk (1/dk) or c (1/c)"},
+    {.name = "scale-param", .kind = KIND_ENUM, .group = GROUP_MODEL, .section = SECTION_ATTENTION,
+     .offset = OFF(model.scale_param), .def = "linear", .values = &g_scale_params, .added = "2026-12-01",
+     .needs = &NEEDS_HEAD_MULTIPLIER,
+     .help = "how a learned multiplier (--scale=learned, cosine's tau) is stored"},
+    {.name = "tau-init", .kind = KIND_REAL, .group = GROUP_MODEL, .section = SECTION_ATTENTION,
+     .offset = OFF(model.tau_init), .def = "10", .min = 1e-4, .max = 1e4, .added = "2026-12-01",
+     .needs = &NEEDS_VARIANT_READS,
+     .help = "--attn=cosine: the temperature tau's start"},
+    {.name = "qk-init", .kind = KIND_ENUM, .group = GROUP_MODEL, .section = SECTION_ATTENTION,
+     .offset = OFF(model.qk_init), .def = "xavier", .values = &g_qk_inits, .added = "2026-12-01",
+     .help = "how Wq and Wk start"},
+    {.name = "init-gain", .kind = KIND_REAL, .group = GROUP_MODEL, .section = SECTION_MODEL,
+     .offset = OFF(model.init_gain), .def = "1", .min = 1e-6, .max = 1e3,
+     .help = "multiplies every Xavier (and unit) bound"},
+    {.name = "precision", .kind = KIND_ENUM, .group = GROUP_TRAIN, .section = SECTION_ATTENTION,
+     .offset = OFF(model.precision), .def = "fp32", .values = &g_formats, .added = "2026-12-01",
+     .decode = DECODE_USES,
+     .help = "the attention path (q, k, v, scores, weights, P v) rounded to"},
+    {.name = "softmax", .kind = KIND_ENUM, .group = GROUP_TRAIN, .section = SECTION_ATTENTION,
+     .offset = OFF(model.softmax), .def = "stable", .values = &g_softmaxes, .added = "2026-12-01",
+     .decode = DECODE_USES,
+     .help = "the attention softmax"},
+    {.name = "attn-dropout", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_ATTENTION,
+     .offset = OFF(model.attn_dropout), .def = "0", .min = 0, .max = 0.999,
+     .help = "dropout on attention weights"},
+    {.name = "dropout", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_MODEL,
+     .offset = OFF(model.dropout), .def = "0", .min = 0, .max = 0.999,
+     .help = "dropout on embeddings and residual branches"},
     /* optimisation */
-    {"optim", KIND_ENUM, GROUP_TRAIN, OFF(optim), "adamw", 0, 0, &g_optimizers, "optimizer"},
-    {"batch", KIND_INT, GROUP_TRAIN, OFF(batch), "32", 1, 65536, NULL, "sequences per step"},
-    {"steps", KIND_INT, GROUP_TRAIN, OFF(steps), "600", 0, 100000000, NULL, "training steps (the schedule's length)"},
-    {"lr", KIND_REAL, GROUP_TRAIN, OFF(lr), "3e-3", 0, 1e6, NULL, "peak learning rate"},
-    {"warmup", KIND_INT, GROUP_TRAIN, OFF(warmup), "50", 0, 100000000, NULL, "linear warmup steps"},
-    {"min-lr", KIND_REAL, GROUP_TRAIN, OFF(min_lr), "3e-4", 0, 1e6, NULL, "learning rate at the end of the cosine"},
-    {"weight-decay", KIND_REAL, GROUP_TRAIN, OFF(weight_decay), "0.01", 0, 1e3, NULL, "decoupled weight decay on 2-D weights (incl. embeddings; not biases, LN, scales)"},
-    {"clip", KIND_REAL, GROUP_TRAIN, OFF(clip), "1", 0, 1e12, NULL, "max global gradient norm (0: off)"},
-    {"beta1", KIND_REAL, GROUP_TRAIN, OFF(beta1), "0.9", 0, 0.999999, NULL, "Adam first-moment decay"},
-    {"beta2", KIND_REAL, GROUP_TRAIN, OFF(beta2), "0.98", 0, 0.999999, NULL, "Adam second-moment decay"},
-    {"eps", KIND_REAL, GROUP_TRAIN, OFF(eps), "1e-8", 1e-30, 1, NULL, "Adam denominator guard"},
-    {"momentum", KIND_REAL, GROUP_TRAIN, OFF(momentum), "0", 0, 0.999999, NULL, "--optim=sgd: heavy-ball momentum mu (0: plain SGD)"},
-    {"seed", KIND_SEED, GROUP_DATA, OFF(seed), "1", 0, 0, NULL, "seeds init, data (and the validation split) and dropout"},
-    {"loss-threshold", KIND_REAL, GROUP_TRAIN, OFF(loss_threshold), "0.1", 0, 1e9, NULL, "summary: first step whose mean loss is below"},
+    {.name = "optim", .kind = KIND_ENUM, .group = GROUP_TRAIN, .section = SECTION_TRAINING, .offset = OFF(optim.kind),
+     .def = "adamw", .values = &g_optimizers,
+     .help = "optimizer"},
+    {.name = "batch", .kind = KIND_INT, .group = GROUP_TRAIN, .section = SECTION_TRAINING, .offset = OFF(run.batch),
+     .def = "32", .min = 1, .max = 65536,
+     .help = "sequences per step"},
+    {.name = "steps", .kind = KIND_INT, .group = GROUP_TRAIN, .section = SECTION_TRAINING, .offset = OFF(optim.steps),
+     .def = "600", .min = 0, .max = 100000000,
+     .help = "training steps (the schedule's length)"},
+    {.name = "lr", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING, .offset = OFF(optim.lr),
+     .def = "3e-3", .min = 0, .max = 1e6,
+     .help = "peak learning rate"},
+    {.name = "warmup", .kind = KIND_INT, .group = GROUP_TRAIN, .section = SECTION_TRAINING,
+     .offset = OFF(optim.warmup), .def = "50", .min = 0, .max = 100000000,
+     .help = "linear warmup steps"},
+    {.name = "min-lr", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING,
+     .offset = OFF(optim.min_lr), .def = "3e-4", .min = 0, .max = 1e6,
+     .help = "learning rate at the end of the cosine"},
+    {.name = "weight-decay", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING,
+     .offset = OFF(optim.weight_decay), .def = "0.01", .min = 0, .max = 1e3,
+     .help = "decoupled weight decay on 2-D weights (incl. embeddings; not biases, LN, scales)"},
+    {.name = "clip", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING, .offset = OFF(run.clip),
+     .def = "1", .min = 0, .max = 1e12,
+     .help = "max global gradient norm (0: off)"},
+    {.name = "beta1", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING,
+     .offset = OFF(optim.beta1), .def = "0.9", .min = 0, .max = 0.999999, .needs = &NEEDS_OPTIMIZER_READS,
+     .help = "Adam first-moment decay"},
+    {.name = "beta2", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING,
+     .offset = OFF(optim.beta2), .def = "0.98", .min = 0, .max = 0.999999, .needs = &NEEDS_OPTIMIZER_READS,
+     .help = "Adam second-moment decay"},
+    {.name = "eps", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING, .offset = OFF(optim.eps),
+     .def = "1e-8", .min = 1e-30, .max = 1, .needs = &NEEDS_OPTIMIZER_READS,
+     .help = "Adam denominator guard"},
+    {.name = "momentum", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_TRAINING,
+     .offset = OFF(optim.momentum), .def = "0", .min = 0, .max = 0.999999, .added = "2026-12-01",
+     .needs = &NEEDS_OPTIMIZER_READS, .needs_aside = "AdamW's momentum is --beta1",
+     .help = "--optim=sgd: heavy-ball momentum mu (0: plain SGD)"},
+    {.name = "seed", .kind = KIND_SEED, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.seed),
+     .def = "1",
+     .help = "seeds init, data (and the validation split) and dropout"},
+    {.name = "loss-threshold", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_OUTPUT,
+     .offset = OFF(run.loss_threshold), .def = "0.1", .min = 0, .max = 1e9,
+     .help = "summary: first step whose mean loss is below"},
     /* the run */
-    {"threads", KIND_INT, GROUP_RUN, OFF(threads), "0", 0, THREADS_MAX, NULL, "OpenMP threads (0: $OMP_NUM_THREADS if set, else one per core this process may use, fewer while other programs keep them busy); results do not depend on it"},
-    {"log", KIND_TEXT, GROUP_RUN, OFF(log), "", 0, 0, NULL, "CSV file for the metrics"},
-    {"log-every", KIND_INT, GROUP_TRAIN, OFF(log_every), "50", 1, 100000000, NULL, "steps between log lines"},
-    {"eval-every", KIND_INT, GROUP_TRAIN, OFF(eval_every), "200", 0, 100000000, NULL, "steps between evaluations (0: at the end only)"},
-    {"eval-examples", KIND_INT, GROUP_TRAIN, OFF(eval_examples), "256", 1, 1000000, NULL, "held-out examples per evaluation"},
-    {"examples", KIND_INT, GROUP_RUN, OFF(examples), "3", 0, 1000, NULL, "decoded examples printed at the end"},
-    {"save", KIND_TEXT, GROUP_RUN, OFF(save), "", 0, 0, NULL, "write a checkpoint here (safetensors)"},
-    {"save-every", KIND_INT, GROUP_RUN, OFF(save_every), "0", 0, 100000000, NULL, "also save every N steps (0: only at the end)"},
-    {"load", KIND_TEXT, GROUP_RUN, OFF(load), "", 0, 0, NULL, "resume from this checkpoint; one at the run's end already (its --steps, or --stop-at=its step) is only evaluated and drawn; with --decode: the model to decode with"},
-    {"stop-at", KIND_INT, GROUP_RUN, OFF(stop_at), "0", 0, 100000000, NULL, "stop after this step (0: --steps); the schedule still spans --steps"},
-    {"dump-state", KIND_TEXT, GROUP_RUN, OFF(dump_state), "", 0, 0, NULL, "write everything about the first step here (and the attention of --attention-example)"},
-    {"attention-svg", KIND_TEXT, GROUP_RUN, OFF(attention_svg), "", 0, 0, NULL, "draw every head's attention weights on one validation example here (SVG heatmaps)"},
-    {"attention-svg-at", KIND_ENUM, GROUP_RUN, OFF(attention_svg_at), "end", 0, 0, &g_attention_at, "--attention-svg: which weights"},
-    {"attention-example", KIND_INT, GROUP_RUN, OFF(attention_example), "0", 0, 1000000, NULL, "--attention-svg, --dump-state: the validation example (0: the first)"},
-    {"nan", KIND_ENUM, GROUP_TRAIN, OFF(nan), "stop", 0, 0, &g_nan_modes, "on a NaN/Inf: stop (exit 3) or count and skip the update"},
-    {"inject", KIND_TEXT, GROUP_RUN, OFF(inject), "", 0, 0, NULL, "testing faults: nan:STEP:PARAM, nan:STEP:grad.PARAM, crash-in-save:N, crash-after-step:N"},
-    {"quiet", KIND_BOOL, GROUP_RUN, OFF(quiet), "0", 0, 1, NULL, "only the summary line"},
-    {"print-tape", KIND_BOOL, GROUP_RUN, OFF(print_tape), "0", 0, 1, NULL, "print the ops the first step records (shapes, FLOPs, memory), then exit without training"},
-    {"tape-dot", KIND_TEXT, GROUP_RUN, OFF(tape_dot), "", 0, 0, NULL, "write the first step's graph here (Graphviz DOT), then exit without training; drawing it needs Graphviz's dot program (dot -Tsvg FILE > FILE.svg)"},
-    {"decode", KIND_BOOL, GROUP_RUN, OFF(decode), "0", 0, 1, NULL, "no training: print the greedy decoding of each source read from stdin, one per line (needs --load)"},
-    {"show-attention", KIND_BOOL, GROUP_RUN, OFF(show_attention), "0", 0, 1, NULL, "--decode: per output token, the source token the last layer attends to most (mean over heads)"},
+    {.name = "threads", .kind = KIND_INT, .group = GROUP_RUN, .section = SECTION_TRAINING, .offset = OFF(run.threads),
+     .def = "0", .min = 0, .max = THREADS_MAX, .decode = DECODE_USES,
+     .help = "OpenMP threads (0: $OMP_NUM_THREADS if set, else one per core this process may use, fewer while other programs keep them busy); results do not depend on it"},
+    {.name = "log", .kind = KIND_TEXT, .group = GROUP_RUN, .section = SECTION_OUTPUT, .offset = OFF(run.log),
+     .def = "",
+     .help = "CSV file for the metrics"},
+    {.name = "log-every", .kind = KIND_INT, .group = GROUP_TRAIN, .section = SECTION_OUTPUT,
+     .offset = OFF(run.log_every), .def = "50", .min = 1, .max = 100000000,
+     .help = "steps between log lines"},
+    {.name = "eval-every", .kind = KIND_INT, .group = GROUP_TRAIN, .section = SECTION_OUTPUT,
+     .offset = OFF(run.eval_every), .def = "200", .min = 0, .max = 100000000,
+     .help = "steps between evaluations (0: at the end only)"},
+    {.name = "eval-examples", .kind = KIND_INT, .group = GROUP_TRAIN, .section = SECTION_OUTPUT,
+     .offset = OFF(run.eval_examples), .def = "256", .min = 1, .max = 1000000,
+     .help = "held-out examples per evaluation"},
+    {.name = "examples", .kind = KIND_INT, .group = GROUP_RUN, .section = SECTION_OUTPUT, .offset = OFF(run.examples),
+     .def = "3", .min = 0, .max = 1000,
+     .help = "decoded examples printed at the end"},
+    {.name = "save", .kind = KIND_TEXT, .group = GROUP_RUN, .section = SECTION_CHECKPOINTS, .offset = OFF(run.save),
+     .def = "",
+     .help = "write a checkpoint here (safetensors)"},
+    {.name = "save-every", .kind = KIND_INT, .group = GROUP_RUN, .section = SECTION_CHECKPOINTS,
+     .offset = OFF(run.save_every), .def = "0", .min = 0, .max = 100000000,
+     .help = "also save every N steps (0: only at the end)"},
+    {.name = "load", .kind = KIND_TEXT, .group = GROUP_RUN, .section = SECTION_CHECKPOINTS, .offset = OFF(run.load),
+     .def = "", .decode = DECODE_USES,
+     .help = "resume from this checkpoint; one at the run's end already (its --steps, or --stop-at=its step) is only evaluated and drawn; with --decode: the model to decode with"},
+    {.name = "stop-at", .kind = KIND_INT, .group = GROUP_RUN, .section = SECTION_CHECKPOINTS,
+     .offset = OFF(run.stop_at), .def = "0", .min = 0, .max = 100000000,
+     .help = "stop after this step (0: --steps); the schedule still spans --steps"},
+    {.name = "dump-state", .kind = KIND_TEXT, .group = GROUP_RUN, .section = SECTION_DEBUG,
+     .offset = OFF(run.dump_state), .def = "",
+     .decode_instead = "dump a checkpoint's next step with ./train --load=FILE --dump-state=FILE",
+     .help = "write everything about the first step here (and the attention of --attention-example)"},
+    {.name = "attention-svg", .kind = KIND_TEXT, .group = GROUP_RUN, .section = SECTION_OUTPUT,
+     .offset = OFF(run.attention_svg), .def = "",
+     .decode_instead = "draw a checkpoint with ./train --load=FILE --attention-svg=FILE",
+     .help = "draw every head's attention weights on one validation example here (SVG heatmaps)"},
+    {.name = "attention-svg-at", .kind = KIND_ENUM, .group = GROUP_RUN, .section = SECTION_OUTPUT,
+     .offset = OFF(run.attention_svg_at), .def = "end", .values = &g_attention_at, .needs = &NEEDS_FIGURE,
+     .decode_instead = "draw a checkpoint with ./train --load=FILE --attention-svg=FILE --attention-svg-at=WHICH",
+     .help = "--attention-svg: which weights"},
+    {.name = "attention-example", .kind = KIND_INT, .group = GROUP_RUN, .section = SECTION_OUTPUT,
+     .offset = OFF(run.attention_example), .def = "0", .min = 0, .max = 1000000, .needs = &NEEDS_HELD_OUT_ATTENTION,
+     .decode_instead = "draw a checkpoint with ./train --load=FILE --attention-svg=FILE --attention-example=N",
+     .help = "--attention-svg, --dump-state: the validation example (0: the first)"},
+    {.name = "nan", .kind = KIND_ENUM, .group = GROUP_TRAIN, .section = SECTION_TRAINING, .offset = OFF(run.nan),
+     .def = "stop", .values = &g_nan_modes,
+     .help = "on a NaN/Inf: stop (exit 3) or count and skip the update"},
+    {.name = "inject", .kind = KIND_TEXT, .group = GROUP_RUN, .section = SECTION_DEBUG, .offset = OFF(run.inject),
+     .def = "",
+     .help = "testing faults: nan:STEP:PARAM, nan:STEP:grad.PARAM, crash-in-save:N, crash-after-step:N"},
+    {.name = "quiet", .kind = KIND_BOOL, .group = GROUP_RUN, .section = SECTION_OUTPUT, .offset = OFF(run.quiet),
+     .def = "0", .min = 0, .max = 1,
+     .help = "only the summary line"},
+    {.name = "print-tape", .kind = KIND_BOOL, .group = GROUP_RUN, .section = SECTION_DEBUG,
+     .offset = OFF(run.print_tape), .def = "0", .min = 0, .max = 1,
+     .decode_instead = "see the tape of a checkpoint's next step with ./train --load=FILE --print-tape",
+     .help = "print the ops the first step records (shapes, FLOPs, memory), then exit without training"},
+    {.name = "tape-dot", .kind = KIND_TEXT, .group = GROUP_RUN, .section = SECTION_DEBUG, .offset = OFF(run.tape_dot),
+     .def = "", .decode_instead = "graph a checkpoint's next step with ./train --load=FILE --tape-dot=FILE",
+     .help = "write the first step's graph here (Graphviz DOT), then exit without training; drawing it needs Graphviz's dot program (dot -Tsvg FILE > FILE.svg)"},
+    {.name = "decode", .kind = KIND_BOOL, .group = GROUP_RUN, .section = SECTION_DECODE, .offset = OFF(run.decode),
+     .def = "0", .min = 0, .max = 1, .decode = DECODE_USES,
+     .help = "no training: print the greedy decoding of each source read from stdin, one per line (needs --load)"},
+    {.name = "show-attention", .kind = KIND_BOOL, .group = GROUP_RUN, .section = SECTION_DECODE,
+     .offset = OFF(run.show_attention), .def = "0", .min = 0, .max = 1, .needs = &NEEDS_DECODE, .decode = DECODE_USES,
+     .help = "--decode: per output token, the source token the last layer attends to most (mean over heads)"},
 };
 
 enum { N_SPECS = (int)(sizeof g_specs / sizeof g_specs[0]) };
@@ -129,6 +305,7 @@ int options_count(void) { return N_SPECS; }
 const char *options_name(int i) { return g_specs[i].name; }
 OptGroup options_group(int i) { return g_specs[i].group; }
 const char *options_default(int i) { return g_specs[i].def; }
+const char *options_added(int i) { return g_specs[i].added; }
 
 int options_index(const char *name)
 {
@@ -155,12 +332,8 @@ static bool parse_real(const char *v, double *out)
 static bool parse_enum(const OptSpec *s, const char *v, int *value, double *number)
 {
     const EnumValues *e = s->values;
-    const char *name;
-    for (int i = 0; (name = e->names(i, NULL)) != NULL; i++)
-        if (!strcmp(name, v)) {
-            *value = i;
-            return true;
-        }
+    *value = name_find(e->names, v);
+    if (*value >= 0) return true;
     if (e->takes_number && parse_real(v, number) && *number >= s->min && *number <= s->max) {
         *value = e->number_value;
         return true;
@@ -403,43 +576,36 @@ bool options_parse_args(Options *o, int argc, char **argv, OptGiven *set, bool *
 
 bool options_validate(const Options *o, char *err, size_t err_len)
 {
-    bool tsv = o->data[0] != 0;
-    if (tsv && o->task != TASK_COPY && o->task != TASK_TSV)
-        return errorf(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data,
-                      task_name(o->task, NULL));
-    if (!tsv && o->task == TASK_TSV) return errorf(err, err_len, "--task=tsv needs --data=FILE");
-    if (tsv && o->test_size > 0)
+    const TaskSpec *task = task_spec(o->data.task);
+    bool corpus = o->data.path[0] != 0;
+    if (corpus && !task->load && o->data.task != name_find(task_name, g_specs[options_index("task")].def))
+        return errorf(err, err_len, "--data=%s with --task=%s: a corpus file is its own task (drop --task)", o->data.path,
+                      task->name);
+    if (!corpus && task->load) return errorf(err, err_len, "--task=%s needs --data=FILE", task->name);
+    if (corpus && o->data.test_size > 0)
         return errorf(err, err_len, "--test-size=%d with --data=%s: a corpus's held-out part is chosen from its sources' "
-                                    "hashes; --test-size is for the synthetic tasks", o->test_size, o->data);
-    if (o->min_len > o->max_len)
-        return errorf(err, err_len, "--min-len=%d is larger than --max-len=%d", o->min_len, o->max_len);
-    if (o->task == TASK_RECALL && o->recall_pairs > o->recall_keys)
-        return errorf(err, err_len, "--recall-pairs=%d is more than --recall-keys=%d: the keys of an example are distinct",
-                      o->recall_pairs, o->recall_keys);
-    if (o->task == TASK_RECALL && o->recall_queries > o->recall_pairs)
-        return errorf(err, err_len, "--recall-queries=%d is more than --recall-pairs=%d: each query asks for another pair",
-                      o->recall_queries, o->recall_pairs);
-    if (o->task == TASK_RECALL && 2 * o->recall_pairs + o->recall_queries > 64)
-        return errorf(err, err_len, "--recall-pairs=%d with --recall-queries=%d: a source of %d tokens, more than 64",
-                      o->recall_pairs, o->recall_queries, 2 * o->recall_pairs + o->recall_queries);
-    int dk = o->dk;
+                                    "hashes; --test-size is for the synthetic tasks", o->data.test_size, o->data.path);
+    if (o->data.min_len > o->data.max_len)
+        return errorf(err, err_len, "--min-len=%d is larger than --max-len=%d", o->data.min_len, o->data.max_len);
+    if (task->validate && !task->validate(&o->data, err, err_len)) return false;
+    int dk = o->model.dk;
     if (dk == 0) {
-        if (o->dmodel % o->heads)
-            return errorf(err, err_len, "--heads=%d does not divide --dmodel=%d (set --dk to choose the head size)", o->heads, o->dmodel);
-        dk = o->dmodel / o->heads;
+        if (o->model.dmodel % o->model.heads)
+            return errorf(err, err_len, "--heads=%d does not divide --dmodel=%d (set --dk to choose the head size)", o->model.heads, o->model.dmodel);
+        dk = o->model.dmodel / o->model.heads;
     }
-    if ((double)o->heads * dk > 65536)
-        return errorf(err, err_len, "--heads=%d x --dk=%d is larger than 65536", o->heads, dk);
-    if (o->min_lr > o->lr) return errorf(err, err_len, "--min-lr=%g is larger than --lr=%g", o->min_lr, o->lr);
-    if (o->stop_at > o->steps) return errorf(err, err_len, "--stop-at=%d is past --steps=%d", o->stop_at, o->steps);
+    if ((double)o->model.heads * dk > 65536)
+        return errorf(err, err_len, "--heads=%d x --dk=%d is larger than 65536", o->model.heads, dk);
+    if (o->optim.min_lr > o->optim.lr) return errorf(err, err_len, "--min-lr=%g is larger than --lr=%g", o->optim.min_lr, o->optim.lr);
+    if (o->run.stop_at > o->optim.steps) return errorf(err, err_len, "--stop-at=%d is past --steps=%d", o->run.stop_at, o->optim.steps);
     /* --print-tape and --tape-dot look at one step and stop: an output of training would stay unwritten */
-    const char *describe = o->print_tape ? "--print-tape" : o->tape_dot[0] ? "--tape-dot" : NULL;
-    const char *unwritten = o->save[0] ? "save" : o->log[0] ? "log" : o->attention_svg[0] ? "attention-svg" : NULL;
+    const char *describe = o->run.print_tape ? "--print-tape" : o->run.tape_dot[0] ? "--tape-dot" : NULL;
+    const char *unwritten = o->run.save[0] ? "save" : o->run.log[0] ? "log" : o->run.attention_svg[0] ? "attention-svg" : NULL;
     if (describe && unwritten)
         return errorf(err, err_len, "%s describes one step and exits without training: it writes no %s (drop --%s)", describe,
-                      o->save[0] ? "checkpoint" : o->log[0] ? "log" : "figure", unwritten);
+                      o->run.save[0] ? "checkpoint" : o->run.log[0] ? "log" : "figure", unwritten);
     /* no step trained: the grid "after training" is the one at initialisation, drawn twice */
-    if (o->attention_svg[0] && o->attention_svg_at == ATTENTION_AT_BOTH && o->steps == 0)
+    if (o->run.attention_svg[0] && o->run.attention_svg_at == ATTENTION_AT_BOTH && o->optim.steps == 0)
         return errorf(err, err_len, "--attention-svg-at=both with --steps=0: nothing is trained, so both grids would be the "
                                     "initial weights (give --attention-svg-at=init)");
     return true; /* memory is checked by ./train once the vocabulary and lengths are known */
@@ -447,70 +613,9 @@ bool options_validate(const Options *o, char *err, size_t err_len)
 
 /* ------------------------------------------------------------------ flags that would do nothing */
 
-static bool dot_like(const Options *o) { return o->attn == ATTN_DOT || o->attn == ATTN_QKNORM; }
-static bool scaled_by_flag(const Options *o) { return dot_like(o); }
-static bool learned_scale(const Options *o) { return dot_like(o) && o->scale == SCALE_LEARNED; }
-static bool head_multiplier(const Options *o) { return learned_scale(o) || o->attn == ATTN_COSINE; }
-static bool cosine(const Options *o) { return o->attn == ATTN_COSINE; }
-static bool sgd(const Options *o) { return o->optim == OPTIM_SGD; }
-static bool adam(const Options *o) { return o->optim == OPTIM_ADAMW; }
-static bool decoding(const Options *o) { return o->decode; }
-static bool drawn(const Options *o) { return o->attention_svg[0] != 0; }
-static bool held_out_attention(const Options *o) { return o->attention_svg[0] || o->dump_state[0]; }
-
-/* Each option of the model, the optimizer or an output that matters only in some configurations,
- * and what it needs. (The data options that shape one task, --symbols or --recall-pairs, are not here:
- * one set of them serves a grid of several tasks, and each task reads its own.) */
-static const struct {
-    const char *name;
-    bool (*matters)(const Options *o);
-    const char *needs;
-} g_relevance[] = {
-    {"scale", scaled_by_flag, "--attn=dot or qknorm (cosine scores are tau cos(q, k), with a learned tau: see "
-                              "--tau-init; additive scores v.tanh(q_i + k_j) are not scaled, which is the claim "
-                              "under test)"},
-    {"scale-init", learned_scale, "--scale=learned (with --attn=dot or qknorm)"},
-    {"scale-param", head_multiplier, "--scale=learned or --attn=cosine"},
-    {"tau-init", cosine, "--attn=cosine"},
-    {"momentum", sgd, "--optim=sgd (AdamW's momentum is --beta1)"},
-    {"beta1", adam, "--optim=adamw"},
-    {"beta2", adam, "--optim=adamw"},
-    {"eps", adam, "--optim=adamw"},
-    {"show-attention", decoding, "--decode"},
-    {"attention-svg-at", drawn, "--attention-svg=FILE"},
-    {"attention-example", held_out_attention, "--attention-svg=FILE or --dump-state=FILE"},
-};
-
-/* With --decode nothing is trained and nothing written but standard output: of the options of
- * training and of the run, only these do something (how the forward pass computes, the model,
- * the threads). Every other one given as a flag is refused, a new one too until it is listed
- * here. (The model's and the data's options are checked against the checkpoint instead.) */
-static const char *const g_decode_options[] = {"precision", "softmax", "load", "threads", "decode", "show-attention"};
-
-/* The options refused with --decode that do something with a checkpoint without training it:
- * what to run instead. */
-static const char *const g_decode_instead[][2] = {
-    {"attention-svg", "draw a checkpoint with ./train --load=FILE --attention-svg=FILE"},
-    {"attention-svg-at", "draw a checkpoint with ./train --load=FILE --attention-svg=FILE --attention-svg-at=WHICH"},
-    {"attention-example", "draw a checkpoint with ./train --load=FILE --attention-svg=FILE --attention-example=N"},
-    {"print-tape", "see the tape of a checkpoint's next step with ./train --load=FILE --print-tape"},
-    {"tape-dot", "graph a checkpoint's next step with ./train --load=FILE --tape-dot=FILE"},
-    {"dump-state", "dump a checkpoint's next step with ./train --load=FILE --dump-state=FILE"},
-};
-
 static bool matters_when_decoding(int i)
 {
-    if (g_specs[i].group != GROUP_TRAIN && g_specs[i].group != GROUP_RUN) return true;
-    for (size_t k = 0; k < sizeof g_decode_options / sizeof g_decode_options[0]; k++)
-        if (!strcmp(g_decode_options[k], g_specs[i].name)) return true;
-    return false;
-}
-
-static const char *decode_instead(int i)
-{
-    for (size_t k = 0; k < sizeof g_decode_instead / sizeof g_decode_instead[0]; k++)
-        if (!strcmp(g_decode_instead[k][0], g_specs[i].name)) return g_decode_instead[k][1];
-    return NULL;
+    return (g_specs[i].group != GROUP_TRAIN && g_specs[i].group != GROUP_RUN) || g_specs[i].decode == DECODE_USES;
 }
 
 void options_decode_ignore_config(Options *o, const OptGiven *set)
@@ -552,7 +657,7 @@ static bool check_decoding(const Options *o, const OptGiven *set, char *err, siz
 {
     for (int i = 0; i < N_SPECS; i++) {
         if (matters_when_decoding(i) || set[i] != GIVEN_AS_FLAG || !off_default(o, i)) continue;
-        const char *instead = decode_instead(i);
+        const char *instead = g_specs[i].decode_instead;
         if (instead) return errorf(err, err_len, "--%s does not apply with --decode (%s)", g_specs[i].name, instead);
         return refuse_given(o, set, i, "a training run (--decode only runs the model on its input)", err, err_len);
     }
@@ -561,41 +666,22 @@ static bool check_decoding(const Options *o, const OptGiven *set, char *err, siz
 
 bool options_check_given(const Options *o, const OptGiven *set, char *err, size_t err_len)
 {
-    if (o->decode && !check_decoding(o, set, err, err_len)) return false;
-    for (size_t k = 0; k < sizeof g_relevance / sizeof g_relevance[0]; k++) {
-        int i = options_index(g_relevance[k].name);
-        if (o->decode && !matters_when_decoding(i)) continue; /* decoding uses none of them: checked above */
-        if (!g_relevance[k].matters(o) && !refuse_given(o, set, i, g_relevance[k].needs, err, err_len)) return false;
+    if (o->run.decode && !check_decoding(o, set, err, err_len)) return false;
+    for (int i = 0; i < N_SPECS; i++) {
+        const OptNeeds *needs = g_specs[i].needs;
+        if (!needs || (o->run.decode && !matters_when_decoding(i))) continue; /* decoding: checked above */
+        if (needs->met(o, g_specs[i].name)) continue;
+        char text[1024], aside[256] = "";
+        if (needs->say) needs->say(g_specs[i].name, text, sizeof text);
+        else snprintf(text, sizeof text, "%s", needs->text);
+        if (g_specs[i].needs_aside) snprintf(aside, sizeof aside, " (%s)", g_specs[i].needs_aside);
+        strncat(text, aside, sizeof text - strlen(text) - 1);
+        if (!refuse_given(o, set, i, text, err, err_len)) return false;
     }
     return true;
 }
 
-/* --help shows the options by what they are about, in this order; the table above is ordered
- * by what a checkpoint does with them (options_group). Every option is in exactly one
- * section (tests/test_io.c checks it). */
-static const char *const g_help_sections[][24] = {
-    {"task and data", "task", "data", "symbols", "min-len", "max-len", "recall-pairs", "recall-keys",
-     "recall-values", "recall-queries", "val-size", "test-size", "seed", NULL},
-    {"model", "layers", "dmodel", "heads", "dk", "context", "init-gain", "dropout", NULL},
-    {"attention", "scale", "attn", "scale-init", "scale-param", "tau-init", "qk-init", "precision", "softmax",
-     "attn-dropout", NULL},
-    {"training", "optim", "lr", "min-lr", "warmup", "steps", "batch", "weight-decay", "clip", "beta1", "beta2",
-     "eps", "momentum", "nan", "threads", NULL},
-    {"evaluation and output", "eval-every", "eval-examples", "examples", "log", "log-every", "loss-threshold",
-     "quiet", "attention-svg", "attention-svg-at", "attention-example", NULL},
-    {"checkpoints", "save", "save-every", "load", "stop-at", NULL},
-    {"talking to a trained model (with --load)", "decode", "show-attention", NULL},
-    {"debugging", "print-tape", "tape-dot", "dump-state", "inject", NULL},
-};
-enum { N_HELP_SECTIONS = (int)(sizeof g_help_sections / sizeof g_help_sections[0]) };
-
-int options_help_section(int i)
-{
-    for (int k = 0; k < N_HELP_SECTIONS; k++)
-        for (int j = 1; g_help_sections[k][j]; j++)
-            if (!strcmp(g_help_sections[k][j], g_specs[i].name)) return k;
-    return -1;
-}
+int options_help_section(int i) { return g_specs[i].section != SECTION_NONE ? (int)g_specs[i].section : -1; }
 
 static void print_option_help(const OptSpec *s)
 {
@@ -603,7 +689,9 @@ static void print_option_help(const OptSpec *s)
     const char *mark = s->group == GROUP_DATA || s->group == GROUP_MODEL ? " *" : s->group == GROUP_TRAIN ? " +" : "";
     char left[64];
     snprintf(left, sizeof left, "  --%s=%s%s", s->name, *s->def ? s->def : "\"\"", mark);
-    printf("%-30s %s\n", left, s->help);
+    char tasks[256] = "";
+    if (s->per_task) needs_tasks_reading(s->name, tasks, sizeof tasks);
+    printf("%-30s %s%s%s\n", left, tasks, *tasks ? ": " : "", s->help);
     if (s->kind != KIND_ENUM) return;
     const char *name, *help;
     for (int v = 0; (name = s->values->names(v, &help)) != NULL; v++) printf("%34s%-10s %s\n", "", name, help);
@@ -623,13 +711,10 @@ void options_print_help(const char *program)
            "one of a length the model was not trained on is decoded, with a warning on stderr.\n"
            "Resuming (--load): options marked * are fixed by the checkpoint, those marked + are stored\n"
            "in it and may be changed, the others apply to this run only.\n\n", program, program);
-    for (int k = 0; k < N_HELP_SECTIONS; k++) {
-        printf("%s:\n", g_help_sections[k][0]);
-        for (int j = 1; g_help_sections[k][j]; j++) {
-            int i = options_index(g_help_sections[k][j]);
-            assert(i >= 0); /* a section names an option that does not exist */
-            print_option_help(&g_specs[i]);
-        }
+    for (int k = SECTION_NONE + 1; k < N_SECTIONS; k++) {
+        printf("%s:\n", g_section_titles[k]);
+        for (int i = 0; i < N_SPECS; i++)
+            if (g_specs[i].section == (HelpSection)k) print_option_help(&g_specs[i]);
         printf("\n");
     }
     printf("exit status: 0 done, 2 bad input (flags, config, data, checkpoint; with --decode, any line skipped),\n"
@@ -637,18 +722,6 @@ void options_print_help(const char *program)
 }
 
 /* ------------------------------------------------------------------ the command of a run */
-
-/* Appends to buf[0 .. len) at *used, as snprintf would (nothing once it is full). */
-static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-    if (*used >= len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *used, len - *used, fmt, ap);
-    va_end(ap);
-    *used += n > 0 ? (size_t)n : 0;
-}
 
 /* value as one shell word: as it is when it holds only safe characters, else in single quotes
  * (a ' inside written '\''). */
@@ -693,66 +766,4 @@ void options_resume_command(const Options *o, const OptGiven *set, const char *l
     /* every one given, even at its default: a given value replaces the checkpoint's */
     for (int i = 0; i < N_SPECS; i++)
         if (makes_the_model(i) && set[i]) append_option(buf, len, &used, o, i);
-}
-
-/* ------------------------------------------------------------------ the modules' settings */
-
-DataConfig data_config_from_options(const Options *o)
-{
-    return (DataConfig){
-        .task = o->data[0] ? TASK_TSV : (TaskKind)o->task,
-        .path = o->data,
-        .symbols = o->symbols,
-        .min_len = o->min_len,
-        .max_len = o->max_len,
-        .recall_pairs = o->recall_pairs,
-        .recall_keys = o->recall_keys,
-        .recall_values = o->recall_values,
-        .recall_queries = o->recall_queries,
-        .val_size = o->val_size,
-        .test_size = o->test_size,
-        .context = o->context ? o->context : 16384,
-        .seed = o->seed,
-    };
-}
-
-GptConfig gpt_config_from_options(const Options *o, int vocab)
-{
-    return (GptConfig){
-        .vocab = vocab,
-        .context = o->context,
-        .layers = o->layers,
-        .dmodel = o->dmodel,
-        .heads = o->heads,
-        .dk = o->dk,
-        .attn = (AttnKind)o->attn,
-        .scale_mode = (ScaleMode)o->scale,
-        .scale_const = o->scale_const,
-        .scale_init = (ScaleMode)o->scale_init,
-        .scale_init_const = o->scale_init_const,
-        .scale_param = (ScaleParam)o->scale_param,
-        .tau_init = o->tau_init,
-        .qk_init = (QkInit)o->qk_init,
-        .precision = (NumFormat)o->precision,
-        .softmax = (SoftmaxKind)o->softmax,
-        .attn_dropout = o->attn_dropout,
-        .dropout = o->dropout,
-        .init_gain = o->init_gain,
-    };
-}
-
-OptimConfig optim_config_from_options(const Options *o)
-{
-    return (OptimConfig){
-        .kind = (OptimKind)o->optim,
-        .lr = o->lr,
-        .min_lr = o->min_lr,
-        .warmup = o->warmup,
-        .steps = o->steps,
-        .beta1 = o->beta1,
-        .beta2 = o->beta2,
-        .eps = o->eps,
-        .momentum = o->momentum,
-        .weight_decay = o->weight_decay,
-    };
 }

@@ -1,15 +1,18 @@
 /* options.h - every setting of ./train, from defaults, a config file, flags or a checkpoint.
  *
- * One table (options.c) lists each option once: its name (the same as a flag and as a config
- * key), kind, default, range and help. Defaults, --help, config files, command-line flags and
- * the config stored in checkpoints all go through it. An enumerated option (--task, --scale,
- * --optim, --nan) takes its names from the module that owns the values (the task table, the
- * optimizer table, ...), so a new task or optimizer is an option value without a change here.
+ * The settings live in the modules' own configurations (Options below: DataConfig, GptConfig,
+ * OptimConfig, and RunConfig for the rest), and one table (options.c) lists each option once: its
+ * name (the same as a flag and as a config key), the field it sets in them, its kind, default,
+ * range and help. Defaults, --help, config files, command-line flags and the config stored in
+ * checkpoints all go through it. An enumerated option (--task, --scale, --optim, --nan) takes its
+ * names from the module that owns the values (the task table, the optimizer table, ...).
  */
 #ifndef OPTIONS_OPTIONS_H
 #define OPTIONS_OPTIONS_H
 
 #include "../data/data.h"
+#include "../instrument/attention_svg.h"
+#include "../instrument/forensics.h"
 #include "../model/gpt.h"
 #include "../optim/optim.h"
 
@@ -17,51 +20,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define OPT_TEXT_LEN 1024
+#define OPT_TEXT_LEN DATA_PATH_LEN /* a text option: a file name, or --inject's fault */
 #define OPTIONS_MAX 128 /* room for the options' `set` array: more than the table has */
 
 /* set[i]: where option i got its value, when it was given: from a --config file, or as a flag
  * (which wins over the file). Tested as a truth value, it says "given". */
 typedef enum OptGiven { GIVEN_NOT = 0, GIVEN_IN_CONFIG, GIVEN_AS_FLAG } OptGiven;
 
-typedef struct Options {
-    /* task and data */
-    int task;                  /* TaskKind */
-    char data[OPT_TEXT_LEN];
-    int symbols, min_len, max_len, val_size, test_size;
-    int recall_pairs, recall_keys, recall_values, recall_queries;
-    /* model */
-    int layers, dmodel, heads, dk, context;
-    int attn;                  /* AttnKind */
-    int scale;                 /* ScaleMode */
-    double scale_const;        /* c, for SCALE_CONST (s = 1/c) */
-    int scale_init;            /* ScaleMode (a fixed one): where a learned scale starts */
-    double scale_init_const;
-    int scale_param;           /* ScaleParam */
-    double tau_init;
-    int qk_init;               /* QkInit */
-    int precision;             /* NumFormat */
-    int softmax;               /* SoftmaxKind */
-    double init_gain, attn_dropout, dropout;
-    /* optimisation */
-    int optim;                 /* OptimKind */
-    int batch, steps, warmup;
-    double lr, min_lr, weight_decay, clip, beta1, beta2, eps, momentum;
-    /* the run */
-    uint64_t seed;
+/* What belongs to no module: the run around the step (batch, clipping), its cadence, its files
+ * and outputs, and the threads. */
+typedef struct RunConfig {
+    int batch;                 /* sequences per step */
+    double clip;               /* max global gradient norm (0: off) */
+    double loss_threshold;     /* the summary's first step whose mean loss is below */
     int threads, log_every, eval_every, eval_examples, examples, save_every, stop_at;
-    double loss_threshold;
     char log[OPT_TEXT_LEN], save[OPT_TEXT_LEN], load[OPT_TEXT_LEN], dump_state[OPT_TEXT_LEN];
     char attention_svg[OPT_TEXT_LEN];
-    int attention_svg_at;      /* AttentionSvgAt */
+    AttentionSvgAt attention_svg_at;
     int attention_example;     /* the validation example drawn (and dumped with --dump-state) */
-    int nan;                   /* NanMode */
+    NanMode nan;
     char inject[OPT_TEXT_LEN];
     bool quiet;
     bool print_tape;           /* describe the first step's tape and exit (instrument/tape_print.c) */
     char tape_dot[OPT_TEXT_LEN]; /* the same as a Graphviz graph, here (instrument/tape_dot.c) */
     /* --decode: no training; sources from standard input through a --load'ed model */
     bool decode, show_attention;
+} RunConfig;
+
+/* Every setting of a run, in the modules' own configurations: the option table points into
+ * them, and each module is handed its part as it is. The values derived from others (dk 0, context
+ * 0, the task of a corpus, the vocabulary) are filled in once, by run/run.c (run_open_data). */
+typedef struct Options {
+    DataConfig data;           /* the task, its examples and the seed (data/data.h) */
+    GptConfig model;           /* the model (model/gpt.h) */
+    OptimConfig optim;         /* the optimizer and its schedule (optim/optim.h) */
+    RunConfig run;             /* the rest (above) */
 } Options;
 
 typedef enum OptGroup {
@@ -107,6 +100,10 @@ int options_count(void);
 const char *options_name(int i);
 OptGroup options_group(int i);
 const char *options_default(int i); /* as text, as a flag would give it */
+/* The day option i came, after checkpoint format /2 (2026-11-30): a checkpoint may lack it, and
+ * is then read with its default (the behaviour before the option existed). NULL: every
+ * checkpoint holds it. */
+const char *options_added(int i);
 int options_index(const char *name); /* -1 when unknown */
 /* The value of option i as text (in a static buffer; read it before the next call). */
 const char *options_format(const Options *o, int i);
@@ -119,11 +116,5 @@ void options_command_line(const Options *o, char *buf, size_t len);
  * of options_command_line that was given (set[i]), with its value even at its default (a given
  * value replaces the checkpoint's). The options the checkpoint was made with are in it, not here. */
 void options_resume_command(const Options *o, const OptGiven *set, const char *load, char *buf, size_t len);
-
-/* Each module's configuration from the options: the one place where options become settings.
- * data: context 0 asks for what the task needs. model: vocab and context come from the data. */
-DataConfig data_config_from_options(const Options *o);
-GptConfig gpt_config_from_options(const Options *o, int vocab);
-OptimConfig optim_config_from_options(const Options *o);
 
 #endif

@@ -4,6 +4,7 @@
 #include "run.h"
 
 #include "../instrument/attention_svg.h"
+#include "../model/attention.h"
 #include "../base/exit.h"
 #include "interrupt.h"
 #include "paths.h"
@@ -27,35 +28,37 @@ static void check_paths(Options *o, int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "--config=", 9)) config = argv[i] + 9;
     PathUse uses[] = {
-        {"config", config, PATH_INPUT},   {"data", o->data, PATH_INPUT},  {"load", o->load, PATH_INPUT},
-        {"log", o->log, PATH_OUTPUT},     {"save", o->save, PATH_OUTPUT}, {"dump-state", o->dump_state, PATH_OUTPUT},
-        {"tape-dot", o->tape_dot, PATH_OUTPUT},
-        {"attention-svg", o->attention_svg, PATH_OUTPUT},
+        {"config", config, PATH_INPUT},   {"data", o->data.path, PATH_INPUT},  {"load", o->run.load, PATH_INPUT},
+        {"log", o->run.log, PATH_OUTPUT},     {"save", o->run.save, PATH_OUTPUT}, {"dump-state", o->run.dump_state, PATH_OUTPUT},
+        {"tape-dot", o->run.tape_dot, PATH_OUTPUT},
+        {"attention-svg", o->run.attention_svg, PATH_OUTPUT},
     };
     /* a checkpoint may be replaced by its own continuation: the write is atomic */
     static const char *const may_replace[][2] = {{"save", "load"}};
     char err[2048];
     if (!paths_check(uses, (int)(sizeof uses / sizeof uses[0]), may_replace, 1, err, sizeof err)) die(EXIT_USER, "%s", err);
-    paths_follow_link(o->save, sizeof o->save);
-    paths_follow_link(o->dump_state, sizeof o->dump_state);
-    paths_follow_link(o->tape_dot, sizeof o->tape_dot);
-    paths_follow_link(o->attention_svg, sizeof o->attention_svg);
-    paths_remove_stale_temporaries("save", o->save);
-    paths_remove_stale_temporaries("dump-state", o->dump_state);
-    paths_remove_stale_temporaries("tape-dot", o->tape_dot);
-    paths_remove_stale_temporaries("attention-svg", o->attention_svg);
+    paths_follow_link(o->run.save, sizeof o->run.save);
+    paths_follow_link(o->run.dump_state, sizeof o->run.dump_state);
+    paths_follow_link(o->run.tape_dot, sizeof o->run.tape_dot);
+    paths_follow_link(o->run.attention_svg, sizeof o->run.attention_svg);
+    paths_remove_stale_temporaries("save", o->run.save);
+    paths_remove_stale_temporaries("dump-state", o->run.dump_state);
+    paths_remove_stale_temporaries("tape-dot", o->run.tape_dot);
+    paths_remove_stale_temporaries("attention-svg", o->run.attention_svg);
 }
 
-/* Additive attention's pair tensors in one layer: q_i + k_j and its tanh for each of B H T^2
- * pairs, dk values each, and their gradients (the other tensors of run_bytes come on top). */
-static double additive_bytes(const GptConfig *c, int B, int T)
+/* The memory one layer of the attention variant needs beyond the common (its row's
+ * extra_bytes; 0 for most), with why into `why`. */
+static double variant_bytes(const GptConfig *c, int B, int T, char *why, size_t len)
 {
-    return c->attn == ATTN_ADDITIVE ? 4.0 * B * c->heads * (double)T * T * c->dk * sizeof(real) : 0;
+    const AttnSpec *a = attn_spec(c->attn);
+    why[0] = 0;
+    return a->extra_bytes ? a->extra_bytes(c, B, T, why, len) : 0;
 }
 
 /* Bytes a run needs, roughly: parameters with gradients and optimizer state, plus one step's
  * activations and their gradients (what the arena holds at its peak), plus evaluation. */
-static double run_bytes(const GptConfig *c, int B, int T)
+static double run_bytes(const GptConfig *c, int B, int T, double variant)
 {
     double C = c->dmodel, HD = (double)c->heads * c->dk, L = c->layers, V = c->vocab, H = c->heads;
     double per_layer = 4 * C + 3 * (C * HD + HD) + HD * C + C + 8 * C * C + 5 * C + 4 * c->dk + 2 * HD + H;
@@ -65,20 +68,20 @@ static double run_bytes(const GptConfig *c, int B, int T)
     double per_token = 16 * C + 8 * HD + 5 * H * T + 12 * C;
     if (c->precision != FORMAT_FP32) per_token += 6 * HD + 4 * H * T;
     double acts = (double)B * T * (L * per_token + 3 * V);
-    /* activations and their gradients (2 acts), then additive's pairs (their gradients included) */
-    return sizeof(real) * (5 * params + 2 * acts) + L * additive_bytes(c, B, T);
+    /* activations and their gradients (2 acts), then the variant's own (their gradients included) */
+    return sizeof(real) * (5 * params + 2 * acts) + L * variant;
 }
 
 static void check_memory(const GptConfig *c, int B, int T)
 {
-    double need = run_bytes(c, B, T);
+    char why[512];
+    double variant = variant_bytes(c, B, T, why, sizeof why), need = run_bytes(c, B, T, variant);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     double have = pages > 0 && page > 0 ? (double)pages * page : 64.0 * (1ull << 30);
-    if (need > 0.9 * have && c->attn == ATTN_ADDITIVE)
-        die(EXIT_USER, "--attn=additive needs about %.1f GiB: each layer keeps a dk-vector for every pair of positions, "
-                       "%.1f GiB for B x H x T^2 x dk = %d x %d x %d^2 x %d with its tanh and gradients, and the machine "
-                       "has %.1f GiB: reduce --batch, --dk, --heads or the sequence length", need / (1ull << 30),
-            additive_bytes(c, B, T) / (1ull << 30), B, c->heads, T, c->dk, have / (1ull << 30));
+    const AttnSpec *a = attn_spec(c->attn);
+    if (need > 0.9 * have && a->extra_bytes)
+        die(EXIT_USER, "--attn=%s needs about %.1f GiB: %s, and the machine has %.1f GiB: %s", a->name,
+            need / (1ull << 30), why, have / (1ull << 30), a->remedy);
     if (need > 0.9 * have)
         die(EXIT_USER, "this run needs about %.1f GiB (parameters, gradients, optimizer state, activations) but the machine "
                        "has %.1f GiB: reduce --batch, --dmodel, --layers, --heads or --dk", need / (1ull << 30),
@@ -88,8 +91,8 @@ static void check_memory(const GptConfig *c, int B, int T)
 /* How many checkpoints a run of steps [start, stop) writes. */
 static int saves_planned(const Options *o, int start, int stop)
 {
-    if (!o->save[0]) return 0;
-    return 1 + (o->save_every > 0 ? (stop - 1) / o->save_every - start / o->save_every : 0);
+    if (!o->run.save[0]) return 0;
+    return 1 + (o->run.save_every > 0 ? (stop - 1) / o->run.save_every - start / o->run.save_every : 0);
 }
 
 /* Before a resumed run compares the flags given with its checkpoint's settings: whether they
@@ -100,7 +103,7 @@ static bool given_flags_matter(StFile *ckpt, const Options *o, const OptGiven *s
     static Options merged;
     OptGiven none[OPTIONS_MAX] = {GIVEN_NOT};
     options_defaults(&merged);
-    if (!checkpoint_apply_config_from(ckpt, o->load, &merged, none, err, err_len)) return false;
+    if (!checkpoint_apply_config_from(ckpt, o->run.load, &merged, none, err, err_len)) return false;
     for (int i = 0; i < options_count(); i++) {
         char value[OPT_TEXT_LEN + 32];
         snprintf(value, sizeof value, "%s", options_format(o, i));
@@ -124,16 +127,27 @@ void run_options(Options *o, OptGiven *set, int argc, char **argv)
 void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile *ckpt, ThreadGovernor *threads)
 {
     char err[2048];
-    if (o->decode) options_decode_ignore_config(o, set);
+    if (o->run.decode) options_decode_ignore_config(o, set);
     /* a checkpoint is opened once, and its checksum verified, before its config is used */
-    if (o->load[0] && !(checkpoint_open(ckpt, o->load, err, sizeof err) && given_flags_matter(ckpt, o, set, err, sizeof err) &&
-                        checkpoint_apply_config_from(ckpt, o->load, o, set, err, sizeof err)))
+    if (o->run.load[0] && !(checkpoint_open(ckpt, o->run.load, err, sizeof err) && given_flags_matter(ckpt, o, set, err, sizeof err) &&
+                        checkpoint_apply_config_from(ckpt, o->run.load, o, set, err, sizeof err)))
         die(EXIT_USER, "%s", err);
     if (!options_validate(o, err, sizeof err) || !options_check_given(o, set, err, sizeof err)) die(EXIT_USER, "%s", err);
-    if (o->load[0] && o->data[0] && !set[options_index("data")] && access(o->data, F_OK) != 0)
-        die(EXIT_USER, "--load=%s was made with --data=%s, which is not found from here: give --data=PATH", o->load, o->data);
+    if (o->run.load[0] && o->data.path[0] && !set[options_index("data")] && access(o->data.path, F_OK) != 0)
+        die(EXIT_USER, "--load=%s was made with --data=%s, which is not found from here: give --data=PATH", o->run.load, o->data.path);
     check_paths(o, argc, argv);
-    threads_setup(threads, o->threads);
+    threads_setup(threads, o->run.threads);
+}
+
+void run_open_data(Options *o, Dataset *d)
+{
+    char err[2048];
+    if (o->data.path[0] && !task_spec(o->data.task)->load) o->data.task = task_of_corpus(); /* a corpus is its own task */
+    o->data.context = o->model.context ? o->model.context : GPT_MAX_CONTEXT;
+    if (!dataset_open(d, &o->data, err, sizeof err)) die(EXIT_USER, "%s", err);
+    if (o->model.context == 0) o->model.context = dataset_max_input(d);
+    if (o->model.dk == 0) o->model.dk = o->model.dmodel / o->model.heads;
+    o->model.vocab = d->vocab.size;
 }
 
 void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char **argv)
@@ -147,58 +161,52 @@ void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char
     run_prepare(o, set, argc, argv, &ckpt, &r->threads);
 
     /* data: the task decides the vocabulary and how long sequences get */
-    DataConfig dc = data_config_from_options(o);
-    if (!dataset_open(&r->data, &dc, err, sizeof err)) die(EXIT_USER, "%s", err);
-    o->task = dc.task;
-    if ((o->attention_svg[0] || o->dump_state[0]) && o->attention_example >= r->data.val.n)
-        die(EXIT_USER, "--attention-example=%d: the validation set has %d example%s (0 to %d)", o->attention_example,
+    run_open_data(o, &r->data);
+    if ((o->run.attention_svg[0] || o->run.dump_state[0]) && o->run.attention_example >= r->data.val.n)
+        die(EXIT_USER, "--attention-example=%d: the validation set has %d example%s (0 to %d)", o->run.attention_example,
             r->data.val.n, r->data.val.n == 1 ? "" : "s", r->data.val.n - 1);
-    if (o->context == 0) o->context = dataset_max_input(&r->data);
-    if (o->dk == 0) o->dk = o->dmodel / o->heads;
 
     /* the model */
-    GptConfig gc = gpt_config_from_options(o, r->data.vocab.size);
-    r->scale = gpt_fixed_scale(&gc);
-    int T = dataset_max_input(&r->data) < o->context ? dataset_max_input(&r->data) : o->context;
-    check_memory(&gc, o->batch, T);
-    gpt_create(&r->model, &gc);
-    gpt_init(&r->model, o->seed);
+    r->scale = gpt_fixed_scale(&o->model);
+    int T = dataset_max_input(&r->data) < o->model.context ? dataset_max_input(&r->data) : o->model.context;
+    check_memory(&o->model, o->run.batch, T);
+    gpt_create(&r->model, &o->model);
+    gpt_init(&r->model, o->data.seed);
 
     /* the optimizer, and the state of a checkpoint */
-    OptimConfig oc = optim_config_from_options(o);
-    for (int i = 0; i < r->model.n_params; i++) r->decay[i] = gpt_param_decays(r->model.params[i]);
-    optim_init(&r->opt, &oc, r->model.params, r->decay, r->model.n_params);
+    gpt_decay_flags(&r->model, r->decay);
+    optim_init(&r->opt, &o->optim, r->model.params, r->decay, r->model.n_params);
     r->state = (RunState){.steps_to_threshold = -1};
-    if (o->load[0]) {
-        if (!checkpoint_load_from(&ckpt, o->load, &r->model, &r->opt, &r->state, &r->data.vocab, err, sizeof err))
+    if (o->run.load[0]) {
+        if (!checkpoint_load_from(&ckpt, o->run.load, &r->model, &r->opt, &r->state, &r->data.vocab, err, sizeof err))
             die(EXIT_USER, "%s", err);
         st_close(&ckpt);
     }
-    if (o->save[0] && !checkpoint_check_saveable(o->save, &r->model, &r->opt, &r->state, o, &r->data.vocab, err, sizeof err))
+    if (o->run.save[0] && !checkpoint_check_saveable(o->run.save, &r->model, &r->opt, &r->state, o, &r->data.vocab, err, sizeof err))
         die(EXIT_USER, "%s", err);
     r->start = r->state.next_step;
-    r->stop = o->stop_at ? o->stop_at : o->steps;
+    r->stop = o->run.stop_at ? o->run.stop_at : o->optim.steps;
     if (r->start > r->stop)
         die(EXIT_USER, "--load=%s is at step %d, past the end of this run (%d); to evaluate or draw it without training, "
-                       "give --stop-at=%d and no --steps", o->load, r->start, r->stop, r->start);
-    if ((o->print_tape || o->tape_dot[0]) && r->start == r->stop)
-        die(EXIT_USER, "%s: no step to describe: the run is at step %d of %d", o->print_tape ? "--print-tape" : "--tape-dot",
+                       "give --stop-at=%d and no --steps", o->run.load, r->start, r->stop, r->start);
+    if ((o->run.print_tape || o->run.tape_dot[0]) && r->start == r->stop)
+        die(EXIT_USER, "%s: no step to describe: the run is at step %d of %d", o->run.print_tape ? "--print-tape" : "--tape-dot",
             r->start, r->stop);
-    if (o->inject[0] &&
-        !inject_parse(&r->inject, o->inject, &r->model, r->start, r->stop, saves_planned(o, r->start, r->stop), err, sizeof err))
+    if (o->run.inject[0] &&
+        !inject_parse(&r->inject, o->run.inject, &r->model, r->start, r->stop, saves_planned(o, r->start, r->stop), err, sizeof err))
         die(EXIT_USER, "%s", err);
 
     /* the step and what is around it */
-    batch_alloc(&r->batch, o->batch, T);
-    evaluator_init(&r->eval, o->batch, T);
+    batch_alloc(&r->batch, o->run.batch, T);
+    evaluator_init(&r->eval, o->run.batch, T);
     arena_init(&r->acts, 1 << 20); /* grows to what a step needs during the first step */
     tape_init(&r->tape, &r->acts);
-    r->trainer = (Trainer){.model = &r->model, .opt = &r->opt, .tape = &r->tape, .seed = o->seed, .clip = o->clip};
-    r->forensics = (Forensics){.mode = (NanMode)o->nan, .quiet = o->quiet, .nan_count = &r->state.nan_count};
+    r->trainer = (Trainer){.model = &r->model, .opt = &r->opt, .tape = &r->tape, .seed = o->data.seed, .clip = o->run.clip};
+    r->forensics = (Forensics){.mode = (NanMode)o->run.nan, .quiet = o->run.quiet, .nan_count = &r->state.nan_count};
     static char command[8192];
     model_command(r, command, sizeof command); /* the log's first line */
-    if (!logbook_open(&r->log, o->log, &gc, o->quiet, r->start, command)) die(EXIT_USER, "%s", r->log.failed);
-    if (o->attention_svg[0] && o->attention_svg_at != ATTENTION_AT_END) capture_init(r);
+    if (!logbook_open(&r->log, o->run.log, &o->model, o->run.quiet, r->start, command)) die(EXIT_USER, "%s", r->log.failed);
+    if (o->run.attention_svg[0] && o->run.attention_svg_at != ATTENTION_AT_END) capture_init(r);
 }
 
 /* ------------------------------------------------------------------ held-out attention */
@@ -208,13 +216,13 @@ void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char
 static void capture_init(Run *r)
 {
     if (r->start == 0) {
-        attention_map_capture(&r->attention_init, &r->model, &r->data, SPLIT_VAL, r->o.attention_example, 0);
+        attention_map_capture(&r->attention_init, &r->model, &r->data, SPLIT_VAL, r->o.run.attention_example, 0);
         return;
     }
     static Gpt fresh;
     gpt_create(&fresh, &r->model.cfg);
-    gpt_init(&fresh, r->o.seed);
-    attention_map_capture(&r->attention_init, &fresh, &r->data, SPLIT_VAL, r->o.attention_example, 0);
+    gpt_init(&fresh, r->o.data.seed);
+    attention_map_capture(&r->attention_init, &fresh, &r->data, SPLIT_VAL, r->o.run.attention_example, 0);
     gpt_free(&fresh);
 }
 
@@ -222,8 +230,8 @@ void run_dump_state(Run *r, const Tensor *logits, const Tensor *loss)
 {
     char err[1024];
     AttentionMap heldout;
-    attention_map_capture(&heldout, &r->model, &r->data, SPLIT_VAL, r->o.attention_example, r->start);
-    bool ok = dump_state_write(r->o.dump_state, &r->model, &r->batch, logits, loss, r->scale, &heldout, &r->o, err,
+    attention_map_capture(&heldout, &r->model, &r->data, SPLIT_VAL, r->o.run.attention_example, r->start);
+    bool ok = dump_state_write(r->o.run.dump_state, &r->model, &r->batch, logits, loss, r->scale, &heldout, &r->o, err,
                                sizeof err);
     attention_map_free(&heldout);
     if (!ok) die(EXIT_USER, "%s", err);
@@ -242,8 +250,8 @@ static void model_command(const Run *r, char *buf, size_t len)
 {
     static Options o;
     o = r->o;
-    if (o.context == dataset_max_input(&r->data)) o.context = 0;
-    if (o.dk * o.heads == o.dmodel) o.dk = 0;
+    if (o.model.context == dataset_max_input(&r->data)) o.model.context = 0;
+    if (o.model.dk * o.model.heads == o.model.dmodel) o.model.dk = 0;
     options_command_line(&o, buf, len);
 }
 
@@ -256,18 +264,18 @@ static void figure_command(const Run *r, char *buf, size_t len)
 {
     const Options *o = &r->o;
     size_t n = 0;
-    if (o->load[0]) {
+    if (o->run.load[0]) {
         n = (size_t)snprintf(buf, len, "%s from a checkpoint at step %d: ", r->start < r->stop ? "resumed" : "drawn untrained",
                              r->start);
-        if (n < len) options_resume_command(o, r->given, base_name(o->load), buf + n, len - n);
+        if (n < len) options_resume_command(o, r->given, base_name(o->run.load), buf + n, len - n);
     } else {
         model_command(r, buf, len);
     }
     n = strlen(buf);
-    if (n < len) n += (size_t)snprintf(buf + n, len - n, " --attention-svg=%s", base_name(o->attention_svg));
-    if (n < len && o->attention_svg_at != ATTENTION_AT_END)
-        n += (size_t)snprintf(buf + n, len - n, " --attention-svg-at=%s", attention_svg_at_name(o->attention_svg_at, NULL));
-    if (n < len && o->attention_example != 0) n += (size_t)snprintf(buf + n, len - n, " --attention-example=%d", o->attention_example);
+    if (n < len) n += (size_t)snprintf(buf + n, len - n, " --attention-svg=%s", base_name(o->run.attention_svg));
+    if (n < len && o->run.attention_svg_at != ATTENTION_AT_END)
+        n += (size_t)snprintf(buf + n, len - n, " --attention-svg-at=%s", attention_svg_at_name(o->run.attention_svg_at, NULL));
+    if (n < len && o->run.attention_example != 0) n += (size_t)snprintf(buf + n, len - n, " --attention-example=%d", o->run.attention_example);
     if (n < len && r->start > 0)
         snprintf(buf + n, len - n, " (steps 1 to %d ran with the options stored in the checkpoint)", r->start);
 }
@@ -288,23 +296,23 @@ void run_draw_attention(Run *r, double val_acc)
     AttentionMap end = {0};
     AttentionFigure fig = {.vocab = &r->data.vocab};
     char end_text[128], title[2300], command[4200], scores[300], rule[320];
-    if (o->attention_svg_at != ATTENTION_AT_END) {
+    if (o->run.attention_svg_at != ATTENTION_AT_END) {
         fig.maps[fig.n_maps] = &r->attention_init;
         fig.names[fig.n_maps] = "init";
         fig.captions[fig.n_maps++] = "at initialisation (step 0)";
     }
-    if (o->attention_svg_at != ATTENTION_AT_INIT) {
-        attention_map_capture(&end, &r->model, &r->data, SPLIT_VAL, o->attention_example, r->stop);
+    if (o->run.attention_svg_at != ATTENTION_AT_INIT) {
+        attention_map_capture(&end, &r->model, &r->data, SPLIT_VAL, o->run.attention_example, r->stop);
         end_caption(r, val_acc, end_text, sizeof end_text);
         fig.maps[fig.n_maps] = &end;
         fig.names[fig.n_maps] = "end";
         fig.captions[fig.n_maps++] = end_text;
     }
-    Example ex = example_list_get(&r->data.val, o->attention_example);
+    Example ex = example_list_get(&r->data.val, o->run.attention_example);
     char src[1024], tgt[1024];
     vocab_format(&r->data.vocab, ex.src, ex.src_len, src, sizeof src);
     vocab_format(&r->data.vocab, ex.tgt, ex.tgt_len, tgt, sizeof tgt);
-    snprintf(title, sizeof title, "Attention weights on validation example %d: \"%s\" -> \"%s\"", o->attention_example,
+    snprintf(title, sizeof title, "Attention weights on validation example %d: \"%s\" -> \"%s\"", o->run.attention_example,
              src, tgt);
     figure_command(r, command, sizeof command);
     gpt_describe_scores(&r->model.cfg, scores, sizeof scores);
@@ -314,7 +322,7 @@ void run_draw_attention(Run *r, double val_acc)
     fig.notes[1] = rule;
     if (fig.n_maps == 2) fig.notes[2] = "left: at initialisation, right: after training; the same example on the same colour scale";
     char err[1024];
-    bool ok = attention_svg_write(o->attention_svg, &fig, err, sizeof err);
+    bool ok = attention_svg_write(o->run.attention_svg, &fig, err, sizeof err);
     attention_map_free(&end);
     if (!ok) die(EXIT_USER, "%s", err);
 }
@@ -324,16 +332,16 @@ void run_save(Run *r, int next_step)
     char err[1024];
     r->state.next_step = next_step;
     inject_before_save(&r->inject, ++r->saves);
-    if (!checkpoint_save(r->o.save, &r->model, &r->opt, &r->state, &r->o, &r->data.vocab, err, sizeof err))
+    if (!checkpoint_save(r->o.run.save, &r->model, &r->opt, &r->state, &r->o, &r->data.vocab, err, sizeof err))
         die(EXIT_USER, "%s", err);
 }
 
 _Noreturn void run_stop_interrupted(Run *r, int done, int sig)
 {
-    if (r->o.save[0]) {
+    if (r->o.run.save[0]) {
         run_save(r, done);
         fprintf(stderr, "stopped by %s after step %d: saved %s (resume with --load=%s)\n", interrupt_name(sig), done,
-                r->o.save, r->o.save);
+                r->o.run.save, r->o.run.save);
     } else {
         fprintf(stderr, "stopped by %s after step %d: nothing saved (no --save)\n", interrupt_name(sig), done);
     }
@@ -344,9 +352,9 @@ _Noreturn void run_stop_failed_write(Run *r, int done)
 {
     /* after SIGHUP, a failed console line is the terminal gone: stop as for the signal */
     if (interrupt_requested()) run_stop_interrupted(r, done, interrupt_requested());
-    if (!r->o.save[0]) die(EXIT_USER, "%s; stopped after step %d (nothing saved: no --save)", r->log.failed, done);
+    if (!r->o.run.save[0]) die(EXIT_USER, "%s; stopped after step %d (nothing saved: no --save)", r->log.failed, done);
     run_save(r, done);
-    die(EXIT_USER, "%s; stopped after step %d, saved %s", r->log.failed, done, r->o.save);
+    die(EXIT_USER, "%s; stopped after step %d, saved %s", r->log.failed, done, r->o.run.save);
 }
 
 void run_free(Run *r)

@@ -49,6 +49,11 @@ void run_options(Options *o, OptGiven *set, int argc, char **argv);
  * options together, refuses given ones that would do nothing here, checks every file the run
  * reads or writes, and sets the thread count (base/threads.h). The caller loads from *ckpt and closes it. */
 void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile *ckpt, ThreadGovernor *threads);
+/* Opens the data of the options and fills in the settings derived from others, the one place
+ * where that is done: a corpus (--data) is its own task; the data's longest input is --context or,
+ * at 0, the longest the task may need (which --context then becomes); the model's vocabulary is
+ * the data's and its head size dk, at 0, is dmodel / heads. Bad data: a one-line message, exit 2. */
+void run_open_data(Options *o, Dataset *d);
 /* The training run of the options run_options read: run_prepare, then the data, the model,
  * the optimizer, a --load'ed checkpoint's state and the rest. */
 void run_setup(Run *r, const Options *o, const OptGiven *set, int argc, char **argv);

@@ -1,5 +1,7 @@
-/* score_stats.c - Monte Carlo statistics of attention scores, computed with the engine's own
- * ops (matmul, scale, softmax) so that ./probe and ./train share one code path. */
+/* score_stats.c - Monte Carlo statistics of attention scores. The scores and their softmax
+ * are computed with the engine's own ops (matmul, scale, softmax: what ./train runs); the
+ * moments of q.k, the gradient reaching the scores and the overflow counts are sums in double,
+ * without cancellation. */
 #include "score_stats.h"
 
 #include "../base/rng.h"

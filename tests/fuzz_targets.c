@@ -33,7 +33,8 @@ FuzzOutcome fuzz_config(const unsigned char *data, size_t n, char *why, size_t w
     bool ok = options_parse_config(&o, "fuzz.cfg", text, n, set, err, sizeof err) && options_validate(&o, err, sizeof err);
     free(text);
     if (!ok) return refused(err, NULL, why, why_len);
-    if (!(o.layers >= 1 && o.layers <= 24 && o.heads >= 1 && o.batch >= 1 && o.lr >= 0 && o.dropout >= 0 && o.dropout < 1)) {
+    const GptConfig *m = &o.model;
+    if (!(m->layers >= 1 && m->layers <= 24 && m->heads >= 1 && o.run.batch >= 1 && o.optim.lr >= 0 && m->dropout >= 0 && m->dropout < 1)) {
         snprintf(why, why_len, "accepted with out-of-range values");
         return FUZZ_BROKEN;
     }
@@ -42,7 +43,7 @@ FuzzOutcome fuzz_config(const unsigned char *data, size_t n, char *why, size_t w
 
 FuzzOutcome fuzz_tsv(const unsigned char *data, size_t n, char *why, size_t why_len)
 {
-    DataConfig cfg = {.task = TASK_TSV, .path = "fuzz.tsv", .context = 12, .seed = 1};
+    DataConfig cfg = {.task = name_find(task_name, "tsv"), .path = "fuzz.tsv", .context = 12, .seed = 1};
     Dataset d;
     char err[1024] = "";
     bool ok = dataset_open_tsv_text(&d, &cfg, (const char *)data, n, err, sizeof err);
@@ -100,7 +101,7 @@ static void reference_init(void)
     gpt_create(&g_ref.model, &cfg);
     gpt_init(&g_ref.model, 5);
     gpt_create(&g_ref.loaded, &cfg);
-    OptimConfig oc = {.kind = OPTIM_ADAMW};
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw")};
     optim_init(&g_ref.opt, &oc, g_ref.model.params, g_ref.decay, g_ref.model.n_params);
     optim_init(&g_ref.loaded_opt, &oc, g_ref.loaded.params, g_ref.decay, g_ref.loaded.n_params);
     vocab_init(&g_ref.vocab);

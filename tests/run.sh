@@ -79,6 +79,7 @@ else
     run_program "tape.sh ($bin)" tests/tape.sh "$bin"
     run_program "decode.sh ($bin)" tests/decode.sh "$bin"
     run_program "reading.sh" tests/reading.sh
+    run_program "recipes.sh" tests/recipes.sh
     run_program "attention.sh ($bin)" tests/attention.sh "$bin"
     # the committed study: summary.md and best_lr.tsv made again from runs.csv, the quoted tables,
     # and (in the -O3 builds, where the numbers were made) probe.md printed again by ./probe

@@ -24,7 +24,7 @@ typedef struct Rig {
 static void rig_open(Rig *g, ScaleMode scale)
 {
     memset(g, 0, sizeof *g);
-    DataConfig dc = {.task = TASK_REVERSE, .symbols = 6, .min_len = 3, .max_len = 6, .val_size = 24, .context = 64,
+    DataConfig dc = {.task = name_find(task_name, "reverse"), .symbols = 6, .min_len = 3, .max_len = 6, .val_size = 24, .context = 64,
                      .seed = 2};
     char err[256];
     CHECK(dataset_open(&g->d, &dc, err, sizeof err), "dataset: %s", err);
@@ -142,10 +142,10 @@ static void before_update_capture(void *ctx, int step, const StepResult *res, Te
 
 static void train_rig(Rig *g, int steps, bool capture, real *values_out)
 {
-    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = steps, .beta1 = 0.9,
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw"), .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = steps, .beta1 = 0.9,
                       .beta2 = 0.98, .eps = 1e-8};
     bool decay[GPT_MAX_PARAMS];
-    for (int i = 0; i < g->m.n_params; i++) decay[i] = gpt_param_decays(g->m.params[i]);
+    gpt_decay_flags(&g->m, decay);
     Optimizer opt;
     optim_init(&opt, &oc, g->m.params, decay, g->m.n_params);
     Arena acts;
@@ -235,7 +235,7 @@ static void test_logged_qgrad_is_the_median(void)
 {
     Rig g;
     rig_open(&g, SCALE_SQRT);
-    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = 10, .beta1 = 0.9,
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw"), .lr = 3e-3, .min_lr = 3e-4, .warmup = 2, .steps = 10, .beta1 = 0.9,
                       .beta2 = 0.98, .eps = 1e-8};
     bool decay[GPT_MAX_PARAMS];
     for (int i = 0; i < g.m.n_params; i++) decay[i] = gpt_param_decays(g.m.params[i]);
@@ -424,7 +424,7 @@ static void test_command_line_of_a_run(void)
     /* a resumed run's: the options given, even at their default (they replace the checkpoint's) */
     OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
     options_defaults(&o);
-    o.dropout = 0.1; /* the checkpoint's, not given: left to the checkpoint */
+    o.model.dropout = 0.1; /* the checkpoint's, not given: left to the checkpoint */
     set[options_index("lr")] = GIVEN_AS_FLAG;
     set[options_index("steps")] = GIVEN_IN_CONFIG;
     set[options_index("save")] = GIVEN_AS_FLAG; /* no option of the model */

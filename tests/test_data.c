@@ -11,7 +11,7 @@
 
 static const char *word(const Dataset *d, int id) { return d->vocab.words[id]; }
 
-static Dataset open_task(TaskKind task, int context)
+static Dataset open_task(int task, int context)
 {
     Dataset d;
     char err[512];
@@ -24,7 +24,7 @@ static Dataset open_task(TaskKind task, int context)
 static void test_copy_and_reverse_examples(void)
 {
     for (int k = 0; k < 2; k++) {
-        Dataset d = open_task(k ? TASK_REVERSE : TASK_COPY, 16);
+        Dataset d = open_task(k ? name_find(task_name, "reverse") : name_find(task_name, "copy"), 16);
         CHECK(d.vocab.size == TOK_FIRST_WORD + 10, "vocabulary: 4 special tokens + 10 symbols");
         for (int i = 0; i < d.val.n; i++) {
             Example e = example_list_get(&d.val, i);
@@ -42,7 +42,7 @@ static void test_copy_and_reverse_examples(void)
 /* Sorting: each target is ascending and holds the source's symbols, each as often. */
 static void test_sort_examples(void)
 {
-    Dataset d = open_task(TASK_SORT, 16);
+    Dataset d = open_task(name_find(task_name, "sort"), 16);
     CHECK(d.vocab.size == TOK_FIRST_WORD + 10 && !strcmp(word(&d, TOK_FIRST_WORD), "A"), "sort uses copy's alphabet");
     int unsorted_sources = 0;
     for (int i = 0; i < d.val.n; i++) {
@@ -72,7 +72,7 @@ static Dataset open_recall(int pairs, int keys, int values, int queries, int val
 {
     Dataset d;
     char err[512];
-    DataConfig c = {.task = TASK_RECALL, .recall_pairs = pairs, .recall_keys = keys, .recall_values = values,
+    DataConfig c = {.task = name_find(task_name, "recall"), .recall_pairs = pairs, .recall_keys = keys, .recall_values = values,
                     .recall_queries = queries, .val_size = val_size, .context = 64, .seed = seed};
     CHECK(dataset_open(&d, &c, err, sizeof err), "dataset_open recall: %s", err);
     return d;
@@ -126,17 +126,17 @@ static void test_recall_examples(void)
  * queries, drawn with replacement, make 2^2 = 4 query lists instead of 2. */
 static void test_recall_counts_its_sources(void)
 {
-    DataConfig c = {.task = TASK_RECALL, .recall_pairs = 2, .recall_keys = 3, .recall_values = 2, .recall_queries = 1};
-    CHECK(task_recall.distinct_sources(&c) == 48, "distinct sources %g, want 48", task_recall.distinct_sources(&c));
+    DataConfig c = {.task = name_find(task_name, "recall"), .recall_pairs = 2, .recall_keys = 3, .recall_values = 2, .recall_queries = 1};
+    CHECK(task_spec(name_find(task_name, "recall"))->distinct_sources(&c) == 48, "distinct sources %g, want 48", task_spec(name_find(task_name, "recall"))->distinct_sources(&c));
     c.recall_queries = 2;
-    CHECK(task_recall.distinct_sources(&c) == 96, "two queries, repeats allowed: %g, want 96", task_recall.distinct_sources(&c));
+    CHECK(task_spec(name_find(task_name, "recall"))->distinct_sources(&c) == 96, "two queries, repeats allowed: %g, want 96", task_spec(name_find(task_name, "recall"))->distinct_sources(&c));
     c.recall_queries = 1;
     Rng r = rng_stream(9, 0);
     uint64_t seen[64];
     int n_seen = 0;
     for (int i = 0; i < 5000; i++) {
         int src[8], tgt[2], sl, tl;
-        task_recall.sample(&r, &c, src, &sl, tgt, &tl);
+        task_spec(name_find(task_name, "recall"))->sample(&r, &c, src, &sl, tgt, &tl);
         uint64_t h = 0;
         for (int j = 0; j < sl; j++) h = h * 16 + (uint64_t)src[j];
         int k = 0;
@@ -145,8 +145,8 @@ static void test_recall_counts_its_sources(void)
     }
     CHECK(n_seen == 48, "sampling made %d distinct sources, want 48", n_seen);
     /* the largest settings stay finite, so the --val-size check can compare with them */
-    DataConfig big = {.task = TASK_RECALL, .recall_pairs = 31, .recall_keys = 1000, .recall_values = 1000, .recall_queries = 2};
-    double n = task_recall.distinct_sources(&big);
+    DataConfig big = {.task = name_find(task_name, "recall"), .recall_pairs = 31, .recall_keys = 1000, .recall_values = 1000, .recall_queries = 2};
+    double n = task_spec(name_find(task_name, "recall"))->distinct_sources(&big);
     CHECK(n > 1e180 && n < 1e300, "largest space %g", n);
 }
 
@@ -154,7 +154,7 @@ static void test_recall_counts_its_sources(void)
  * sources the flags allow (64 tokens of 1000 symbols). */
 static void test_copy_and_reverse_scale_to_long_sequences(void)
 {
-    TaskKind kinds[3] = {TASK_COPY, TASK_REVERSE, TASK_SORT};
+    int kinds[3] = {name_find(task_name, "copy"), name_find(task_name, "reverse"), name_find(task_name, "sort")};
     for (int k = 0; k < 3; k++) {
         Dataset d;
         char err[512];
@@ -167,8 +167,8 @@ static void test_copy_and_reverse_scale_to_long_sequences(void)
         for (int i = 0; i < d.val.n && ok; i++) {
             Example e = example_list_get(&d.val, i);
             ok = CHECK(e.src_len == 32 && e.tgt_len == 32, "length %d", e.src_len);
-            for (int j = 0; j < 32 && ok && kinds[k] != TASK_SORT; j++) {
-                int want = kinds[k] == TASK_REVERSE ? e.src[31 - j] : e.src[j];
+            for (int j = 0; j < 32 && ok && kinds[k] != name_find(task_name, "sort"); j++) {
+                int want = kinds[k] == name_find(task_name, "reverse") ? e.src[31 - j] : e.src[j];
                 ok = CHECK(e.tgt[j] == want, "%s: target[%d] wrong", task_name(kinds[k], NULL), j);
             }
         }
@@ -184,7 +184,7 @@ static void test_copy_and_reverse_scale_to_long_sequences(void)
     }
     Dataset d;
     char err[512];
-    DataConfig c = {.task = TASK_REVERSE, .symbols = 1000, .min_len = 64, .max_len = 64, .val_size = 64, .context = 130, .seed = 1};
+    DataConfig c = {.task = name_find(task_name, "reverse"), .symbols = 1000, .min_len = 64, .max_len = 64, .val_size = 64, .context = 130, .seed = 1};
     CHECK(dataset_open(&d, &c, err, sizeof err) && d.val.n == 64, "1000 symbols, length 64: %s", err);
     dataset_free(&d);
 }
@@ -222,7 +222,7 @@ static void test_training_data_avoids_validation_and_is_a_function_of_step(void)
     /* a small space (2..3 symbols of 3: 36 sources) makes collisions certain without the filter */
     Dataset d;
     char err[256];
-    DataConfig c = {.task = TASK_COPY, .symbols = 3, .min_len = 2, .max_len = 3, .val_size = 12, .context = 8, .seed = 1};
+    DataConfig c = {.task = name_find(task_name, "copy"), .symbols = 3, .min_len = 2, .max_len = 3, .val_size = 12, .context = 8, .seed = 1};
     CHECK(dataset_open(&d, &c, err, sizeof err), "%s", err);
     Batch b, b2;
     batch_alloc(&b, 16, 8);
@@ -258,7 +258,7 @@ static void test_large_held_out_sets_cost_a_pass(void)
     for (int n = 1000; n <= 1000000; n *= 1000) {
         Dataset d;
         char err[256];
-        DataConfig c = {.task = TASK_COPY, .symbols = 10, .min_len = 3, .max_len = 8, .val_size = n, .test_size = n,
+        DataConfig c = {.task = name_find(task_name, "copy"), .symbols = 10, .min_len = 3, .max_len = 8, .val_size = n, .test_size = n,
                         .context = 24, .seed = 1};
         if (!CHECK(dataset_open(&d, &c, err, sizeof err), "%d + %d held out: %s", n, n, err)) return;
         CHECK(d.val.n == n && d.test.n == n && d.n_held_out == 2 * n, "%d + %d held out, %d distinct", d.val.n, d.test.n,
@@ -309,8 +309,8 @@ static bool same_list(const ExampleList *a, const ExampleList *b);
 static void test_new_tasks_deterministic_and_disjoint(void)
 {
     DataConfig configs[2] = {
-        {.task = TASK_SORT, .symbols = 3, .min_len = 2, .max_len = 3, .val_size = 12, .context = 8, .seed = 1},
-        {.task = TASK_RECALL, .recall_pairs = 2, .recall_keys = 3, .recall_values = 2, .recall_queries = 1, .val_size = 16,
+        {.task = name_find(task_name, "sort"), .symbols = 3, .min_len = 2, .max_len = 3, .val_size = 12, .context = 8, .seed = 1},
+        {.task = name_find(task_name, "recall"), .recall_pairs = 2, .recall_keys = 3, .recall_values = 2, .recall_queries = 1, .val_size = 16,
          .context = 9, .seed = 1},
     };
     for (int k = 0; k < 2; k++) {
@@ -388,7 +388,7 @@ static void test_new_task_flags_refuse_bad_values(void)
         else CHECK(!ok && strstr(err, cases[k].expect), "case %zu: want an error with \"%s\", got \"%s\"", k, cases[k].expect,
                    ok ? "(accepted)" : err);
     }
-    /* the flags reach the data layer */
+    /* the flags reach the data layer: the options hold the DataConfig the data is opened with */
     Options o;
     OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
     bool help;
@@ -396,9 +396,9 @@ static void test_new_task_flags_refuse_bad_values(void)
     char *argv[] = {"train", "--task=recall", "--recall-pairs=5", "--recall-keys=7", "--recall-values=9", "--recall-queries=2"};
     options_defaults(&o);
     CHECK(options_parse_args(&o, 6, argv, set, &help, err, sizeof err), "%s", err);
-    DataConfig c = data_config_from_options(&o);
-    CHECK(c.task == TASK_RECALL && c.recall_pairs == 5 && c.recall_keys == 7 && c.recall_values == 9 && c.recall_queries == 2,
-          "data_config_from_options lost a recall setting");
+    const DataConfig *c = &o.data;
+    CHECK(c->task == name_find(task_name, "recall") && c->recall_pairs == 5 && c->recall_keys == 7 && c->recall_values == 9 && c->recall_queries == 2,
+          "a recall flag did not reach the data's settings");
 }
 
 static int find_word(const Dataset *d, const int *t, int n, const char *w)
@@ -410,7 +410,7 @@ static int find_word(const Dataset *d, const int *t, int n, const char *w)
 
 static void test_translate_grammar(void)
 {
-    Dataset d = open_task(TASK_TRANSLATE, 24);
+    Dataset d = open_task(name_find(task_name, "translate"), 24);
     int distinct_checked = 0;
     for (int i = 0; i < d.val.n; i++) {
         Example e = example_list_get(&d.val, i);
@@ -441,7 +441,7 @@ static void test_translate_grammar(void)
     int src[16], tgt[16], sl, tl, dup = 0;
     static uint64_t seen[3000];
     for (int i = 0; i < 3000; i++) {
-        task_translate.sample(&r, &d.cfg, src, &sl, tgt, &tl);
+        task_spec(name_find(task_name, "translate"))->sample(&r, &d.cfg, src, &sl, tgt, &tl);
         uint64_t h = (uint64_t)sl;
         for (int j = 0; j < sl; j++) h = rng_mix(h ^ (uint64_t)src[j]);
         for (int j = 0; j < i; j++) dup += seen[j] == h;
@@ -456,7 +456,8 @@ static void test_translate_grammar(void)
 static bool load_tsv(const char *text, size_t len, int context, Dataset *d, char *err, size_t err_len)
 {
     const char *path = test_write_file("corpus.tsv", text, len);
-    DataConfig c = {.task = TASK_TSV, .path = path, .context = context, .seed = 1};
+    DataConfig c = {.task = name_find(task_name, "tsv"), .context = context, .seed = 1};
+    snprintf(c.path, sizeof c.path, "%s", path);
     bool ok = dataset_open(d, &c, err, err_len);
     return ok;
 }
@@ -488,8 +489,8 @@ static void test_tsv_corpus_loads_and_splits_by_source(void)
  * every held-out source lies within them, and the held-out sets reach both ends. */
 static void test_tasks_declare_their_source_lengths(void)
 {
-    struct { TaskKind task; int min, max; } want[] = {
-        {TASK_COPY, 2, 7}, {TASK_REVERSE, 2, 7}, {TASK_SORT, 2, 7}, {TASK_TRANSLATE, 5, 10}, {TASK_RECALL, 9, 9}};
+    struct { int task; int min, max; } want[] = {
+        {name_find(task_name, "copy"), 2, 7}, {name_find(task_name, "reverse"), 2, 7}, {name_find(task_name, "sort"), 2, 7}, {name_find(task_name, "translate"), 5, 10}, {name_find(task_name, "recall"), 9, 9}};
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         Dataset d;
         char err[512];
@@ -548,7 +549,8 @@ static void test_tsv_errors_name_the_line(void)
     char err[512];
     CHECK(!load_tsv(big, sizeof big, 8, &d, err, sizeof err) && strstr(err, ":1: line longer"), "overlong line: %s", err);
     dataset_free(&d);
-    DataConfig c = {.task = TASK_TSV, .path = test_path("does-not-exist.tsv"), .context = 8};
+    DataConfig c = {.task = name_find(task_name, "tsv"), .context = 8};
+    snprintf(c.path, sizeof c.path, "%s", test_path("does-not-exist.tsv"));
     CHECK(!dataset_open(&d, &c, err, sizeof err) && strstr(err, "cannot open"), "missing file: %s", err);
     dataset_free(&d);
 }
@@ -602,6 +604,23 @@ static void test_tsv_byte_order_mark_and_line_endings(void)
     dataset_free(&ref);
 }
 
+/* Every task's row is whole: a name --task finds back, help, a way to make examples (a sampler
+ * with its words, lengths and count of sources, or a corpus loader), and data options it reads
+ * that exist (--help names the task beside them). */
+static void test_task_rows_are_whole(void)
+{
+    const TaskSpec *t;
+    int n = 0;
+    for (; (t = task_spec(n)) != NULL; n++) {
+        bool synthetic = t->sample && t->add_words && t->lengths && t->distinct_sources;
+        CHECK(t->name && t->help && name_find(task_name, t->name) == n, "task %d: name or help missing, or not found back", n);
+        CHECK(synthetic != (t->load != NULL), "--task=%s: neither a sampler nor a loader, or both", t->name);
+        for (int k = 0; k < TASK_MAX_READS && t->reads[k]; k++)
+            CHECK(options_index(t->reads[k]) >= 0, "--task=%s reads --%s, which is no option", t->name, t->reads[k]);
+    }
+    CHECK(n >= 1 && task_spec(task_of_corpus())->load && name_find(task_name, "none") == -1, "%d tasks", n);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -621,6 +640,7 @@ int main(int argc, char **argv)
         {"data: TSV with a byte-order mark, CRLF or CR lines reads as plain", test_tsv_byte_order_mark_and_line_endings},
         {"data: 1M + 1M held-out sources: one pass of draws, a slot or two per lookup", test_large_held_out_sets_cost_a_pass},
         {"base: progress lines only for long work (after 5 s, then every 10 s)", test_progress_lines_only_for_long_work},
+        {"data: every task's row is whole", test_task_rows_are_whole},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

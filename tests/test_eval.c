@@ -21,7 +21,7 @@ typedef struct Rig {
     Trainer trainer;
 } Rig;
 
-static void rig_open(Rig *g, TaskKind task, int test_size, uint64_t seed)
+static void rig_open(Rig *g, int task, int test_size, uint64_t seed)
 {
     memset(g, 0, sizeof *g);
     DataConfig dc = {.task = task, .symbols = 5, .min_len = 2, .max_len = 5, .val_size = 96, .test_size = test_size,
@@ -33,9 +33,9 @@ static void rig_open(Rig *g, TaskKind task, int test_size, uint64_t seed)
                     .scale_mode = SCALE_SQRT, .init_gain = 1};
     gpt_create(&g->m, &gc);
     gpt_init(&g->m, seed);
-    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 3e-3, .min_lr = 3e-4, .warmup = 10, .steps = 400, .beta1 = 0.9,
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw"), .lr = 3e-3, .min_lr = 3e-4, .warmup = 10, .steps = 400, .beta1 = 0.9,
                       .beta2 = 0.98, .eps = 1e-8};
-    for (int i = 0; i < g->m.n_params; i++) g->decay[i] = gpt_param_decays(g->m.params[i]);
+    gpt_decay_flags(&g->m, g->decay);
     optim_init(&g->opt, &oc, g->m.params, g->decay, g->m.n_params);
     arena_init(&g->acts, 1 << 20);
     tape_init(&g->tp, &g->acts);
@@ -68,7 +68,7 @@ static void rig_close(Rig *g)
  * right by teacher forcing as by greedy decoding, and the losses are the same numbers. */
 static void test_teacher_forced_exact_match_is_greedy_decoding(void)
 {
-    TaskKind tasks[2] = {TASK_COPY, TASK_REVERSE};
+    int tasks[2] = {name_find(task_name, "copy"), name_find(task_name, "reverse")};
     for (int k = 0; k < 2; k++) {
         Rig g;
         rig_open(&g, tasks[k], 0, 3 + (uint64_t)k);
@@ -95,7 +95,7 @@ static void test_teacher_forced_exact_match_is_greedy_decoding(void)
 static void test_decode_sources(void)
 {
     Rig g;
-    rig_open(&g, TASK_REVERSE, 0, 5);
+    rig_open(&g, name_find(task_name, "reverse"), 0, 5);
     rig_train(&g, 0, 150);
     int T = g.ev.batch.T, n = 48;
     unsigned char slow[48];
@@ -164,7 +164,7 @@ static void test_decode_sources(void)
 static void test_attention_dropout_is_off_in_evaluation_and_decoding(void)
 {
     Rig g;
-    rig_open(&g, TASK_REVERSE, 0, 6);
+    rig_open(&g, name_find(task_name, "reverse"), 0, 6);
     g.m.cfg.attn_dropout = 0.5;
     rig_train(&g, 0, 100); /* trained with it: the weights are those such a run evaluates */
     int n = 48;
@@ -200,8 +200,8 @@ static void test_attention_dropout_is_off_in_evaluation_and_decoding(void)
 static void test_test_split_is_held_out(void)
 {
     Rig a, b;
-    rig_open(&a, TASK_COPY, 0, 9);
-    rig_open(&b, TASK_COPY, 200, 9);
+    rig_open(&a, name_find(task_name, "copy"), 0, 9);
+    rig_open(&b, name_find(task_name, "copy"), 200, 9);
     CHECK(a.d.test.n == 0 && b.d.test.n == 200 && b.d.val.n == 96, "sizes: test %d and %d, val %d", a.d.test.n, b.d.test.n,
           b.d.val.n);
     int same_val = 0;

@@ -3,6 +3,7 @@
 #include "gradcheck.h"
 #include "test.h"
 
+#include "../model/attention.h"
 #include "../model/gpt.h"
 #include "../base/rng.h"
 
@@ -75,7 +76,7 @@ static void check_config(GptConfig cfg, const char *what)
 static void check_model(ScaleMode mode, double dropout, const char *what) { check_config(tiny(mode, dropout), what); }
 
 /* tiny(), with another score rule, parametrisation or softmax */
-static void check_variant(AttnKind attn, ScaleMode mode, ScaleParam param, SoftmaxKind softmax, const char *what)
+static void check_variant(int attn, ScaleMode mode, ScaleParam param, SoftmaxKind softmax, const char *what)
 {
     GptConfig c = tiny(mode, 0.1);
     c.attn = attn;
@@ -89,25 +90,25 @@ static void test_full_model_constant_scale_with_dropout(void) { check_model(SCAL
 static void test_full_model_learned_scale(void) { check_model(SCALE_LEARNED, 0.1, "learned scale"); }
 static void test_full_model_learned_log_scale(void)
 {
-    check_variant(ATTN_DOT, SCALE_LEARNED, SCALE_PARAM_LOG, SOFTMAX_STABLE, "learned scale stored as log s");
+    check_variant(name_find(attn_kind_name, "dot"), SCALE_LEARNED, SCALE_PARAM_LOG, SOFTMAX_STABLE, "learned scale stored as log s");
 }
 static void test_full_model_qknorm(void)
 {
-    check_variant(ATTN_QKNORM, SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, sqrt scale");
-    check_variant(ATTN_QKNORM, SCALE_LEARNED, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, learned scale");
+    check_variant(name_find(attn_kind_name, "qknorm"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, sqrt scale");
+    check_variant(name_find(attn_kind_name, "qknorm"), SCALE_LEARNED, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, learned scale");
 }
 static void test_full_model_cosine(void)
 {
-    check_variant(ATTN_COSINE, SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "cosine, tau");
-    check_variant(ATTN_COSINE, SCALE_SQRT, SCALE_PARAM_LOG, SOFTMAX_STABLE, "cosine, log tau");
+    check_variant(name_find(attn_kind_name, "cosine"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "cosine, tau");
+    check_variant(name_find(attn_kind_name, "cosine"), SCALE_SQRT, SCALE_PARAM_LOG, SOFTMAX_STABLE, "cosine, log tau");
 }
 static void test_full_model_additive(void)
 {
-    check_variant(ATTN_ADDITIVE, SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "additive");
+    check_variant(name_find(attn_kind_name, "additive"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "additive");
 }
 static void test_full_model_naive_softmax(void)
 {
-    check_variant(ATTN_DOT, SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_NAIVE, "naive softmax");
+    check_variant(name_find(attn_kind_name, "dot"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_NAIVE, "naive softmax");
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,7 @@
 /* test_io.c - safetensors files, checkpoints, and the option parsers. */
 #include "test.h"
 
+#include "../model/attention.h"
 #include "../checkpoint/checkpoint.h"
 #include "../options/options.h"
 #include "../io/safetensors.h"
@@ -63,7 +64,7 @@ static void test_safetensors_round_trip(void)
     CHECK(!st_read_real(&sf, st_find(&sf, "ids"), back, err, sizeof err) && strstr(err, "is I32"), "dtype mismatch: %s", err);
     const char *note = st_meta(&sf, "note");
     CHECK(note && !strcmp(note, "quote \" backslash \\ newline \n tab \t done"), "metadata escapes");
-    CHECK(st_verify_checksum(&sf, true, err, sizeof err), "stored checksum: %s", err);
+    CHECK(st_verify_checksum(&sf, ST_CHECKSUM_WHOLE_FILE, err, sizeof err), "stored checksum: %s", err);
     st_close(&sf);
     /* the checksum is the CRC-32 of the whole file with its own 8 digits as zeros */
     char *field = strstr((char *)raw + 8, "\"checksum\":\"crc32:");
@@ -235,7 +236,7 @@ static void test_checkpoint_round_trip_and_corruption(void)
     gpt_init(&a, 1);
     gpt_init(&b, 2);
     bool decay[GPT_MAX_PARAMS] = {false};
-    OptimConfig oc = {.kind = OPTIM_ADAMW};
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw")};
     Optimizer oa, ob;
     optim_init(&oa, &oc, a.params, decay, a.n_params);
     optim_init(&ob, &oc, b.params, decay, b.n_params);
@@ -355,7 +356,7 @@ static void test_checkpoint_run_state_is_checked(void)
     gpt_create(&a, &cfg);
     gpt_init(&a, 1);
     bool decay[GPT_MAX_PARAMS] = {false};
-    OptimConfig oc = {.kind = OPTIM_ADAMW};
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw")};
     Optimizer opt;
     optim_init(&opt, &oc, a.params, decay, a.n_params);
     Options o;
@@ -420,8 +421,8 @@ static bool apply_config_lacking(const char *missing, Options *o, char *err, siz
     Options made;
     options_defaults(o);
     options_defaults(&made);
-    made.attn = ATTN_COSINE; /* so that a default read in its place shows */
-    made.lr = 0.125;
+    made.model.attn = name_find(attn_kind_name, "cosine"); /* so that a default read in its place shows */
+    made.optim.lr = 0.125;
     StWriter w;
     st_writer_init(&w);
     st_add_meta(&w, "format", "attention-scale-checkpoint/2");
@@ -444,10 +445,10 @@ static void test_checkpoint_config_from_older_files(void)
     Options o;
     options_defaults(&o);
     char err[512] = "";
-    CHECK(apply_config_lacking("attn", &o, err, sizeof err) && o.attn == ATTN_DOT && o.lr == 0.125,
+    CHECK(apply_config_lacking("attn", &o, err, sizeof err) && o.model.attn == name_find(attn_kind_name, "dot") && o.optim.lr == 0.125,
           "a file lacking config.attn (older than it): %s; attn %d (want dot), lr %g (want the file's 0.125)",
-          err[0] ? err : "loaded", o.attn, o.lr);
-    CHECK(apply_config_lacking("momentum", &o, err, sizeof err) && o.momentum == 0 && o.attn == ATTN_COSINE,
+          err[0] ? err : "loaded", o.model.attn, o.optim.lr);
+    CHECK(apply_config_lacking("momentum", &o, err, sizeof err) && o.optim.momentum == 0 && o.model.attn == name_find(attn_kind_name, "cosine"),
           "a file lacking config.momentum: %s", err);
     err[0] = 0;
     CHECK(!apply_config_lacking("lr", &o, err, sizeof err) && strstr(err, "lacks \"config.lr\""),
@@ -460,7 +461,7 @@ static void test_flags_are_checked(void)
     char err[512];
     char *good[] = {"train", "--lr=1e-3", "--layers=3", "--scale=8", "--seed=18446744073709551615", "--quiet", "--lr=.5", NULL};
     CHECK(parse(&o, err, 7, good), "good flags refused: %s", err);
-    CHECK(o.lr == 0.5 && o.layers == 3 && o.scale == SCALE_CONST && o.scale_const == 8 && o.seed == UINT64_MAX && o.quiet, "flag values");
+    CHECK(o.optim.lr == 0.5 && o.model.layers == 3 && o.model.scale_mode == SCALE_CONST && o.model.scale_const == 8 && o.data.seed == UINT64_MAX && o.run.quiet, "flag values");
     expect_args_error("--lr=1e-3x", "not a finite number");
     expect_args_error("--lr=", "not a finite number");
     expect_args_error("--lr=nan", "not a finite number");
@@ -510,14 +511,14 @@ static void test_help_flag(void)
           err);
 }
 
-/* --help lists every option once, in one of its sections: an option added to the table and
- * forgotten in the sections would be missing from --help (and trip an assert there). */
+/* --help lists every option once, in the section its row names: a row that names none would be
+ * missing from --help. */
 static void test_help_sections_cover_every_option(void)
 {
     int missing = 0;
     for (int i = 0; i < options_count(); i++)
         if (options_help_section(i) < 0) {
-            CHECK(false, "--%s is in no --help section (options/options.c: g_help_sections)", options_name(i));
+            CHECK(false, "--%s is in no --help section (options/options.c: its row's .section)", options_name(i));
             missing++;
         }
     CHECK(options_count() > 40 && missing == 0, "%d options, %d without a section", options_count(), missing);
@@ -533,7 +534,7 @@ static void test_config_files(void)
     Options o;
     char err[512];
     CHECK(parse(&o, err, 3, argv), "good config refused: %s", err);
-    CHECK(o.layers == 3 && o.lr == 0.5 && o.scale == SCALE_DK, "config values: layers %d lr %g scale %d", o.layers, o.lr, o.scale);
+    CHECK(o.model.layers == 3 && o.optim.lr == 0.5 && o.model.scale_mode == SCALE_DK, "config values: layers %d lr %g scale %d", o.model.layers, o.optim.lr, o.model.scale_mode);
     struct {
         const char *text, *expect;
     } bad[] = {
@@ -559,7 +560,7 @@ static void test_config_files(void)
         snprintf(flag, sizeof flag, "--config=%s", p);
         char *av[] = {"train", flag, NULL};
         bool ok = parse(&o, err, 2, av);
-        CHECK(ok && o.layers == 3 && o.lr == 0.01 && o.scale == SCALE_DK, "variant %d: %s", k, ok ? "other values" : err);
+        CHECK(ok && o.model.layers == 3 && o.optim.lr == 0.01 && o.model.scale_mode == SCALE_DK, "variant %d: %s", k, ok ? "other values" : err);
     }
     char *missing[] = {"train", "--config=/nonexistent/x.cfg", NULL};
     CHECK(!parse(&o, err, 2, missing) && strstr(err, "No such file"), "missing config: %s", err);
@@ -588,8 +589,8 @@ static void test_config_file_or_flag(void)
     err[0] = 0;
     CHECK(options_check_given(&o, set, err, sizeof err), "--decode with a config file's steps and lr refused: %s", err);
     options_decode_ignore_config(&o, set);
-    CHECK(o.save[0] == 0 && o.steps == 5, "--decode: the file's --save is not dropped (%s), or its steps are (%d)", o.save,
-          o.steps);
+    CHECK(o.run.save[0] == 0 && o.optim.steps == 5, "--decode: the file's --save is not dropped (%s), or its steps are (%d)", o.run.save,
+          o.optim.steps);
 }
 
 int main(int argc, char **argv)

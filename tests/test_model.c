@@ -2,9 +2,11 @@
 #include "gradcheck.h"
 #include "test.h"
 
+#include "../model/attention.h"
 #include "../model/gpt.h"
 #include "../instrument/attention_stats.h"
 #include "../optim/optim.h"
+#include "../options/options.h"
 #include "../base/rng.h"
 
 #include <math.h>
@@ -260,7 +262,7 @@ static void test_adamw_step_by_hand(void)
     tensor_grad(&g_arena, b);
     Tensor *ps[2] = {w, b};
     bool decay[2] = {true, false};
-    OptimConfig c = {.kind = OPTIM_ADAMW, .lr = 0.1, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.5};
+    OptimConfig c = {.kind = name_find(optim_name, "adamw"), .lr = 0.1, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.5};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 2);
     real g[2][2] = {{0.3f, -0.4f}, {1.5f, 0}};
@@ -310,7 +312,7 @@ static void test_adamw_eps_outside_the_square_root(void)
     }
     Tensor *ps[1] = {w};
     bool decay[1] = {false};
-    OptimConfig c = {.kind = OPTIM_ADAMW, .lr = 0.01, .beta1 = 0.9, .beta2 = 0.999, .eps = 0.1};
+    OptimConfig c = {.kind = name_find(optim_name, "adamw"), .lr = 0.01, .beta1 = 0.9, .beta2 = 0.999, .eps = 0.1};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 1);
     int bad;
@@ -336,7 +338,7 @@ static void test_sgd_step(void)
     }
     Tensor *ps[1] = {w};
     bool decay[1] = {false};
-    OptimConfig c = {.kind = OPTIM_SGD, .lr = 0.5};
+    OptimConfig c = {.kind = name_find(optim_name, "sgd"), .lr = 0.5};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 1);
     int bad = -1;
@@ -373,7 +375,7 @@ static void test_optimizer_chunks_update_and_refuse_in_parallel(void)
             ps[i]->grad[j] = single[i]->grad[j] = (real)cos(0.03 * (double)j - i);
         }
     }
-    OptimConfig c = {.kind = OPTIM_ADAMW, .lr = 1e-2, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1};
+    OptimConfig c = {.kind = name_find(optim_name, "adamw"), .lr = 1e-2, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1};
     Optimizer all, one[N_P];
     optim_init(&all, &c, ps, decay, N_P);
     int bad = -1;
@@ -439,7 +441,7 @@ static void test_sgd_momentum_step_by_hand(void)
     for (int j = 0; j < 3; j++) w->data[j] = (real)(j + 1);
     Tensor *ps[1] = {w};
     bool decay[1] = {true};
-    OptimConfig c = {.kind = OPTIM_SGD, .momentum = 0.9, .weight_decay = 0.1};
+    OptimConfig c = {.kind = name_find(optim_name, "sgd"), .momentum = 0.9, .weight_decay = 0.1};
     Optimizer o;
     optim_init(&o, &c, ps, decay, 1);
     CHECK(o.state[2] != NULL, "with momentum the optimizer keeps a momentum buffer");
@@ -462,8 +464,15 @@ static void test_sgd_momentum_step_by_hand(void)
     optim_free(&o);
     c.momentum = 0;
     optim_init(&o, &c, ps, decay, 1);
-    CHECK(o.state[2] == NULL && !optim_state_used(&o, 2) && optim_state_used(&o, 0),
+    CHECK(o.state[2] == NULL && !optim_state_kept(&o, 2) && optim_state_kept(&o, 0),
           "plain SGD keeps no momentum buffer (only Adam's two, untouched)");
+    optim_free(&o);
+    /* AdamW resumed from an SGD run with momentum keeps SGD's buffer, untouched */
+    c.kind = name_find(optim_name, "adamw"), c.momentum = 0.9, c.beta1 = 0.9, c.beta2 = 0.99, c.eps = 1e-8;
+    optim_init(&o, &c, ps, decay, 1);
+    o.state[2][1] = 7;
+    CHECK(optim_step(&o, 0, lr, &bad) && o.state[2][1] == 7 && o.state[0][1] != 0,
+          "AdamW with --momentum from a checkpoint: momentum buffer %s", o.state[2] ? "changed" : "missing");
     optim_free(&o);
     arena_free(&g_arena);
 }
@@ -530,7 +539,7 @@ static void test_learned_multipliers_start_where_asked(void)
               "case %d: %s starts at %g, want %g (s = %g)", k, name, (double)m.layer[1].scale->data[1], stored, cases[k].want);
         gpt_free(&m);
     }
-    cfg.attn = ATTN_COSINE;
+    cfg.attn = name_find(attn_kind_name, "cosine");
     cfg.tau_init = 7;
     cfg.scale_param = SCALE_PARAM_LINEAR;
     Gpt m;
@@ -649,6 +658,46 @@ static void test_row_grad_norms_of_each_query(void)
     check_row_grad_norms(FORMAT_BF16, SOFTMAX_STABLE);
 }
 
+/* Every row of the attention variants' table is whole: a rule, a formula and help; --scale or
+ * a multiplier of its own, not both (one slot per layer), and a reason when not scaled (for
+ * --scale's message); a multiplier with its name, parameter, start and column; names that
+ * --attn finds back. */
+static void test_attention_variant_rows_are_whole(void)
+{
+    int n = 0;
+    for (const AttnSpec *a; (a = attn_spec(n)) != NULL; n++) {
+        const HeadMultiplier *m = a->multiplier;
+        CHECK(a->name && a->help && a->formula && a->scores, "--attn=%s: a row lacks its rule, formula or help", a->name);
+        CHECK(!(a->scaled && m), "--attn=%s: scaled and a multiplier of its own", a->name);
+        CHECK(a->scaled || a->unscaled_why, "--attn=%s: not scaled, and no reason given", a->name);
+        CHECK(!m || (m->name && m->param && m->start && m->column && m->logged), "--attn=%s: its multiplier lacks a field",
+              a->name);
+        CHECK(!a->extra_bytes || a->remedy, "--attn=%s: extra memory without a remedy", a->name);
+        CHECK(name_find(attn_kind_name, a->name) == n, "--attn=%s finds row %d, not %d", a->name, name_find(attn_kind_name, a->name), n);
+    }
+    CHECK(n >= 1 && name_find(attn_kind_name, "dot") >= 0 && name_find(attn_kind_name, "none") == -1, "%d variants", n);
+}
+
+/* Each optimizer declares only its own state, and the names are unique across the table (a
+ * checkpoint stores every optimizer's kept state side by side); its hyper-parameters are options. */
+static void test_optimizer_rows(void)
+{
+    const OptimState *state, *other;
+    int kind, k, kind2, k2, n = 0;
+    for (int b = 0; (state = optim_buffer(b, &kind, &k)) != NULL; b++, n++)
+        for (int c = b + 1; (other = optim_buffer(c, &kind2, &k2)) != NULL; c++)
+            CHECK(strcmp(state->name, other->name) != 0, "state \"%s\" of --optim=%s and of --optim=%s", state->name,
+                  optim_name(kind, NULL), optim_name(kind2, NULL));
+    CHECK(n <= OPTIM_MAX_BUFFERS, "%d buffers, room for %d", n, OPTIM_MAX_BUFFERS);
+    const OptimSpec *sgd = optim_spec(name_find(optim_name, "sgd")), *adamw = optim_spec(name_find(optim_name, "adamw"));
+    CHECK(sgd && sgd->n_state == 1 && !strcmp(sgd->state[0].name, "momentum"), "SGD declares its momentum only");
+    CHECK(adamw && adamw->n_state == 2 && adamw->prepare, "AdamW declares m and v, and its constants of a step");
+    for (int i = 0; optim_spec(i); i++)
+        for (int r = 0; r < OPTIM_MAX_READS && optim_spec(i)->reads[r]; r++)
+            CHECK(options_index(optim_spec(i)->reads[r]) >= 0, "--optim=%s reads --%s, which is no option",
+                  optim_name(i, NULL), optim_spec(i)->reads[r]);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -657,6 +706,7 @@ int main(int argc, char **argv)
         {"metrics: per-query Jacobian norms (saturated rows too) and gradient quantiles", test_per_query_jacobian_and_gradient_quantiles},
         {"metrics: score std of random q, k is 1 with 1/sqrt(dk)", test_score_std_of_random_unit_vectors_is_one_after_sqrt_scale},
         {"model: attention scale modes", test_attention_scale_modes},
+        {"model: every attention variant's row is whole", test_attention_variant_rows_are_whole},
         {"model: each layer's multiplier and weights, against a recomputation in double", test_attention_weights_match_a_recomputation_in_double},
         {"optim: warmup and cosine schedule", test_learning_rate_schedule},
         {"optim: AdamW matches the update written out; norm and clipping", test_adamw_step_by_hand},
@@ -665,6 +715,7 @@ int main(int argc, char **argv)
         {"optim: chunks of all parameters are updated in parallel, and a NaN in the last one refuses the step", test_optimizer_chunks_update_and_refuse_in_parallel},
         {"model: Xavier bounds, embedding std, LN and scale init", test_xavier_init_bounds_and_variance},
         {"optim: SGD with heavy-ball momentum, by hand", test_sgd_momentum_step_by_hand},
+        {"optim: each optimizer's own state, unique names, its options", test_optimizer_rows},
         {"model: --qk-init=unit gives q entries of variance 1 (Xavier: 2C/(C + H dk))", test_qk_init_unit_gives_unit_variance_queries},
         {"model: a learned scale (or log scale, or tau) starts where asked", test_learned_multipliers_start_where_asked},
         {"model: fp16 overflows at dk = 512, s = 1 with the naive softmax only; bf16 does not", test_fp16_overflows_with_the_naive_softmax_only},

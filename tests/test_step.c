@@ -2,6 +2,7 @@
  * clipping, the dropout key, its hooks, the same bits for any thread count, no allocation. */
 #include "test.h"
 
+#include "../model/attention.h"
 #include "../data/data.h"
 #include "../model/gpt.h"
 #include "../optim/optim.h"
@@ -28,14 +29,14 @@ typedef struct Rig {
 static void rig_open(Rig *g, const GptConfig *base, const OptimConfig *oc, int B, double clip)
 {
     char err[256];
-    DataConfig dc = {.task = TASK_COPY, .symbols = 6, .min_len = 2, .max_len = 5, .val_size = 16, .context = 12, .seed = 1};
+    DataConfig dc = {.task = name_find(task_name, "copy"), .symbols = 6, .min_len = 2, .max_len = 5, .val_size = 16, .context = 12, .seed = 1};
     CHECK(dataset_open(&g->data, &dc, err, sizeof err), "%s", err);
     GptConfig cfg = *base;
     cfg.vocab = g->data.vocab.size;
     cfg.context = 12;
     gpt_create(&g->model, &cfg);
     gpt_init(&g->model, 1);
-    for (int i = 0; i < g->model.n_params; i++) g->decay[i] = gpt_param_decays(g->model.params[i]);
+    gpt_decay_flags(&g->model, g->decay);
     optim_init(&g->opt, oc, g->model.params, g->decay, g->model.n_params);
     arena_init(&g->acts, 1024); /* far too small: the first step must grow it */
     tape_init(&g->tape, &g->acts);
@@ -72,7 +73,7 @@ static double distance(const real *a, const real *b, size_t n)
  * clip c when the gradient is longer, and the gradient's own norm when it is shorter. */
 static void test_step_clips_the_update_to_the_global_norm(void)
 {
-    OptimConfig oc = {.kind = OPTIM_SGD, .lr = 1, .min_lr = 1, .warmup = 0, .steps = 100};
+    OptimConfig oc = {.kind = name_find(optim_name, "sgd"), .lr = 1, .min_lr = 1, .warmup = 0, .steps = 100};
     double clips[2] = {0.05, 1e6};
     for (int k = 0; k < 2; k++) {
         Rig g;
@@ -111,7 +112,7 @@ static void test_dropout_key_depends_on_seed_and_step(void)
 
     GptConfig cfg = g_small;
     cfg.dropout = cfg.attn_dropout = 0.3;
-    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .steps = 10};
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw"), .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .steps = 10};
     Rig g;
     rig_open(&g, &cfg, &oc, 4, 1);
     /* the same batch at two steps: with dropout on, the losses differ only by their masks */
@@ -169,7 +170,7 @@ static void h_update(void *c, int step, const StepResult *res, Tensor *logits, T
 
 static void test_step_hooks_are_called_and_can_skip(void)
 {
-    OptimConfig oc = {.kind = OPTIM_SGD, .lr = 0.1, .min_lr = 0.1, .steps = 10};
+    OptimConfig oc = {.kind = name_find(optim_name, "sgd"), .lr = 0.1, .min_lr = 0.1, .steps = 10};
     Rig g;
     rig_open(&g, &g_small, &oc, 4, 0);
     StepBatch b = rig_batch(&g, 0);
@@ -261,14 +262,14 @@ static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
                      .dropout = 0.1, .init_gain = 1};
     check_thread_bits(cfg, "dot, learned scale");
     GptConfig c = cfg;
-    c.attn = ATTN_QKNORM;
+    c.attn = name_find(attn_kind_name, "qknorm");
     c.scale_param = SCALE_PARAM_LOG;
     check_thread_bits(c, "qknorm, learned log scale");
     c = cfg;
-    c.attn = ATTN_COSINE;
+    c.attn = name_find(attn_kind_name, "cosine");
     check_thread_bits(c, "cosine");
     c = cfg;
-    c.attn = ATTN_ADDITIVE;
+    c.attn = name_find(attn_kind_name, "additive");
     check_thread_bits(c, "additive");
     c = cfg;
     c.scale_mode = SCALE_SQRT;
@@ -289,7 +290,7 @@ static void test_changing_the_thread_count_between_steps_changes_no_bit(void)
     if (test_skip_without_threads()) return;
     GptConfig cfg = {.layers = 2, .dmodel = 128, .heads = 4, .dk = 32, .scale_mode = SCALE_SQRT, .init_gain = 1,
                      .dropout = 0.1, .attn_dropout = 0.1};
-    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1,
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw"), .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .weight_decay = 0.1,
                       .steps = 10};
     real *params[2];
     for (int run = 0; run < 2; run++) {
@@ -351,7 +352,7 @@ static void test_training_steps_allocate_nothing_after_the_first(void)
     GptConfig cfg = g_small;
     cfg.scale_mode = SCALE_LEARNED;
     cfg.attn_dropout = cfg.dropout = 0.1;
-    OptimConfig oc = {.kind = OPTIM_ADAMW, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .steps = 10};
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw"), .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .steps = 10};
     Rig g;
     rig_open(&g, &cfg, &oc, 4, 1.0);
     uint64_t after_first = 0;

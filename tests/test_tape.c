@@ -3,6 +3,7 @@
  * that replays exactly those entries, and a DOT graph that a reader can trust. */
 #include "test.h"
 
+#include "../model/attention.h"
 #include "../base/rng.h"
 #include "../model/gpt.h"
 #include "../optim/optim.h"
@@ -34,8 +35,8 @@ static void rig_open(Rig *g, const GptConfig *base)
     cfg.context = T;
     gpt_create(&g->model, &cfg);
     gpt_init(&g->model, 3);
-    for (int i = 0; i < g->model.n_params; i++) g->decay[i] = gpt_param_decays(g->model.params[i]);
-    OptimConfig oc = {.kind = OPTIM_SGD, .lr = 0.1, .min_lr = 0.1, .steps = 10};
+    gpt_decay_flags(&g->model, g->decay);
+    OptimConfig oc = {.kind = name_find(optim_name, "sgd"), .lr = 0.1, .min_lr = 0.1, .steps = 10};
     optim_init(&g->opt, &oc, g->model.params, g->decay, g->model.n_params);
     arena_init(&g->acts, 1 << 16);
     tape_init(&g->tape, &g->acts);
@@ -327,9 +328,9 @@ static void test_table_and_graph_of_every_variant(void)
 {
     GptConfig variants[6];
     for (int i = 0; i < 6; i++) variants[i] = g_dot;
-    variants[1].attn = ATTN_QKNORM;
-    variants[2].attn = ATTN_COSINE, variants[2].tau_init = 10, variants[2].scale_param = SCALE_PARAM_LOG;
-    variants[3].attn = ATTN_ADDITIVE;
+    variants[1].attn = name_find(attn_kind_name, "qknorm");
+    variants[2].attn = name_find(attn_kind_name, "cosine"), variants[2].tau_init = 10, variants[2].scale_param = SCALE_PARAM_LOG;
+    variants[3].attn = name_find(attn_kind_name, "additive");
     variants[4].scale_mode = SCALE_LEARNED, variants[4].scale_init = SCALE_SQRT, variants[4].precision = FORMAT_FP16;
     variants[5].dropout = 0.1, variants[5].attn_dropout = 0.1, variants[5].precision = FORMAT_BF16;
     static const char *const names[6] = {"dot", "qknorm", "cosine (log tau)", "additive", "learned scale, fp16",

@@ -1,0 +1,17 @@
+/* attn_dot.c - dot-product attention (Vaswani et al. 2017): S = s q.k, s as --scale says. */
+#include "attention.h"
+
+/* q k^T for every head: [B, H, T, dk] x [B, H, dk, T] */
+static Tensor *dot_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k, AttentionTrace *trace)
+{
+    (void)ly, (void)cfg, (void)trace;
+    return op_matmul(tp, q, k, TRANSPOSE_B);
+}
+
+const AttnSpec attn_dot = {
+    .name = "dot",
+    .help = "S = s q.k (s: --scale)",
+    .formula = "s q.k",
+    .scores = dot_scores,
+    .scaled = true,
+};

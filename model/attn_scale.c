@@ -1,0 +1,64 @@
+/* attn_scale.c - the multiplier s of the scaled variants' scores, S = s rule(q, k) (--scale):
+ * a fixed s, computed here and nowhere else, or a learned s per head (--scale=learned), and how
+ * a learned multiplier is stored (--scale-param). */
+#include "attention.h"
+
+#include <assert.h>
+#include <math.h>
+
+double attention_scale(ScaleMode mode, double scale_const, int dk)
+{
+    switch (mode) {
+    case SCALE_ONE: return 1.0;
+    case SCALE_SQRT: return 1.0 / sqrt((double)dk);
+    case SCALE_DK: return 1.0 / dk;
+    case SCALE_CONST: return 1.0 / scale_const;
+    case SCALE_LEARNED: break;
+    }
+    assert(!"a learned scale is a parameter, not a constant");
+    return 0;
+}
+
+const char *scale_mode_name(int mode, const char **help)
+{
+    static NameTable names = {
+        [SCALE_ONE] = {"1", "raw q.k: its std grows like sqrt(dk)"},
+        [SCALE_SQRT] = {"sqrt", "s = 1/sqrt(dk): score std near 1 at any head size"},
+        [SCALE_DK] = {"dk", "s = 1/dk"},
+        [SCALE_LEARNED] = {"learned", "one learned s per head, starting at --scale-init"},
+    };
+    return name_of(names, (int)(sizeof names / sizeof names[0]), mode, help);
+}
+
+const char *scale_init_name(int mode, const char **help)
+{
+    static NameTable names = {
+        [SCALE_ONE] = {"1", "a learned s starts at 1 (raw q.k)"},
+        [SCALE_SQRT] = {"sqrt", "at 1/sqrt(dk)"},
+        [SCALE_DK] = {"dk", "at 1/dk"},
+    };
+    return name_of(names, (int)(sizeof names / sizeof names[0]), mode, help);
+}
+
+const char *scale_param_name(int param, const char **help)
+{
+    static NameTable names = {
+        [SCALE_PARAM_LINEAR] = {"linear", "the parameter is the multiplier itself"},
+        [SCALE_PARAM_LOG] = {"log", "the parameter is its logarithm: always positive, steps change it by a factor"},
+    };
+    return name_of(names, (int)(sizeof names / sizeof names[0]), param, help);
+}
+
+/* --scale=learned: s starts where --scale-init says, and the log shows s sqrt(dk) (1: the
+ * 1/sqrt(dk) rule). */
+static double learned_s_start(const GptConfig *c) { return attention_scale(c->scale_init, c->scale_init_const, c->dk); }
+static double learned_s_logged(double mean, const GptConfig *c) { return mean / attention_scale(SCALE_SQRT, 0, c->dk); }
+
+const HeadMultiplier attn_learned_s = {
+    .name = "s",
+    .param = "scale",
+    .start = learned_s_start,
+    .start_digits = 4,
+    .column = "scale_x_sqrt_dk",
+    .logged = learned_s_logged,
+};
