@@ -3,7 +3,7 @@
 
 #include "../base/base.h"
 #include "attention_stats.h"
-#include "../model/attention.h"
+#include "../model/attn_spec.h"
 
 #include <assert.h>
 #include <math.h>

@@ -30,7 +30,7 @@ bool logbook_stdout_ok(Logbook *lb)
 }
 
 /* The learned multiplier whose columns this run's log has: the column its attention row names
- * (model/attention.h), one of the table's (instrument/log_columns.h). */
+ * (model/attn_spec.h), one of the table's (instrument/log_columns.h). */
 static LogPresence log_multiplier(const Logbook *lb)
 {
     if (!lb->multiplier) return LOG_ALWAYS;

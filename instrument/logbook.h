@@ -5,7 +5,7 @@
 #define INSTRUMENT_LOGBOOK_H
 
 #include "attention_stats.h"
-#include "../model/attention.h"
+#include "../model/attn_spec.h"
 
 #include <stdio.h>
 

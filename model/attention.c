@@ -1,7 +1,7 @@
 /* attention.c - multi-head causal self-attention, the same for every variant:
  *
  *     q, k, v = a Wq + bq, a Wk + bk, a Wv + bv, split into H heads of dk
- *     S = m rule(q, k)          the variant's scores (attention.h), m its multiplier
+ *     S = m rule(q, k)          the variant's scores (attn_spec.h), m its multiplier
  *     P = softmax(S), causal    row i spreads 1 over the keys j <= i
  *     o = dropout(P) v,         heads merged back, then o Wo + bo
  *
@@ -14,20 +14,11 @@
  * Beside the textbook path: the reduced precision of --precision (attention_stored) and what the
  * layer's trace records for the metrics (trace_*).
  */
-#include "attention.h"
+#include "attn_spec.h"
 #include "../tensor/parallel.h"
 
 #include <assert.h>
 #include <math.h>
-
-const char *softmax_kind_name(int kind, const char **help)
-{
-    static NameTable names = {
-        [SOFTMAX_STABLE] = {"stable", "exp(S - max S): nothing overflows"},
-        [SOFTMAX_NAIVE] = {"naive", "exp(S) as written, no max subtracted: overflows where S is large"},
-    };
-    return name_of(names, (int)(sizeof names / sizeof names[0]), kind, help);
-}
 
 /* ------------------------------------------------------------------ beside the textbook path */
 

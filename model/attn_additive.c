@@ -3,7 +3,7 @@
  * are folded into Wq and Wk: a second matrix after them would only multiply into one. Each of
  * the T^2 pairs gets its own dk-vector, hence the memory: B H T^2 dk values, twice (sum and
  * tanh). No multiplier: that additive scores need no 1/sqrt(dk) is the claim under test. */
-#include "attention.h"
+#include "attn_spec.h"
 
 #include <stdio.h>
 

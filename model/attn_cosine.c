@@ -1,7 +1,7 @@
 /* attn_cosine.c - cosine attention (Swin Transformer v2): S = tau_h q.k / (|q| |k|). cos is in
  * [-1, 1] at any dk, so the multiplier is the learned temperature tau_h alone (--scale plays no
  * part). */
-#include "attention.h"
+#include "attn_spec.h"
 
 static Tensor *cosine_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
                              AttentionTrace *trace)

@@ -1,5 +1,5 @@
 /* attn_dot.c - dot-product attention (Vaswani et al. 2017): S = s q.k, s as --scale says. */
-#include "attention.h"
+#include "attn_spec.h"
 
 /* q k^T for every head: [B, H, T, dk] x [B, H, dk, T] */
 static Tensor *dot_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k, AttentionTrace *trace)

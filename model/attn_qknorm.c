@@ -3,7 +3,7 @@
  * bias shared by the heads. With gain 1 and bias 0, |q|^2 = |k|^2 = dk exactly, so
  * q.k = dk cos(q, k), and Var(q.k) = dk when the directions are random: the premise of
  * 1/sqrt(dk) holds at init whatever Wq and Wk are. Then S = s q.k as for dot. */
-#include "attention.h"
+#include "attn_spec.h"
 
 enum { QNORM_G, QNORM_B, KNORM_G, KNORM_B }; /* its parameters, [dk] each */
 

@@ -1,7 +1,7 @@
 /* attn_scale.c - the multiplier s of the scaled variants' scores, S = s rule(q, k) (--scale):
  * a fixed s, computed here and nowhere else, or a learned s per head (--scale=learned), and how
- * a learned multiplier is stored (--scale-param). */
-#include "attention.h"
+ * a learned multiplier is stored (--scale-param); and the names of --softmax's values. */
+#include "attn_spec.h"
 
 #include <assert.h>
 #include <math.h>
@@ -62,3 +62,12 @@ const HeadMultiplier attn_learned_s = {
     .column = "scale_x_sqrt_dk",
     .logged = learned_s_logged,
 };
+
+const char *softmax_kind_name(int kind, const char **help)
+{
+    static NameTable names = {
+        [SOFTMAX_STABLE] = {"stable", "exp(S - max S): nothing overflows"},
+        [SOFTMAX_NAIVE] = {"naive", "exp(S) as written, no max subtracted: overflows where S is large"},
+    };
+    return name_of(names, (int)(sizeof names / sizeof names[0]), kind, help);
+}

@@ -1,7 +1,7 @@
-/* attn_table.c - the table of attention variants (attention.h), and what the rest of the
+/* attn_table.c - the table of attention variants (attn_spec.h), and what the rest of the
  * program reads from its rows. A new variant: its file, model/attn_<name>.c, and one row here
  * with its extern line. --attn names a variant by its row's name; a checkpoint stores that name. */
-#include "attention.h"
+#include "attn_spec.h"
 
 #include <math.h>
 #include <stdio.h>

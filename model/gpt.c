@@ -1,5 +1,5 @@
 /* gpt.c - the decoder's parameters, their initialisation and the forward pass. */
-#include "attention.h"
+#include "attn_spec.h"
 
 #include "../base/rng.h"
 

@@ -2,7 +2,7 @@
  *
  *   x = wte[tok] + wpe[pos]
  *   per layer:  a = LN1(x);  q, k, v = a Wq + bq, a Wk + bk, a Wv + bv       (C -> H*dk each)
- *               per head: S = the variant's scores (--attn; dot: S = s q k^T; model/attention.h),
+ *               per head: S = the variant's scores (--attn; dot: S = s q k^T; model/attn_spec.h),
  *                         causal mask, P = softmax(S), P = dropout(P), o = P v
  *               x = x + concat(o) Wo + bo;   x = x + GELU(LN2(x) W1 + b1) W2 + b2   (hidden 4C)
  *   logits = LNf(x) Wlm                                                      (C -> V, no bias)
@@ -57,7 +57,7 @@ typedef struct GptConfig {
     int dmodel;        /* C */
     int heads;         /* H */
     int dk;            /* head size (q, k, v per head); often C / H, but free */
-    int attn;          /* how scores are formed: the variant's row in model/attn_table.c (attention.h) */
+    int attn;          /* how scores are formed: the variant's row in model/attn_table.c (attn_spec.h) */
     ScaleMode scale_mode;
     double scale_const;   /* c for SCALE_CONST */
     ScaleMode scale_init; /* SCALE_LEARNED: where s starts (a fixed mode: 1, sqrt, dk or const) */

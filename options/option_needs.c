@@ -3,7 +3,7 @@
  * scores are scaled), what it needs then, in words, and which tasks read a data option. */
 #include "option_needs.h"
 
-#include "../model/attention.h"
+#include "../model/attn_spec.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include "run.h"
 
 #include "../instrument/attention_svg.h"
-#include "../model/attention.h"
+#include "../model/attn_spec.h"
 #include "../base/exit.h"
 #include "interrupt.h"
 #include "paths.h"

@@ -79,7 +79,7 @@ tar -C "$root" --exclude=./.git --exclude=./build --exclude=./train --exclude=./
 # ------------------------------------------------------------------ the recipes
 follow "An attention variant" double <<'EOF'
 /* attn_double.c - a toy of tests/recipes.sh: S = 2 s q.k. */
-#include "attention.h"
+#include "attn_spec.h"
 
 static Tensor *double_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
                              AttentionTrace *trace)

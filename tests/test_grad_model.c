@@ -3,7 +3,7 @@
 #include "gradcheck.h"
 #include "test.h"
 
-#include "../model/attention.h"
+#include "../model/attn_spec.h"
 #include "../model/gpt.h"
 #include "../base/rng.h"
 

@@ -1,7 +1,7 @@
 /* test_io.c - safetensors files, checkpoints, and the option parsers. */
 #include "test.h"
 
-#include "../model/attention.h"
+#include "../model/attn_spec.h"
 #include "../checkpoint/checkpoint.h"
 #include "../options/options.h"
 #include "../io/safetensors.h"

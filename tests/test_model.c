@@ -2,7 +2,7 @@
 #include "gradcheck.h"
 #include "test.h"
 
-#include "../model/attention.h"
+#include "../model/attn_spec.h"
 #include "../model/gpt.h"
 #include "../instrument/attention_stats.h"
 #include "../optim/optim.h"

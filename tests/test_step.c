@@ -2,7 +2,7 @@
  * clipping, the dropout key, its hooks, the same bits for any thread count, no allocation. */
 #include "test.h"
 
-#include "../model/attention.h"
+#include "../model/attn_spec.h"
 #include "../data/data.h"
 #include "../model/gpt.h"
 #include "../optim/optim.h"

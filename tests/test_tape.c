@@ -3,7 +3,7 @@
  * that replays exactly those entries, and a DOT graph that a reader can trust. */
 #include "test.h"
 
-#include "../model/attention.h"
+#include "../model/attn_spec.h"
 #include "../base/rng.h"
 #include "../model/gpt.h"
 #include "../optim/optim.h"

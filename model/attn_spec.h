@@ -1,4 +1,4 @@
-/* attention.h - the attention variants: one row (an AttnSpec) per way of forming scores.
+/* attn_spec.h - the attention variants: one row (an AttnSpec) per way of forming scores.
  *
  * Multi-head attention is the same for every variant (attention.c): q, k, v per head; scores
  * S [B, H, T, T]; P = softmax(S) under the causal mask; o = P v; heads merged back. A variant
@@ -10,8 +10,8 @@
  * and one row in the table of model/attn_table.c (with its extern line): --attn=<name>, --help,
  * the model, checkpoints, logs and figures follow.
  */
-#ifndef MODEL_ATTENTION_H
-#define MODEL_ATTENTION_H
+#ifndef MODEL_ATTN_SPEC_H
+#define MODEL_ATTN_SPEC_H
 
 #include "gpt.h"
 
