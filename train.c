@@ -236,13 +236,6 @@ static bool log_row(Run *r, int done, double train_seconds, const StepResult *la
     double mean_loss = st->interval_steps ? st->interval_loss / st->interval_steps : NAN;
     double tokens = (double)st->interval_steps * r->batch.B * r->batch.T;
     double elapsed = omp_get_wtime() - r->log.t_start;
-    /* time left: at the rate since this process's first row, which is not known there (that
-     * step grows the arena; a logged step measures more than others; evaluations come later) */
-    if (!r->left_from_step) {
-        r->left_from_step = done;
-        r->left_from_time = elapsed;
-    }
-    double per_step = done > r->left_from_step ? (elapsed - r->left_from_time) / (done - r->left_from_step) : NAN;
     if (st->steps_to_threshold < 0 && mean_loss <= r->o.run.loss_threshold) st->steps_to_threshold = done;
     LogRow row = {.step = done,
                   .stop = r->stop,
@@ -251,7 +244,7 @@ static bool log_row(Run *r, int done, double train_seconds, const StepResult *la
                   .grad_norm = last->grad_norm,
                   .tokens_per_s = train_seconds > 0 ? tokens / train_seconds : 0,
                   .elapsed = elapsed,
-                  .seconds_left = per_step * (r->stop - done),
+                  .seconds_left = time_left(&r->left, done, elapsed, r->stop),
                   .evaluated = eval != NULL,
                   .val_loss = eval ? eval->loss : NAN,
                   .val_acc = eval ? eval->accuracy : NAN,

@@ -130,6 +130,15 @@ static FILE *continue_log(Logbook *lb, const char *path, const char *header, int
     return f;
 }
 
+double time_left(TimeLeft *t, int done, double elapsed, int stop)
+{
+    if (!t->from_step) {
+        t->from_step = done;
+        t->from_time = elapsed;
+    }
+    return done > t->from_step ? (elapsed - t->from_time) / (done - t->from_step) * (stop - done) : NAN;
+}
+
 bool logbook_open(Logbook *lb, const char *path, const GptConfig *c, bool quiet, int resume_step, const char *command)
 {
     *lb = (Logbook){.quiet = quiet, .csv_path = path, .layers = c->layers,

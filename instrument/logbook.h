@@ -43,6 +43,15 @@ typedef struct LogRow {
     long nan_count;
 } LogRow;
 
+/* The time a run has left, from the rate of its steps since the first row this process logged:
+ * that first row cannot know it (its step grows the arena, and is measured), so it gets NaN. */
+typedef struct TimeLeft {
+    int from_step;             /* the first row's step (0: no row yet) */
+    double from_time;          /* and its time */
+} TimeLeft;
+/* Seconds left after `done` of `stop` steps at `elapsed` seconds; NaN at the first row. */
+double time_left(TimeLeft *t, int done, double elapsed, int stop);
+
 /* Opens the CSV file (when path is not empty) and writes its first line, "# " and the command
  * that makes the run's model, and its header; false (lb->failed says why) if it cannot be
  * created or written. A run resumed at step resume_step > 0 continues an existing log of the

@@ -36,8 +36,7 @@ typedef struct Run {
     AttentionMap attention_init; /* --attention-svg-at=init|both: the model as --seed initialises it */
     OptGiven given[OPTIONS_MAX]; /* which options were given: a resumed run's figure names them */
     ThreadGovernor threads;      /* the thread count, lowered while other programs hold the cores */
-    int left_from_step;          /* the time left (train.c's log_row) is measured from this step's row, */
-    double left_from_time;       /* the first this process logged (0: none yet), and its time */
+    TimeLeft left;               /* the time left of the console lines (instrument/logbook.h) */
 } Run;
 
 /* Reads the options from argv: a --config file, then the flags over it; set[i] records which

@@ -432,9 +432,27 @@ static void test_command_line_of_a_run(void)
     CHECK(!strcmp(buf, "./train --load='my run.st' --steps=600 --lr=0.003"), "resumed: %s", buf);
 }
 
+/* The console's time left, on a clock of our own: a run whose first step takes 5 s (the arena
+ * grows, it is measured) and every later one 0.01 s. The first row cannot know ("-", NaN); from
+ * the second on, the rate since the first row gives the truth exactly (before: the first step's
+ * time was in the rate, and 600 steps of 0.01 s were said to need minutes). */
+static void test_time_left_from_the_second_row(void)
+{
+    TimeLeft t = {0};
+    int stop = 600;
+    double first = 5, per_step = 0.01;
+    CHECK(isnan(time_left(&t, 1, first, stop)), "the first row says a time left");
+    for (int done = 50; done <= stop; done += 50) {
+        double elapsed = first + (done - 1) * per_step, truth = (stop - done) * per_step;
+        double said = time_left(&t, done, elapsed, stop);
+        CHECK(fabs(said - truth) <= 1e-9, "step %d: %g s left said, %g s true", done, said, truth);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
+        {"logbook: the time left from the second row, exact on a steady clock", test_time_left_from_the_second_row},
         {"mean_entropy_of_a_head", test_mean_entropy_of_a_head},
         {"capture_is_the_example_in_a_batch", test_capture_is_the_example_in_a_batch},
         {"capture_names_each_heads_multiplier", test_capture_names_each_heads_multiplier},
