@@ -80,16 +80,16 @@ OPT     := -O3
 SAN     := -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDLIBS  := -lm
 
-# The layers, each using only those before it: base <- tensor <- io, model, optim; base <- data;
-# eval uses model and data; instrument (what a run measures and draws) uses model, eval and viz;
+# The layers, each using only those before it: base <- tensor <- io, optim <- model; base <- data;
+# eval uses model and data; instrument (what a run measures and draws) uses model, data, io and viz;
 # options, then checkpoint, then run (the program around the step) and decode use all of them;
 # viz (SVG drawing) uses nothing. scores (the probe's statistics) and study (./report's
 # tables, plots and statistics) belong to their programs, probe.c and report.c.
 BASE_SRC := $(wildcard base/*.c)
 ENGINE  := $(wildcard tensor/*.c)
 IO      := $(wildcard io/*.c)
-MODEL   := $(wildcard model/*.c)
 OPTIM   := $(wildcard optim/*.c)
+MODEL   := $(wildcard model/*.c)
 DATA    := $(wildcard data/*.c)
 EVAL    := $(wildcard eval/*.c)
 VIZ     := $(wildcard viz/*.c)
@@ -100,7 +100,7 @@ RUN     := $(wildcard run/*.c)
 DECODE  := $(wildcard decode/*.c)
 SCORES  := scores/score_stats.c
 TESTLIB := tests/test.c tests/gradcheck.c tests/fuzz_targets.c $(SCORES)
-APP     := $(BASE_SRC) $(ENGINE) $(IO) $(MODEL) $(OPTIM) $(DATA) $(EVAL) $(VIZ) $(INSTRUMENT) $(OPTIONS) $(CHECKPOINT) $(RUN) $(DECODE)
+APP     := $(BASE_SRC) $(ENGINE) $(IO) $(OPTIM) $(MODEL) $(DATA) $(EVAL) $(VIZ) $(INSTRUMENT) $(OPTIONS) $(CHECKPOINT) $(RUN) $(DECODE)
 
 PROGRAMS := train probe report
 
