@@ -1,4 +1,5 @@
 /* report_log.c - see report_log.h. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "report_log.h"
 
 #include "report_common.h"
