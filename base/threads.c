@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h> /* strncasecmp */
+#include <strings.h> /* strcasecmp */
 #include <unistd.h>
 
 /* The whole of a small /proc or /sys file into buf (NUL-terminated); false if unreadable.
@@ -124,11 +124,10 @@ int threads_from_env(void)
 {
     const char *dynamic = getenv("OMP_DYNAMIC");
     if (dynamic) {
-        const char *p = dynamic;
-        while (*p == ' ' || *p == '\t') p++;
-        size_t n = strncasecmp(p, "true", 4) == 0 ? 4 : strncasecmp(p, "false", 5) == 0 ? 5 : 0;
-        for (p += n; *p == ' ' || *p == '\t';) p++;
-        if (n == 0 || *p) die(EXIT_USER, "OMP_DYNAMIC=%s: must be one of true|false (or unset)", dynamic);
+        /* true or false in any case, without blanks: what both libgomp and LLVM's libomp take
+         * quietly (libomp warns on " false ") */
+        if (strcasecmp(dynamic, "true") != 0 && strcasecmp(dynamic, "false") != 0)
+            die(EXIT_USER, "OMP_DYNAMIC=%s: must be one of true|false (or unset)", dynamic);
     }
     const char *value = getenv("OMP_NUM_THREADS"), *p = value;
     if (!value) return 0;

@@ -167,8 +167,9 @@ for table in "${variant_table:-}" "${task_table:-}"; do
 done
 
 # ------------------------------------------------------------------ build and run
-# the default build, whatever make runs this test (its MAKEFLAGS may name another BUILD or CC)
-if (cd "$copy" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j2 WERROR=1 train) >"$dir/make.log" 2>&1; then
+# the default build, whatever make runs this test: its MAKEFLAGS, and the variables a make
+# command line exports to the commands it runs (CC=clang BUILD=build/clang ...), may name another
+if (cd "$copy" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CC -u BUILD -u OPENMP -u ARCH -u CROSS make -j2 WERROR=1 train) >"$dir/make.log" 2>&1; then
     ok "the copy builds (make WERROR=1 train)"
 else
     bad "the copy does not build" "$(grep -m 3 -E 'error|Error' "$dir/make.log" | tr '\n' ' ')"
