@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -177,6 +178,29 @@ int name_find(const char *(*names)(int value, const char **help), const char *na
     for (int v = 0; (n = names(v, NULL)) != NULL; v++)
         if (!strcmp(n, name)) return v;
     return -1;
+}
+
+int edit_distance(const char *a, const char *b)
+{
+    enum { MAX = 64 };
+    size_t n = strlen(a), m = strlen(b);
+    if (n >= MAX || m >= MAX) return INT_MAX;
+    /* d[i][j]: the distance between a's first i characters and b's first j (Damerau's
+     * "optimal string alignment": a swap of neighbours costs 1, as a typist makes it) */
+    int d[MAX][MAX];
+    for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            int best = sub < del ? sub : del;
+            best = ins < best ? ins : best;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
 }
 
 double base_monotonic_seconds(void)

@@ -27,6 +27,11 @@ const char *name_of(NameTable table, int n, int v, const char **help);
  * table of specs': names(v, NULL) for v = 0, 1, ... up to NULL); -1 when none has it. */
 int name_find(const char *(*names)(int value, const char **help), const char *name);
 
+/* The edit distance between a and b: the fewest single-character insertions, deletions,
+ * substitutions and swaps of two neighbours that turn one into the other ("stpes" -> "steps":
+ * 1). For did-you-mean hints; names of up to 63 characters (longer: INT_MAX). */
+int edit_distance(const char *a, const char *b);
+
 /* User errors are reported, not printed, by the code that finds them: errorf writes a one-line
  * message into err (as snprintf) and returns false, so `return errorf(err, n, "...");` both
  * explains and fails. The program's main prints the message and exits with status 2. */

@@ -22,8 +22,8 @@ double attention_scale(ScaleMode mode, double scale_const, int dk)
 const char *scale_mode_name(int mode, const char **help)
 {
     static NameTable names = {
-        [SCALE_ONE] = {"1", "raw q.k: its std grows like sqrt(dk)"},
-        [SCALE_SQRT] = {"sqrt", "s = 1/sqrt(dk): score std near 1 at any head size"},
+        [SCALE_ONE] = {"1", "raw q.k: std sqrt(dk) when q, k entries have unit variance (--qk-init=unit)"},
+        [SCALE_SQRT] = {"sqrt", "s = 1/sqrt(dk): score std 1 at init with --qk-init=unit (less with Xavier)"},
         [SCALE_DK] = {"dk", "s = 1/dk"},
         [SCALE_LEARNED] = {"learned", "one learned s per head, starting at --scale-init"},
     };

@@ -314,6 +314,30 @@ int options_index(const char *name)
     return -1;
 }
 
+/* The option whose name is nearest to a mistyped one, for "did you mean": within one edit for
+ * a short name, two for a name of 6 characters or more; NULL when none is that near, or when
+ * two are equally near (no guess between them). */
+static const char *options_nearest(const char *name)
+{
+    int limit = strlen(name) >= 6 ? 2 : 1, best = limit + 1;
+    const char *nearest = NULL;
+    for (int i = 0; i < N_SPECS; i++) {
+        int d = edit_distance(name, g_specs[i].name);
+        if (d < best) best = d, nearest = g_specs[i].name;
+        else if (d == best) nearest = NULL;
+    }
+    return best <= limit ? nearest : NULL;
+}
+
+/* "WHERE: unknown option (see --help)", with "; did you mean PREFIX<name>?" when one is near
+ * (PREFIX "--" for a flag, "" for a config file's key). */
+static bool unknown_option(char *err, size_t err_len, const char *where, const char *prefix, const char *name)
+{
+    const char *near = options_nearest(name);
+    if (near) return errorf(err, err_len, "%s: unknown option; did you mean %s%s? (see --help)", where, prefix, near);
+    return errorf(err, err_len, "%s: unknown option (see --help)", where);
+}
+
 /* A number must start with a digit, '-' or '.': strtol/strtod would also skip leading
  * white space and accept a '+', which a typo should not get through. */
 static bool number_start(const char *v) { return (*v >= '0' && *v <= '9') || *v == '-' || *v == '.'; }
@@ -381,7 +405,7 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
     if (i < 0 && strstr(name, "\xEF\xBB\xBF")) /* two files joined: a byte-order mark inside the text */
         return errorf(err, err_len, "%s: unknown option: the name holds an invisible byte-order mark (U+FEFF): remove it",
                       where);
-    if (i < 0) return errorf(err, err_len, "%s: unknown option \"%s\" (see --help)", where, name);
+    if (i < 0) return unknown_option(err, err_len, where, where[0] == '-' ? "--" : "", name);
     const OptSpec *s = &g_specs[i];
     char *field = (char *)o + s->offset;
     char *end;
@@ -561,7 +585,11 @@ bool options_parse_args(Options *o, int argc, char **argv, OptGiven *set, bool *
         memcpy(name, a + 2, len);
         name[len] = 0;
         int idx = options_index(name);
-        if (idx < 0) return errorf(err, err_len, "--%s: unknown option (see --help)", name);
+        if (idx < 0) {
+            char where[80];
+            snprintf(where, sizeof where, "--%s", name);
+            return unknown_option(err, err_len, where, "--", name);
+        }
         if (!eq) {
             if (g_specs[idx].kind != KIND_BOOL) return errorf(err, err_len, "--%s: missing value (use --%s=VALUE)", name, name);
             eq = "=1";

@@ -473,7 +473,15 @@ static void test_flags_are_checked(void)
     expect_args_error("--scale=-2", "from 1e-4 to 1e8");
     expect_args_error("--scale=sqrtx", "must be 1, sqrt, dk, learned");
     expect_args_error("--task=sorted", "one of copy|reverse|translate|sort|recall|tsv");
-    expect_args_error("--bogus=1", "unknown option");
+    expect_args_error("--bogus=1", "--bogus: unknown option (see --help)"); /* nothing near: no guess */
+    expect_args_error("--stpes=3", "--stpes: unknown option; did you mean --steps?");   /* two letters swapped */
+    expect_args_error("--layer=3", "did you mean --layers?");                           /* one left out */
+    expect_args_error("--schale=1", "did you mean --scale?");                           /* one too many */
+    expect_args_error("--lr-warmpu=3", "unknown option (see --help)");                 /* three edits from --warmup */
+    CHECK(edit_distance("stpes", "steps") == 1 && edit_distance("", "abc") == 3 && edit_distance("kitten", "sitting") == 3 &&
+              edit_distance("same", "same") == 0,
+          "edit distances: stpes/steps %d, ''/abc %d, kitten/sitting %d", edit_distance("stpes", "steps"), edit_distance("", "abc"),
+          edit_distance("kitten", "sitting"));
     expect_args_error("--lr", "missing value");
     expect_args_error("stray", "unexpected argument");
     expect_args_error("--heads=5", "--heads=5 does not divide --dmodel=64");
@@ -539,7 +547,8 @@ static void test_config_files(void)
         const char *text, *expect;
     } bad[] = {
         {"layers = 2\nnot a pair\n", "bad.cfg:2: expected \"key = value\""},
-        {"colour = red\n", "bad.cfg:1: colour: unknown option"},
+        {"colour = red\n", "bad.cfg:1: colour: unknown option (see --help)"},
+        {"layres = 2\n", "bad.cfg:1: layres: unknown option; did you mean layers? (see --help)"},
         {"lr = \n", "bad.cfg:1: missing value"},
         {"lr = 1e-3x\n", "bad.cfg:1: lr=1e-3x: not a finite number"},
         {"config = other.cfg\n", "cannot include"},
