@@ -14,7 +14,7 @@
 # code with `real` = double, for the gradient checks), and build/asan32, build/asan64.
 # WERROR=1 turns warnings into errors (CI sets it). ARCH= overrides -march=native.
 #
-# Other builds (README, "Builds"), each best in a folder of its own (BUILD=, which then also
+# Other builds (docs/PERFORMANCE.md, "Builds"), each best in a folder of its own (BUILD=, which then also
 # holds its programs train, probe and report):
 #   make CC=clang BUILD=build/clang test
 #   make ARCH=-march=x86-64-v2 BUILD=build/v2 test     a generic x86-64 build

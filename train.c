@@ -130,9 +130,9 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
         [SUMMARY_FP_OVERFLOWS] = log_count(fp.overflow),
         [SUMMARY_FP_UNDERFLOWS] = log_count(fp.underflow),
         [SUMMARY_FP_NANS] = log_count(fp.nan),
-        [SUMMARY_TEST_LOSS] = log_real(test.loss),
-        [SUMMARY_TEST_ACC] = log_real(test.accuracy),
-        [SUMMARY_TEST_EXAMPLES] = log_count(test.examples),
+        [SUMMARY_TEST_LOSS] = test.examples ? log_real(test.loss) : log_empty(), /* no test set: left out */
+        [SUMMARY_TEST_ACC] = test.examples ? log_real(test.accuracy) : log_empty(),
+        [SUMMARY_TEST_EXAMPLES] = test.examples ? log_count(test.examples) : log_empty(),
         [SUMMARY_TIME_S] = log_real(omp_get_wtime() - t_start),
     };
     summary_print(stdout, summary);

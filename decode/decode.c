@@ -102,10 +102,12 @@ static void print_decoding(const Decoder *d, const Decoding *g, const int *src)
     const Vocab *v = &d->data.vocab;
     for (int i = 0; i < g->n - g->ended; i++) printf("%s%s", i ? " " : "", v->words[g->tokens[i]]);
     printf("\n");
+    /* token i is written by the query at the position before it: <sep> for the first one */
     for (int i = 0; g->attended && i < g->n; i++) {
         int j = g->attended[i];
-        printf("  %-8s <- %s (source token %d, mean weight %.2f)\n", v->words[g->tokens[i]], v->words[src[j]], j + 1,
-               (double)g->attended_weight[i]);
+        const char *query = v->words[i == 0 ? TOK_SEP : g->tokens[i - 1]];
+        printf("  at %-7s writes %-7s most weight on %s (source token %d, mean weight %.2f)\n", query,
+               v->words[g->tokens[i]], v->words[src[j]], j + 1, (double)g->attended_weight[i]);
     }
 }
 

@@ -11,9 +11,11 @@
  * for copy, reverse and sort) is decoded with a warning on stderr, "line N: warning: ...",
  * which leaves the exit status alone. A prompt only when stdin is a terminal.
  *
- * --show-attention follows each decoding with one indented line per generated token (EOS too):
- * the source token that the token's query weighs most in the last layer, by the mean of the
- * attention weights over heads, and that mean weight.
+ * --show-attention follows each decoding with one indented line per generated token (EOS too),
+ * "at Q writes W most weight on S (source token j, mean weight p)": a decoder writes token t + 1
+ * from the query at position t, so Q is the input token there (<sep> for the first one), W the
+ * token it writes, and S the source token that query weighs most in the last layer, by the mean
+ * of the attention weights over heads, with that mean weight p.
  */
 #ifndef DECODE_DECODE_H
 #define DECODE_DECODE_H

@@ -44,9 +44,9 @@ const LogField g_summary_fields[N_SUMMARY_FIELDS] = {
     [SUMMARY_FP_OVERFLOWS] = {"fp_overflows", "%ld", LOG_COUNT, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_COUNT, "values rounded to ±Inf, all layers"},
     [SUMMARY_FP_UNDERFLOWS] = {"fp_underflows", "%ld", LOG_COUNT, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_COUNT, "nonzero values flushed to 0, all layers"},
     [SUMMARY_FP_NANS] = {"fp_nans", "%ld", LOG_COUNT, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_COUNT, "NaNs made, all layers"},
-    [SUMMARY_TEST_LOSS] = {"test_loss", "%.6g", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "test loss (nan without a test set)"},
-    [SUMMARY_TEST_ACC] = {"test_acc", "%.4f", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_FRACTION, "test exact-match accuracy (nan without a test set)"},
-    [SUMMARY_TEST_EXAMPLES] = {"test_examples", "%ld", LOG_COUNT, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_COUNT, "size of the test set"},
+    [SUMMARY_TEST_LOSS] = {"test_loss", "%.6g", LOG_REAL, LOG_WITH_TEST_SET, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "test loss"},
+    [SUMMARY_TEST_ACC] = {"test_acc", "%.4f", LOG_REAL, LOG_WITH_TEST_SET, LOG_EVERY_ROW, RANGE_FRACTION, "test exact-match accuracy"},
+    [SUMMARY_TEST_EXAMPLES] = {"test_examples", "%ld", LOG_COUNT, LOG_WITH_TEST_SET, LOG_EVERY_ROW, RANGE_COUNT, "size of the test set"},
     [SUMMARY_TIME_S] = {"time_s", "%.1f", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_SECONDS, "seconds the run took"},
 };
 
@@ -127,6 +127,7 @@ void summary_print(FILE *out, const LogValue values[N_SUMMARY_FIELDS])
 {
     fputs(SUMMARY_PREFIX, out);
     for (int i = 0; i < N_SUMMARY_FIELDS; i++) {
+        if (values[i].empty) continue;
         fprintf(out, " %s=", g_summary_fields[i].name);
         log_value_put(out, &g_summary_fields[i], values[i]);
     }

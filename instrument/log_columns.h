@@ -20,8 +20,9 @@
 /* How a value is written: a double (LOG_REAL) or an integer (LOG_COUNT, a long). */
 typedef enum LogType { LOG_REAL, LOG_COUNT } LogType;
 /* Which columns a run has: those present always, and those of its learned multiplier, when it
- * learns one (the learned s of --scale=learned, or cosine attention's temperature tau). */
-typedef enum LogPresence { LOG_ALWAYS, LOG_LEARNED_S, LOG_LEARNED_TAU } LogPresence;
+ * learns one (the learned s of --scale=learned, or cosine attention's temperature tau); and
+ * which fields a summary line has: the test set's only when the run has one (--test-size). */
+typedef enum LogPresence { LOG_ALWAYS, LOG_LEARNED_S, LOG_LEARNED_TAU, LOG_WITH_TEST_SET } LogPresence;
 /* Which rows fill a column: every row, or only those of an evaluation step (empty in the others). */
 typedef enum LogFilled { LOG_EVERY_ROW, LOG_EVAL_ROWS } LogFilled;
 /* The values a field can hold; a reader refuses any other (log_range_holds). */
@@ -40,7 +41,7 @@ typedef struct LogField {
     const char *name;      /* "loss"; per layer "l%d_score_std" (%d: the layer, from 0) */
     const char *format;    /* the printf format of one value, of a double or a long (type) */
     LogType type;
-    LogPresence present;   /* the summary's fields: always */
+    LogPresence present;   /* the summary's fields: always, or only with a test set */
     LogFilled filled;      /* the summary's fields: every line */
     LogRange range;
     const char *meaning;   /* what it holds, in a few words */
@@ -109,7 +110,8 @@ static inline LogValue log_empty(void) { return (LogValue){.empty = true}; }
 /* Writes one value of field f in its format (nothing for an empty one); returns fprintf's count
  * (negative on a failed write). */
 int log_value_put(FILE *out, const LogField *f, LogValue v);
-/* "summary: steps=.. final_loss=.. ... time_s=..\n", the values indexed by SummaryFieldId. */
+/* "summary: steps=.. final_loss=.. ... time_s=..\n", the values indexed by SummaryFieldId; a
+ * field whose value is empty is left out (the test set's, when a run has none). */
 void summary_print(FILE *out, const LogValue values[N_SUMMARY_FIELDS]);
 
 #endif

@@ -6,7 +6,7 @@
 #   scripts/attention_figure.sh [--out DIR]      (DIR: docs/ of this repository by default)
 #
 # Writes DIR/ablation/attention_dk256.svg (the three scales, one row each) and
-# DIR/attention_s1_vs_sqrt.svg (s = 1 and 1/sqrt(dk), drawn smaller, for the README). Three
+# DIR/attention_s1_vs_sqrt.svg (s = 1 and 1/sqrt(dk), drawn smaller, for the front page, README.md). Three
 # runs of 400 steps, one thread each, side by side: one to two minutes on 2 cores. Each row is the
 # figure ./train drew, headed by the ./train command that makes it; the runs are deterministic
 # (the same bits on any thread count), so the figures come out the same on any machine with the

@@ -4,7 +4,7 @@
 #
 #   scripts/build_speeds.sh [BIN_DIR ...]      default: . build/v2 build/clang build/noomp
 #
-# Make the builds first (README, "Builds"):
+# Make the builds first (docs/PERFORMANCE.md, "Builds"):
 #   make && make ARCH=-march=x86-64-v2 BUILD=build/v2 && make CC=clang BUILD=build/clang &&
 #   make OPENMP=0 BUILD=build/noomp
 # Each build's ./train runs ROUNDS times (default 3), the builds taking turns, and the best

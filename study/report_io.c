@@ -278,6 +278,12 @@ static bool read_summary(const char *path, Summary *s)
     parse_summary_fields(path, fields, line_len, s);
     free(fields);
     free(text);
+    /* a run without a test set leaves the test set's fields out: no test examples, no test numbers */
+    int test_given = 0;
+    for (int f = 0; f < N_SUMMARY_FIELDS; f++) test_given += g_summary_fields[f].present == LOG_WITH_TEST_SET && s->text[f];
+    for (int f = 0; test_given == 0 && f < N_SUMMARY_FIELDS; f++)
+        if (g_summary_fields[f].present == LOG_WITH_TEST_SET)
+            s->text[f] = xstrdup(g_summary_fields[f].type == LOG_COUNT ? "0" : "nan");
     for (int m = 0; m < N_METRICS; m++)
         if (g_metrics[m].from == FROM_SUMMARY && !s->text[g_metrics[m].source])
             die("%s: the summary line has no %s= field: cut short, or made by an older ./train", path, metric_name(m));

@@ -4,7 +4,7 @@
 #     plots lr_*.svg and dk_*.svg again, byte for byte, and ./report --probe docs/ablation/probe.md
 #     the probe figure;
 #   - with `probe`: ./probe prints docs/ablation/probe.md again (below its header of provenance);
-#   - every table docs/ABLATION.md quotes from summary.md or probe.md equals it
+#   - every table docs/ABLATION.md (and README.md) quotes from summary.md or probe.md equals it
 #     (scripts/embed_tables.sh);
 #   - and the check can fail: a quoted number changed by one digit is caught.
 # Prints "N passed, N failed".
@@ -73,12 +73,14 @@ else
 fi
 
 if [ -f "$dir/summary.md" ]; then
-    n=$(grep -c '^<!-- from summary\.md: ' docs/ABLATION.md)
-    if [ "$n" -gt 0 ] && scripts/embed_tables.sh --check docs/ABLATION.md "$dir/summary.md" 2>"$dir/check.err"; then
-        ok "docs/ABLATION.md: its $n quoted tables equal the regenerated summary.md"
-    else
-        bad "docs/ABLATION.md quotes summary.md exactly ($n blocks)" "$(head -8 "$dir/check.err")"
-    fi
+    for doc in docs/ABLATION.md README.md; do
+        n=$(grep -c '^<!-- from summary\.md: ' "$doc")
+        if [ "$n" -gt 0 ] && scripts/embed_tables.sh --check "$doc" "$dir/summary.md" 2>"$dir/check.err"; then
+            ok "$doc: its $n quoted tables equal the regenerated summary.md"
+        else
+            bad "$doc quotes summary.md exactly ($n blocks)" "$(head -8 "$dir/check.err")"
+        fi
+    done
     # the check can fail: change the first digit of the first quoted table row
     awk 'q && /^\| / && !done && match($0, /[0-9]/) {
              d = substr($0, RSTART, 1); $0 = substr($0, 1, RSTART - 1) ((d + 1) % 10) substr($0, RSTART + 1); done = 1 }

@@ -209,10 +209,12 @@ printf 'C A B\nF D E J C\nA B C D E F G H\n' >"$dir/att_in.txt"
 "$train" --load="$dir/rev.st" --decode --show-attention <"$dir/att_in.txt" >"$dir/att.out" 2>"$dir/att.err"
 rc=$?
 plain=$("$train" --load="$dir/rev.st" --decode <"$dir/att_in.txt" 2>/dev/null)
-token_lines=$(grep -c '^  [^ ].* <- [A-J] (source token [1-8], mean weight [01]\.[0-9][0-9])$' "$dir/att.out")
+token_lines=$(grep -c '^  at [^ ]* *writes [^ ]* *most weight on [A-J] (source token [1-8], mean weight [01]\.[0-9][0-9])$' "$dir/att.out")
+# each line's source token is the one at the position it names, and its query is the token
+# written before it (<sep> for the first): "at Q writes W most weight on S (source token j, ..."
 misplaced=$(awk 'NR == FNR { src[FNR] = $0; next }
-    !/^  / { n = split(src[++block], w, " "); next }
-    { k = $6 + 0; if (k < 1 || k > n || w[k] != $3) bad++ }
+    !/^  / { n = split(src[++block], w, " "); prev = "<sep>"; next }
+    { k = $11 + 0; if (k < 1 || k > n || w[k] != $8 || $2 != prev) bad++; prev = $4 }
     END { print bad + 0 }' "$dir/att_in.txt" "$dir/att.out")
 if [ $rc -eq 0 ] && [ "$(grep -v '^  ' "$dir/att.out")" = "$plain" ] && [ "$token_lines" -eq $((4 + 6 + 9)) ] &&
     [ "$misplaced" -eq 0 ]; then

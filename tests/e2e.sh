@@ -30,6 +30,18 @@ else
     bad "a 2-layer model learns copy to >= 95% in 300 steps" "val_acc=$acc" "$(tail -n 3 "$dir/learn.out")"
 fi
 
+# ---------------------------------------------------------------- the summary's test set
+# a run without a test set has no test_ fields (not "test_loss=nan test_acc=nan test_examples=0");
+# with --test-size=N all three, the examples counted
+"$train" "${small[@]}" --steps=2 --test-size=40 >"$dir/test_set.out" 2>&1
+if ! grep '^summary:' "$dir/learn.out" | grep -q ' test_' &&
+    [ "$(summary_field "$dir/test_set.out" test_examples)" = 40 ] &&
+    [ -n "$(summary_field "$dir/test_set.out" test_acc)" ] && [ -n "$(summary_field "$dir/test_set.out" test_loss)" ]; then
+    ok "the summary line names test_loss, test_acc and test_examples only when the run has a test set"
+else
+    bad "the summary's test fields" "$(grep '^summary:' "$dir/learn.out")" "$(grep '^summary:' "$dir/test_set.out")"
+fi
+
 # ---------------------------------------------------------------- the time left
 # The estimate itself is tested on a clock of its own (tests/test_attention.c: exact from the
 # second row on); here, on a real run, that the first console line says "-" (its step grows the

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# recipes.sh - the README's recipes "An attention variant" and "A task" (section "How to add an
+# recipes.sh - the recipes "An attention variant" and "A task" (section "How to add an
 # op, a task, an optimizer, an attention variant"), followed as written on a copy of the tree:
 # a toy variant, S = 2 s q.k (--attn=double), and a toy task, the source's last symbol
 # (--task=last), each one new file plus the `extern` line and the row the recipe names in its
-# table. The file names, the table, the `extern` line and the row are read from the README, so
+# table. The file names, the table, the `extern` line and the row are read from docs/DEVELOPING.md, so
 # the two cannot drift apart. Then the copy is built (only what changed: the build's objects
 # are copied with their times), both show in --help and train a few steps, and nothing but the
 # two tables may differ from the tree: a recipe that needs another edit fails here.
@@ -22,14 +22,14 @@ failed=0
 ok() { echo "ok    $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL  $1${2:+: $2}"; failed=$((failed + 1)); }
 
-# recipe HEAD: the README's bullet that starts with "- **HEAD**", as one line
+# recipe HEAD: docs/DEVELOPING.md's bullet that starts with "- **HEAD**", as one line
 recipe() {
     awk -v head="- **$1**" '
         /^## How to add/ { section = 1; next }
         section && /^## / { section = 0 }
         section && index($0, head) == 1 { take = 1 }
         take && (/^$/ || (/^- \*\*/ && index($0, head) != 1)) { take = 0 }
-        take { sub(/^ +/, ""); printf "%s ", $0 }' "$root/README.md"
+        take { sub(/^ +/, ""); printf "%s ", $0 }' "$root/docs/DEVELOPING.md"
 }
 
 # spans TEXT: its `code spans`, one per line
@@ -52,7 +52,7 @@ follow() {
     extern=$(spans "$text" | grep '^extern .*<name>;$' | head -n 1)
     row=$(spans "$text" | grep '^&.*<name>,$' | head -n 1)
     if [ -z "$file" ] || [ -z "$table" ] || [ -z "$extern" ] || [ -z "$row" ]; then
-        bad "the README's recipe \"$1\" names its file, its table, the extern line and the row" \
+        bad "docs/DEVELOPING.md's recipe \"$1\" names its file, its table, the extern line and the row" \
             "file '$file', table '$table', extern '$extern', row '$row'"
         return 1
     fi

@@ -268,7 +268,16 @@ if "$report" e >/dev/null 2>&1; then ok "a whole folder of one run is accepted";
 printf 'summary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=-1 nan_count=0 fp_ov' >e/runs/x.out
 refuse "a summary line cut short (no line end)" "x.out: the summary line has no line end" e
 printf 'summary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=-1 nan_count=0\n' >e/runs/x.out
-refuse "a summary line without its test fields" "no test_acc= field" e
+refuse "a summary line cut short after nan_count" "no fp_overflows= field" e
+printf 'summary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=-1 nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 test_loss=0.4 time_s=1\n' >e/runs/x.out
+refuse "a summary line with only some of the test set's fields" "no test_acc= field" e
+# a run without a test set leaves its three fields out: no test examples, its test accuracy "–"
+printf 'summary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=-1 nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 time_s=1\n' >e/runs/x.out
+if "$report" --out e/no_test e >/dev/null 2>&1 && grep -q '^x,.*,0\.5,0\.4,nan,nan,0,' e/no_test/runs.csv; then
+    ok "a summary line without a test set's fields: a run with no test examples"
+else
+    bad "a summary line without a test set's fields" "$(head -n 2 e/no_test/runs.csv 2>&1)"
+fi
 printf 'summary: steps=20 final_loss=0.5 val_loss=0.4 val_acc=high steps_to_threshold=-1 nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 test_loss=0.4 test_acc=0.5 test_examples=1000 time_s=1\n' >e/runs/x.out
 refuse "a summary field that is not a number" "val_acc=high is not a number" e
 printf 'step 1\n' >e/runs/x.out

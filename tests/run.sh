@@ -85,6 +85,11 @@ else
     # and (in the -O3 builds, where the numbers were made) probe.md printed again by ./probe
     run_program "ablation_doc.sh ($bin)" tests/ablation_doc.sh "$bin" "$([ "$golden" = golden ] && echo probe)"
 fi
+# the commands the docs quote with their output, and the figures their scripts draw: the
+# numbers are the -O3 builds' bits
+if [ "$golden" = golden ] && [ -z "$emulator" ]; then
+    run_program "docs.sh ($bin)" tests/docs.sh "$bin"
+fi
 if [ "$golden" = golden ]; then
     run_program "golden.sh ($bin${emulator:+, under $emulator})" tests/golden.sh "$bin"
 fi

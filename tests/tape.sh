@@ -154,10 +154,10 @@ if [ -f "$old" ]; then
     fi
 fi
 
-# the picture needs Graphviz's dot, which ./train does not: the help line and the README say so
+# the picture needs Graphviz's dot, which ./train does not: the help line and docs/USAGE.md say so
 if "$train" --help | grep -q -- "--tape-dot=.*needs Graphviz's dot program (dot -Tsvg FILE > FILE.svg)" &&
-    sed -n '/^## The tape, visible/,/^## /p' "$root/README.md" | grep -q "needs Graphviz's \`dot\` program"; then
-    ok "--tape-dot's help line and the README name Graphviz's dot as what draws the picture"
+    sed -n '/^## The tape, visible/,/^## /p' "$root/docs/USAGE.md" | grep -q "needs Graphviz's \`dot\` program"; then
+    ok "--tape-dot's help line and docs/USAGE.md name Graphviz's dot as what draws the picture"
 else
     bad "Graphviz's dot is named where --tape-dot is" "$("$train" --help | grep -- --tape-dot)"
 fi
