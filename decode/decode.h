@@ -11,6 +11,11 @@
  * for copy, reverse and sort) is decoded with a warning on stderr, "line N: warning: ...",
  * which leaves the exit status alone. A prompt only when stdin is a terminal.
  *
+ * --temperature=T (T > 0) samples each token instead, from softmax(logits / T), among the --top-k=K
+ * most likely only when K > 0 (K = 1: greedy). The draws are one stream of --seed (the
+ * checkpoint's when not given), in the order of the lines: the same seed and the same input give
+ * the same output, on any number of threads. Training's printed examples stay greedy.
+ *
  * --show-attention follows each decoding with one indented line per generated token (EOS too):
  * the source token that the token's query weighs most in the last layer, by the mean of the
  * attention weights over heads, and that mean weight.
