@@ -23,6 +23,7 @@ typedef enum RngStream {
     RNG_STREAM_PROBE_ROWS = 32, /* ./probe: the first seed's experiment */
     RNG_STREAM_PROBE_SOFTMAX = 33, /* ./probe: softmax entropy and Jacobian */
     RNG_STREAM_BENCH = 41,      /* the benchmark's inputs (bench/bench.c) */
+    RNG_STREAM_SAMPLING = 51,   /* --decode --temperature: the sampled tokens (eval/eval.c) */
 } RngStream;
 
 typedef struct Rng {

@@ -1,5 +1,5 @@
 /* decode.c - the --decode mode (see decode.h): a checkpoint's model, sources from standard input,
- * their greedy decodings on standard output, one line each. */
+ * their greedy (or sampled, with --temperature) decodings on standard output, one line each. */
 #define _POSIX_C_SOURCE 200809L /* isatty, fileno */
 
 #include "decode.h"
@@ -23,6 +23,7 @@ typedef struct Decoder {
     Arena acts;
     Tape tape;
     Evaluator eval;  /* one row: each line is decoded as soon as it is read */
+    Sampler sampler; /* --temperature > 0: the tokens are drawn, by one stream over all the lines */
     int *ids;        /* [context] a line's word ids */
 } Decoder;
 
@@ -34,9 +35,19 @@ static void decoder_open(Decoder *d, const Options *given, const OptGiven *set, 
     *o = *given;
     if (!o->run.load[0])
         die(EXIT_USER, "--decode needs --load=FILE: the checkpoint of a trained model (./train --save=FILE writes one)");
+    /* --seed seeds the sampling here: the data (its vocabulary and lengths) stays the checkpoint's,
+     * made with the checkpoint's seed, which is also the sampling's when --seed is not given */
+    int seed_option = options_index("seed");
+    OptGiven data_set[OPTIONS_MAX];
+    memcpy(data_set, set, sizeof data_set);
+    data_set[seed_option] = GIVEN_NOT;
     StFile ckpt;
     ThreadGovernor threads; /* a fixed count: decoding has no steps to govern between */
-    run_prepare(o, set, argc, argv, &ckpt, &threads);
+    run_prepare(o, data_set, argc, argv, &ckpt, &threads);
+    uint64_t seed = set[seed_option] ? given->data.seed : o->data.seed;
+    if (o->run.temperature == 0 && seed != o->data.seed)
+        die(EXIT_USER, "--seed=%llu does nothing here: with --decode it seeds the sampling, which needs --temperature > 0 "
+                       "(the checkpoint was made with --seed=%llu)", (unsigned long long)seed, (unsigned long long)o->data.seed);
     char err[2048];
     run_open_data(o, &d->data); /* as the training run resolved them */
     gpt_create(&d->model, &o->model);
@@ -48,12 +59,20 @@ static void decoder_open(Decoder *d, const Options *given, const OptGiven *set, 
     tape_init(&d->tape, &d->acts);
     evaluator_init(&d->eval, 1, o->model.context);
     d->eval.want_attention = o->run.show_attention;
+    if (o->run.top_k > o->model.vocab)
+        die(EXIT_USER, "--top-k=%d: the model has %d tokens (give at most %d, or 0 for all of them)", o->run.top_k,
+            o->model.vocab, o->model.vocab);
+    if (o->run.temperature > 0) {
+        sampler_init(&d->sampler, o->model.vocab, o->run.temperature, o->run.top_k, seed);
+        d->eval.sampler = &d->sampler;
+    }
     d->ids = mem_alloc((size_t)o->model.context * sizeof(int));
 }
 
 static void decoder_close(Decoder *d)
 {
     mem_free(d->ids);
+    if (d->eval.sampler) sampler_free(d->eval.sampler);
     evaluator_free(&d->eval);
     tape_free(&d->tape);
     arena_free(&d->acts);

@@ -11,6 +11,11 @@
  * for copy, reverse and sort) is decoded with a warning on stderr, "line N: warning: ...",
  * which leaves the exit status alone. A prompt only when stdin is a terminal.
  *
+ * --temperature=T (T > 0) samples each token instead, from softmax(logits / T), among the --top-k=K
+ * most likely only when K > 0 (K = 1: greedy). The draws are one stream of --seed (the
+ * checkpoint's when not given), in the order of the lines: the same seed and the same input give
+ * the same output, on any number of threads. Training's printed examples stay greedy.
+ *
  * --show-attention follows each decoding with one indented line per generated token (EOS too),
  * "at Q writes W most weight on S (source token j, mean weight p)": a decoder writes token t + 1
  * from the query at position t, so Q is the input token there (<sep> for the first one), W the

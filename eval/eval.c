@@ -1,5 +1,6 @@
 /* eval.c - held-out loss and exact-match accuracy (teacher-forced, see eval.h), and greedy
- * decoding for the printed examples, for --decode (decode_sources) and as the tests' reference. */
+ * decoding for the printed examples, for --decode (decode_sources) and as the tests' reference;
+ * sampling (sample_token) for --decode --temperature. */
 #include "eval.h"
 
 #include "../base/base.h"
@@ -19,6 +20,7 @@ void evaluator_init(Evaluator *e, int B, int T)
     e->want_attention = false;
     e->attended = mem_alloc((size_t)B * (T + 1) * sizeof(int));
     e->attended_weight = mem_alloc((size_t)B * (T + 1) * sizeof(real));
+    e->sampler = NULL;
 }
 
 void evaluator_free(Evaluator *e)
@@ -52,11 +54,66 @@ static int most_attended(const Tensor *P, int r, int q, int src_len, real *weigh
     return best;
 }
 
-/* Greedy decoding of the examples in e->batch: rows [0, rows). Afterwards row r of e->decode
- * (stride T + 1) holds BOS source SEP and the generated tokens; e->length[r] is its length.
- * The model reads at most T positions, and the token predicted at position T - 1 is the
- * (T + 1)-th of the row, so a row ends at EOS or at length T + 1. */
-static void greedy_decode(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int rows)
+/* Greedy decoding's next token: the most likely, the first of equal maxima. */
+static int greedy_token(const real *z, int V)
+{
+    int best = 0;
+    for (int v = 1; v < V; v++)
+        if (z[v] > z[best]) best = v;
+    return best;
+}
+
+void sampler_init(Sampler *s, int V, double temperature, int top_k, uint64_t seed)
+{
+    assert(V >= 1 && temperature > 0 && top_k >= 0);
+    *s = (Sampler){.temperature = temperature, .top_k = top_k, .V = V, .rng = rng_stream(seed, RNG_STREAM_SAMPLING)};
+    s->candidates = mem_alloc((size_t)V * sizeof(int));
+    s->weights = mem_alloc((size_t)V * sizeof(double));
+}
+
+void sampler_free(Sampler *s)
+{
+    mem_free(s->candidates);
+    mem_free(s->weights);
+}
+
+/* The K most likely tokens of z[0 .. V) into c[0 .. K), most likely first, ties to the lower id
+ * (a partial insertion sort: a token enters when above the K-th so far). */
+static void most_likely(const real *z, int V, int K, int *c)
+{
+    for (int v = 0, n = 0; v < V; v++) {
+        if (n == K && !(z[v] > z[c[K - 1]])) continue;
+        int at = n < K ? n++ : K - 1; /* full: the K-th makes room */
+        for (; at > 0 && z[v] > z[c[at - 1]]; at--) c[at] = c[at - 1];
+        c[at] = v;
+    }
+}
+
+/* Sampling's next token:   p_i ∝ exp(z_i / T) over the K most likely tokens (every token when K is 0)
+ * by the weights exp((z_i - z_max) / T) <= 1, one uniform draw u in [0, their sum), and the first
+ * candidate whose running sum passes u. With K = 1 it is greedy_token's. */
+int sample_token(Sampler *s, const real *z)
+{
+    int V = s->V, n = s->top_k > 0 && s->top_k < V ? s->top_k : V;
+    int *c = s->candidates;
+    if (n == V)
+        for (int v = 0; v < V; v++) c[v] = v; /* every token, in id order */
+    else most_likely(z, V, n, c);
+    double z_max = z[c[0]], sum = 0;
+    for (int i = 1; i < n; i++) z_max = z[c[i]] > z_max ? z[c[i]] : z_max;
+    for (int i = 0; i < n; i++) sum += s->weights[i] = exp(((double)z[c[i]] - z_max) / s->temperature);
+    double u = rng_uniform(&s->rng) * sum, run = 0;
+    for (int i = 0; i < n; i++)
+        if ((run += s->weights[i]) > u) return c[i];
+    return greedy_token(z, V); /* a NaN logit: no running sum passes u */
+}
+
+/* Greedy decoding of the examples in e->batch: rows [0, rows); with a sampler, each token is
+ * sampled instead, row after row. Afterwards row r of e->decode (stride T + 1) holds BOS source
+ * SEP and the generated tokens; e->length[r] is its length. The model reads at most T positions,
+ * and the token predicted at position T - 1 is the (T + 1)-th of the row, so a row ends at EOS or
+ * at length T + 1. */
+static void greedy_decode(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int rows, Sampler *sampler)
 {
     Batch *b = &e->batch;
     int B = b->B, T = b->T, V = m->cfg.vocab, stride = T + 1;
@@ -84,9 +141,7 @@ static void greedy_decode(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int 
             if (e->done[r]) continue;
             int q = e->length[r] - 1; /* the position whose logits give the next token */
             const real *z = logits->data + ((size_t)r * L + q) * V;
-            int best = 0;
-            for (int v = 1; v < V; v++)
-                if (z[v] > z[best]) best = v;
+            int best = sampler ? sample_token(sampler, z) : greedy_token(z, V);
             size_t at = (size_t)r * stride + e->length[r];
             if (e->want_attention)
                 e->attended[at] = most_attended(trace[m->cfg.layers - 1].weights, r, q, b->examples[r].src_len,
@@ -165,7 +220,7 @@ static EvalResult evaluate_split(Evaluator *e, Gpt *m, Tape *tp, const Dataset *
         teacher_forced(b, logits, m->cfg.vocab, rows, &loss_sum, &loss_count, &res.nonfinite, right);
         tape_reset(tp);
         if (decode) {
-            greedy_decode(e, m, tp, d, rows);
+            greedy_decode(e, m, tp, d, rows, NULL);
             for (int r = 0; r < rows; r++) right[r] = exact_match(e, r);
         }
         for (int r = 0; r < rows; r++) {
@@ -203,7 +258,7 @@ void print_examples(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int n, FIL
     tp->training = false;
     tape_reset(tp);
     dataset_eval_batch(d, SPLIT_VAL, 0, &e->batch);
-    greedy_decode(e, m, tp, d, n);
+    greedy_decode(e, m, tp, d, n, NULL); /* training's examples: always greedy */
     char src[1024], want[1024], got[1024];
     for (int r = 0; r < n; r++) {
         const Example *ex = &e->batch.examples[r];
@@ -230,7 +285,7 @@ void decode_sources(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, const Exam
     tp->grad_enabled = false;
     tp->training = false;
     tape_reset(tp);
-    greedy_decode(e, m, tp, d, n);
+    greedy_decode(e, m, tp, d, n, e->sampler);
     tp->grad_enabled = grad;
     tp->training = training;
 }

@@ -8,6 +8,7 @@
 #ifndef EVAL_EVAL_H
 #define EVAL_EVAL_H
 
+#include "../base/rng.h"
 #include "../data/data.h"
 #include "../model/gpt.h"
 
@@ -20,6 +21,23 @@ typedef struct EvalResult {
     int examples;
     int nonfinite;      /* examples whose loss was not finite */
 } EvalResult;
+
+/* Sampling instead of greedy decoding (--decode --temperature): each next token is drawn from
+ * softmax(z / temperature) over the top_k most likely tokens (ties: the lower id first; 0: all),
+ * by one stream of random numbers, drawn in order. The buffers are allocated once, for V tokens. */
+typedef struct Sampler {
+    double temperature;    /* > 0 */
+    int top_k;             /* 0 or >= V: every token */
+    int V;
+    Rng rng;
+    int *candidates;       /* [V] token ids, most likely first */
+    double *weights;       /* [V] exp((z - max) / temperature) of each candidate */
+} Sampler;
+
+void sampler_init(Sampler *s, int V, double temperature, int top_k, uint64_t seed);
+void sampler_free(Sampler *s);
+/* A token drawn from the logits z[0 .. V): p_i ∝ exp(z_i / T) over the top K. No allocation. */
+int sample_token(Sampler *s, const real *z);
 
 typedef struct Evaluator {
     Batch batch;
@@ -34,6 +52,9 @@ typedef struct Evaluator {
     bool want_attention;
     int *attended;          /* [B, T + 1]: 0-based position in the source */
     real *attended_weight;  /* [B, T + 1] */
+    /* NULL (as evaluator_init leaves it, so for training's examples and evaluations): greedy
+     * decoding; else decode_sources draws each next token with it (--decode --temperature). */
+    Sampler *sampler;
 } Evaluator;
 
 /* What greedy decoding generated for one row, after decode_sources (or print_examples). */
@@ -61,7 +82,8 @@ void print_examples(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int n, FIL
 /* Greedy decoding, the same as print_examples and evaluate_by_decoding do, of any n sources
  * (1 <= n <= B; word tokens, each source at most T - 2 long so that BOS and SEP fit around it),
  * in evaluation mode; decoded_row(e, r) then gives what source r generated. d bounds the
- * answer's length as for its own examples (its longest target + EOS). */
+ * answer's length as for its own examples (its longest target + EOS). With e->sampler, each
+ * token is sampled instead (rows in order, for the same draws on any number of threads). */
 void decode_sources(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, const Example *sources, int n);
 /* Row r of the last greedy decoding (valid until the next). */
 Decoding decoded_row(const Evaluator *e, int r);

@@ -104,6 +104,7 @@ static void say_optimizer_reads(const char *option, char *buf, size_t len)
 
 /* options of the run's outputs */
 static bool decoding(const Options *o, const char *option) { (void)option; return o->run.decode; }
+static bool sampling(const Options *o, const char *option) { (void)option; return o->run.decode && o->run.temperature > 0; }
 static bool drawn(const Options *o, const char *option) { (void)option; return o->run.attention_svg[0] != 0; }
 static bool held_out_attention(const Options *o, const char *option)
 {
@@ -117,6 +118,7 @@ const OptNeeds NEEDS_HEAD_MULTIPLIER = {head_multiplier, NULL, say_head_multipli
 const OptNeeds NEEDS_VARIANT_READS = {variant_reads, NULL, say_variant_reads};
 const OptNeeds NEEDS_OPTIMIZER_READS = {optimizer_reads, NULL, say_optimizer_reads};
 const OptNeeds NEEDS_DECODE = {decoding, "--decode", NULL};
+const OptNeeds NEEDS_SAMPLING = {sampling, "--decode with --temperature > 0 (greedy decoding takes the most likely token)", NULL};
 const OptNeeds NEEDS_FIGURE = {drawn, "--attention-svg=FILE", NULL};
 const OptNeeds NEEDS_HELD_OUT_ATTENTION = {held_out_attention, "--attention-svg=FILE or --dump-state=FILE", NULL};
 

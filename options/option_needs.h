@@ -24,6 +24,7 @@ extern const OptNeeds NEEDS_HEAD_MULTIPLIER; /* --scale-param: a learned multipl
 extern const OptNeeds NEEDS_VARIANT_READS;   /* an option the variant's row reads (--tau-init) */
 extern const OptNeeds NEEDS_OPTIMIZER_READS; /* an option the optimizer's row reads (--beta1, --momentum) */
 extern const OptNeeds NEEDS_DECODE, NEEDS_FIGURE, NEEDS_HELD_OUT_ATTENTION; /* options of the outputs */
+extern const OptNeeds NEEDS_SAMPLING;        /* --top-k: --decode with --temperature > 0 */
 
 /* "copy/reverse/sort": the tasks whose row reads the option, into buf ("" for none). */
 void needs_tasks_reading(const char *option, char *buf, size_t len);

@@ -223,7 +223,7 @@ static const OptSpec g_specs[] = {
      .help = "--optim=sgd: heavy-ball momentum mu (0: plain SGD)"},
     {.name = "seed", .kind = KIND_SEED, .group = GROUP_DATA, .section = SECTION_DATA, .offset = OFF(data.seed),
      .def = "1",
-     .help = "seeds init, data (and the validation split) and dropout"},
+     .help = "seeds init, data (and the validation split) and dropout; with --decode, the sampling of --temperature"},
     {.name = "loss-threshold", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_OUTPUT,
      .offset = OFF(run.loss_threshold), .def = "0.1", .min = 0, .max = 1e9,
      .help = "summary: first step whose mean loss is below"},
@@ -292,10 +292,16 @@ static const OptSpec g_specs[] = {
      .help = "write the first step's graph here (Graphviz DOT), then exit without training; drawing it needs Graphviz's dot program (dot -Tsvg FILE > FILE.svg)"},
     {.name = "decode", .kind = KIND_BOOL, .group = GROUP_RUN, .section = SECTION_DECODE, .offset = OFF(run.decode),
      .def = "0", .min = 0, .max = 1, .decode = DECODE_USES,
-     .help = "no training: print the greedy decoding of each source read from stdin, one per line (needs --load)"},
+     .help = "no training: print the greedy (or --temperature's sampled) decoding of each source read from stdin, one per line (needs --load)"},
     {.name = "show-attention", .kind = KIND_BOOL, .group = GROUP_RUN, .section = SECTION_DECODE,
      .offset = OFF(run.show_attention), .def = "0", .min = 0, .max = 1, .needs = &NEEDS_DECODE, .decode = DECODE_USES,
      .help = "--decode: per output token, the source token the last layer attends to most (mean over heads)"},
+    {.name = "temperature", .kind = KIND_REAL, .group = GROUP_RUN, .section = SECTION_DECODE,
+     .offset = OFF(run.temperature), .def = "0", .min = 0, .max = 1e6, .needs = &NEEDS_DECODE, .decode = DECODE_USES,
+     .help = "--decode: 0 takes the most likely token; T > 0 samples each token from softmax(logits / T), seeded by --seed"},
+    {.name = "top-k", .kind = KIND_INT, .group = GROUP_RUN, .section = SECTION_DECODE, .offset = OFF(run.top_k),
+     .def = "0", .min = 0, .max = 100000000, .needs = &NEEDS_SAMPLING, .decode = DECODE_USES,
+     .help = "--temperature: sample among the K most likely tokens only, ties to the lower id (0: all; 1: greedy)"},
 };
 
 enum { N_SPECS = (int)(sizeof g_specs / sizeof g_specs[0]) };
@@ -729,7 +735,8 @@ static void print_option_help(const OptSpec *s)
 void options_print_help(const char *program)
 {
     printf("usage: %s [--config=FILE] [--name=value ...]\n"
-           "       %s --load=FILE --decode [--show-attention]    (sources on stdin, one per line)\n\n"
+           "       %s --load=FILE --decode [--show-attention] [--temperature=T [--top-k=K] [--seed=N]]\n"
+           "                                (sources on stdin, one per line)\n\n"
            "Trains a small GPT-style transformer on a toy task and logs what attention does.\n"
            "A config file holds \"name = value\" lines with the same names; flags override it.\n"
            "--decode talks to a trained model instead: each source line read from standard input (words\n"
@@ -737,6 +744,7 @@ void options_print_help(const char *program)
            "vocabulary and model come from the checkpoint. A line that cannot be decoded (an unknown\n"
            "word, too long for the context, empty) is reported on stderr as \"line N: ...\" and skipped;\n"
            "one of a length the model was not trained on is decoded, with a warning on stderr.\n"
+           "With --temperature=T > 0 each token is sampled instead (the same --seed, the same output).\n"
            "Resuming (--load): options marked * are fixed by the checkpoint, those marked + are stored\n"
            "in it and may be changed, the others apply to this run only.\n\n", program, program);
     for (int k = SECTION_NONE + 1; k < N_SECTIONS; k++) {

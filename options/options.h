@@ -45,6 +45,8 @@ typedef struct RunConfig {
     char tape_dot[OPT_TEXT_LEN]; /* the same as a Graphviz graph, here (instrument/tape_dot.c) */
     /* --decode: no training; sources from standard input through a --load'ed model */
     bool decode, show_attention;
+    double temperature;        /* --decode: 0 greedy, T > 0 samples from softmax(logits / T) (seeded by --seed) */
+    int top_k;                 /* --decode --temperature: sample among the K most likely tokens (0: all) */
 } RunConfig;
 
 /* Every setting of a run, in the modules' own configurations: the option table points into
@@ -81,11 +83,11 @@ bool options_parse_args(Options *o, int argc, char **argv, OptGiven *set, bool *
 bool options_validate(const Options *o, char *err, size_t err_len);
 /* Refuses options given explicitly (set[i]) with a value other than their default that would
  * do nothing in this configuration, e.g. --scale=dk with --attn=cosine, --momentum with AdamW:
- * a silent no-op would mislead an ablation; --show-attention without --decode; and with
- * --decode, every option of training or of its outputs (--lr, --save, ...) given as a flag: a
- * --config file's are let through, since a file is written for a training run, whereas a flag
- * that does nothing misleads. (At its default, e.g. `scale = sqrt` in a config file used for a
- * cosine run, an option is let through.) */
+ * a silent no-op would mislead an ablation; --show-attention or --temperature without --decode,
+ * --top-k without --temperature > 0; and with --decode, every option of training or of its
+ * outputs (--lr, --save, ...) given as a flag: a --config file's are let through, since a file
+ * is written for a training run, whereas a flag that does nothing misleads. (At its default,
+ * e.g. `scale = sqrt` in a config file used for a cosine run, an option is let through.) */
 bool options_check_given(const Options *o, const OptGiven *set, char *err, size_t err_len);
 /* With --decode: the options of the run (files, --print-tape, ...) that a --config file set and
  * that --decode does not use go back to their defaults, so that no file they name is checked or

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# decode.sh - ./train --load=model.st --decode: a trained model's greedy decodings of sources read
-# from standard input. Trains a reverse model and a small TSV corpus's model, then checks what
-# --decode prints against the task's answers and against the examples training printed, and how
-# bad lines and bad flags are reported. Prints "N passed, N failed".
+# decode.sh - ./train --load=model.st --decode: a trained model's greedy (or, with --temperature,
+# sampled) decodings of sources read from standard input. Trains a reverse model and a small TSV
+# corpus's model, then checks what --decode prints against the task's answers and against the
+# examples training printed, how sampling repeats, and how bad lines and bad flags are reported.
+# Prints "N passed, N failed".
 #
 #   tests/decode.sh BIN_DIR      the folder holding train (e.g. . or build/asan32)
 set -u
@@ -224,6 +225,59 @@ else
         "$(head -n 2 "$dir/att.err")"
 fi
 
+# --temperature: 0 is greedy decoding, to the byte; T > 0 samples, the same for the same --seed
+# on any number of threads, and another for another seed (20 lines at T = 5: the model's
+# answers are far from certain, so that two seeds drawing the same ~100 tokens cannot happen);
+# --top-k=1 takes the most likely token whatever T, as greedy decoding does
+"$train" --load="$dir/rev.st" --decode --temperature=0 <"$dir/in.txt" >"$dir/t0.txt" 2>/dev/null
+rc=$?
+if [ $rc -eq 0 ] && cmp -s "$dir/t0.txt" "$dir/got.txt"; then
+    ok "--temperature=0: the 60 decodings of no flag, byte for byte"
+else
+    bad "--temperature=0 is greedy decoding" "exit $rc" "$(diff "$dir/got.txt" "$dir/t0.txt" | head -n 4)"
+fi
+lines 20 3 8 777 $letters >"$dir/hot_in.txt"
+"$train" --load="$dir/rev.st" --decode <"$dir/hot_in.txt" >"$dir/hot_greedy.txt" 2>/dev/null
+sample() { "$train" --load="$dir/rev.st" --decode --temperature=5 "$@" <"$dir/hot_in.txt" 2>/dev/null; }
+sample --seed=5 --threads=1 >"$dir/hot_a.txt"
+rc_a=$?
+sample --seed=5 --threads=1 >"$dir/hot_b.txt"
+rc_b=$?
+sample --seed=5 --threads=2 >"$dir/hot_c.txt"
+rc_c=$?
+sample --seed=6 --threads=1 >"$dir/hot_d.txt"
+rc_d=$?
+sample >"$dir/hot_e.txt" # no --seed: the checkpoint's, 1
+rc_e=$?
+sample --seed=1 >"$dir/hot_f.txt"
+if [ $rc_a -eq 0 ] && [ $rc_b -eq 0 ] && [ $rc_c -eq 0 ] && [ "$(wc -l <"$dir/hot_a.txt")" -eq 20 ] &&
+    cmp -s "$dir/hot_a.txt" "$dir/hot_b.txt" && cmp -s "$dir/hot_a.txt" "$dir/hot_c.txt" && ! cmp -s "$dir/hot_a.txt" "$dir/hot_greedy.txt"; then
+    ok "--temperature=5 --seed=5: 20 sampled lines (not the greedy ones), the same twice and with --threads=2"
+else
+    bad "sampling is reproducible" "exit $rc_a $rc_b $rc_c, $(wc -l <"$dir/hot_a.txt") lines" \
+        "$(paste -d '|' "$dir/hot_greedy.txt" "$dir/hot_a.txt" "$dir/hot_b.txt" "$dir/hot_c.txt" | head -n 4)"
+fi
+if [ $rc_d -eq 0 ] && [ "$(wc -l <"$dir/hot_d.txt")" -eq 20 ] && ! cmp -s "$dir/hot_a.txt" "$dir/hot_d.txt"; then
+    ok "--temperature=5: --seed=6 samples other lines than --seed=5 ($(fraction_same "$dir/hot_a.txt" "$dir/hot_d.txt") the same)"
+else
+    bad "another seed samples otherwise" "exit $rc_d" "$(paste -d '|' "$dir/hot_a.txt" "$dir/hot_d.txt" | head -n 4)"
+fi
+if [ $rc_e -eq 0 ] && [ -s "$dir/hot_e.txt" ] && cmp -s "$dir/hot_e.txt" "$dir/hot_f.txt" && ! cmp -s "$dir/hot_e.txt" "$dir/hot_a.txt"; then
+    ok "--temperature=5 without --seed samples with the checkpoint's seed (1)"
+else
+    bad "sampling without --seed uses the checkpoint's" "exit $rc_e" "$(paste -d '|' "$dir/hot_e.txt" "$dir/hot_f.txt" | head -n 4)"
+fi
+"$train" --load="$dir/rev.st" --decode --temperature=5 --top-k=1 --seed=5 <"$dir/in.txt" >"$dir/k1.txt" 2>/dev/null
+rc=$?
+"$train" --load="$dir/rev.st" --decode --temperature=1000 --top-k=1 <"$dir/hot_in.txt" >"$dir/k1_hot.txt" 2>/dev/null
+rc2=$?
+if [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s "$dir/k1.txt" "$dir/got.txt" && cmp -s "$dir/k1_hot.txt" "$dir/hot_greedy.txt"; then
+    ok "--top-k=1 at --temperature=5 and 1000: the greedy decodings (60 and 20 lines)"
+else
+    bad "--top-k=1 is greedy decoding" "exit $rc / $rc2" "$(diff "$dir/got.txt" "$dir/k1.txt" | head -n 4)" \
+        "$(diff "$dir/hot_greedy.txt" "$dir/k1_hot.txt" | head -n 4)"
+fi
+
 # ---------------------------------------------------------------- flags
 refuse() {
     local what=$1 want=$2
@@ -243,6 +297,21 @@ refuse "--decode with an output flag (--save)" "^error: --save=$dir/x.st does no
     --save="$dir/x.st"
 refuse "--show-attention without --decode" "^error: --show-attention=1 does nothing here: it needs --decode" \
     --load="$dir/rev.st" --show-attention
+for value in -1 nan inf 1e999 abc ""; do
+    refuse "--temperature=$value" "^error: --temperature=$value: " --load="$dir/rev.st" --decode --temperature="$value"
+done
+for value in -1 2.5 x; do
+    refuse "--top-k=$value" "^error: --top-k=$value: " --load="$dir/rev.st" --decode --temperature=1 --top-k="$value"
+done
+refuse "--top-k past the vocabulary" "^error: --top-k=15: the model has 14 tokens" --load="$dir/rev.st" --decode \
+    --temperature=1 --top-k=15
+refuse "--temperature without --decode" "^error: --temperature=0.5 does nothing here: it needs --decode$" \
+    --load="$dir/rev.st" --temperature=0.5
+refuse "--top-k without --temperature" "^error: --top-k=3 does nothing here: it needs --decode with --temperature > 0" \
+    --load="$dir/rev.st" --decode --top-k=3
+refuse "--decode --seed=7 without --temperature (the checkpoint's is 1)" \
+    "^error: --seed=7 does nothing here: with --decode it seeds the sampling, which needs --temperature > 0" \
+    --load="$dir/rev.st" --decode --seed=7
 refuse "--decode with another task than the checkpoint's" "^error: --task=copy, but the checkpoint" --load="$dir/rev.st" \
     --decode --task=copy
 refuse "--decode --attention-svg (its message names how to draw a checkpoint)" \

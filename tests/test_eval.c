@@ -1,5 +1,5 @@
 /* test_eval.c - held-out evaluation: the teacher-forced exact match is greedy decoding's, and
- * the test split is held out like the validation split. */
+ * the test split is held out like the validation split; --decode's sampling. */
 #include "test.h"
 
 #include "../eval/eval.h"
@@ -233,6 +233,58 @@ static void test_test_split_is_held_out(void)
     rig_close(&b);
 }
 
+/* sample_token on fixed logits: with --top-k=2 only the two most likely tokens are drawn (the
+ * lower id of a tie at the second place); over every token, each one's frequency in 100000 draws
+ * is within 0.01 of softmax(z / T) (about 6 standard deviations of the worst case, p = 0.5);
+ * --top-k=1 is the argmax whatever T (the first of equal maxima); the same seed draws the same
+ * tokens; and no draw allocates. */
+static void test_sample_token(void)
+{
+    enum { V = 6, DRAWS = 100000 };
+    const real z[V] = {1.0f, 3.0f, 2.0f, 2.0f, -1.0f, 2.0f}; /* ids 2, 3 and 5 tie at the second place */
+    Sampler s, again;
+    int count[V] = {0}, differ = 0;
+    uint64_t allocations = mem_alloc_count();
+    sampler_init(&s, V, 1.0, 2, 7);
+    sampler_init(&again, V, 1.0, 2, 7);
+    uint64_t before = mem_alloc_count();
+    for (int i = 0; i < 1000; i++) {
+        int t = sample_token(&s, z);
+        count[t]++;
+        differ += t != sample_token(&again, z);
+    }
+    CHECK(count[1] + count[2] == 1000 && count[1] > 0 && count[2] > 0 && differ == 0,
+          "--top-k=2: drawn %d %d %d %d %d %d (want only ids 1 and 2); %d draws differ with the same seed", count[0],
+          count[1], count[2], count[3], count[4], count[5], differ);
+    sampler_free(&s);
+    sampler_free(&again);
+    double temperatures[2] = {1.0, 2.5};
+    for (int k = 0; k < 2; k++) {
+        double T = temperatures[k], p[V], sum = 0, worst = 0;
+        for (int v = 0; v < V; v++) sum += p[v] = exp(z[v] / T);
+        sampler_init(&s, V, T, 0, 11 + (uint64_t)k);
+        memset(count, 0, sizeof count);
+        before = mem_alloc_count();
+        for (int i = 0; i < DRAWS; i++) count[sample_token(&s, z)]++;
+        CHECK(mem_alloc_count() == before, "%llu allocations in %d draws", (unsigned long long)(mem_alloc_count() - before),
+              DRAWS);
+        for (int v = 0; v < V; v++) worst = test_max(worst, fabs((double)count[v] / DRAWS - p[v] / sum));
+        CHECK(worst < 0.01, "T = %g: a frequency is %.4f off softmax(z / T)", T, worst);
+        sampler_free(&s);
+    }
+    int greedy_misses = 0;
+    sampler_init(&s, V, 1e3, 1, 3);
+    for (int i = 0; i < 1000; i++) greedy_misses += sample_token(&s, z) != 1;
+    sampler_free(&s);
+    const real flat[V] = {0.0f, 4.0f, 1.0f, 4.0f, 4.0f, -2.0f}; /* a tie at the top: the lower id, 1 */
+    sampler_init(&s, V, 0.5, 1, 3);
+    for (int i = 0; i < 1000; i++) greedy_misses += sample_token(&s, flat) != 1;
+    sampler_free(&s);
+    CHECK(greedy_misses == 0, "--top-k=1: %d of 2000 draws were not the most likely token", greedy_misses);
+    CHECK(mem_alloc_count() - allocations == 2 * 6, "the samplers allocated %llu times (want 2 each)",
+          (unsigned long long)(mem_alloc_count() - allocations));
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -241,6 +293,7 @@ int main(int argc, char **argv)
         {"eval: decode_sources (--decode) = batched greedy decoding; its attention = a forward pass's", test_decode_sources},
         {"eval: attention dropout is off in evaluation and decoding (0.5 = 0, to the bit)",
          test_attention_dropout_is_off_in_evaluation_and_decoding},
+        {"eval: sample_token (--decode --temperature, --top-k) draws from softmax(z / T) over the top K", test_sample_token},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }
