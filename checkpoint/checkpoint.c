@@ -187,6 +187,12 @@ bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, cons
          * for the corpus's path: the same file may be reached from another directory, and the
          * vocabulary check of checkpoint_load_from is what ties a checkpoint to its data */
         if (!strcmp(options_name(i), "data")) continue;
+        /* a flag that shapes another task than the checkpoint's: ignored, as in a fresh run (--task
+         * is the first data row of the table, so `stored` holds the checkpoint's task by now) */
+        if (options_task_ignores(&stored, options_name(i))) {
+            *o = stored;
+            continue;
+        }
         OptGroup g = options_group(i);
         char mine[OPT_TEXT_LEN + 32];
         snprintf(mine, sizeof mine, "%s", options_format(o, i));

@@ -129,3 +129,11 @@ void needs_tasks_reading(const char *option, char *buf, size_t len)
     for (int kind = 0, n = 0; (t = task_spec(kind)) != NULL; kind++)
         if (listed(t->reads, TASK_MAX_READS, option)) appendf(buf, len, &used, "%s%s", n++ ? "/" : "", t->name);
 }
+
+bool options_task_ignores(const Options *o, const char *option)
+{
+    bool shapes_a_task = false;
+    const TaskSpec *t;
+    for (int kind = 0; (t = task_spec(kind)) != NULL; kind++) shapes_a_task |= listed(t->reads, TASK_MAX_READS, option);
+    return shapes_a_task && !listed(task_spec(o->data.task)->reads, TASK_MAX_READS, option);
+}

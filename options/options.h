@@ -94,6 +94,9 @@ bool options_check_given(const Options *o, const OptGiven *set, char *err, size_
  * refused: the file was written for a training run. (Given as flags, options_check_given refuses them.) */
 void options_decode_ignore_config(Options *o, const OptGiven *set);
 void options_print_help(const char *program);
+/* Whether `option` ("recall-pairs") shapes some task but not o's: read by the others' rows only,
+ * so the run ignores it (one set of task flags serves a grid of tasks, or a resumed run). */
+bool options_task_ignores(const Options *o, const char *option);
 /* The --help section of option i (an index of options_name), or -1 if it has none. */
 int options_help_section(int i);
 

@@ -95,6 +95,15 @@ static int saves_planned(const Options *o, int start, int stop)
     return 1 + (o->run.save_every > 0 ? (stop - 1) / o->run.save_every - start / o->run.save_every : 0);
 }
 
+/* A resumed run may change its optimizer; the new one's state is not in the checkpoint, so it
+ * starts at zero (checkpoint_load_from), which deserves a word. */
+static void note_optimizer_change(const Options *stored, const Options *o, const OptGiven *set)
+{
+    if (o->run.decode || !set[options_index("optim")] || stored->optim.kind == o->optim.kind) return;
+    fprintf(stderr, "note: --optim=%s: %s was trained with --optim=%s; the state of %s starts at zero\n",
+            optim_name(o->optim.kind, NULL), o->run.load, optim_name(stored->optim.kind, NULL), optim_name(o->optim.kind, NULL));
+}
+
 /* Before a resumed run compares the flags given with its checkpoint's settings: whether they
  * would do anything on top of them (--scale-init given to resume a cosine run should say that
  * it needs a learned scale, not that the checkpoint was made with another one). */
@@ -104,6 +113,7 @@ static bool given_flags_matter(StFile *ckpt, const Options *o, const OptGiven *s
     OptGiven none[OPTIONS_MAX] = {GIVEN_NOT};
     options_defaults(&merged);
     if (!checkpoint_apply_config_from(ckpt, o->run.load, &merged, none, err, err_len)) return false;
+    note_optimizer_change(&merged, o, set);
     for (int i = 0; i < options_count(); i++) {
         char value[OPT_TEXT_LEN + 32];
         snprintf(value, sizeof value, "%s", options_format(o, i));

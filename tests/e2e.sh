@@ -82,6 +82,29 @@ else
     bad "resume refuses a different --seed" "$(cat "$dir/seed.err")"
 fi
 
+# another task's flags are ignored on resume as in a fresh run (copy reads no --recall-pairs);
+# the checkpoint's own task's flags must still agree
+"$train" --load="$dir/half.st" --recall-pairs=3 --recall-keys=9 --stop-at=31 --quiet >"$dir/other_task.out" 2>&1
+rc_other=$?
+"$train" --load="$dir/half.st" --max-len=6 --stop-at=31 --quiet >/dev/null 2>"$dir/own_task.err"
+rc_own=$?
+if [ $rc_other -eq 0 ] && [ $rc_own -eq 2 ] && grep -q -- "--max-len=6, but the checkpoint" "$dir/own_task.err"; then
+    ok "resume: another task's flags (--recall-pairs) are ignored, the checkpoint's task's own (--max-len) must agree"
+else
+    bad "resume and task flags" "--recall-pairs on a copy checkpoint: exit $rc_other, $(tail -n 1 "$dir/other_task.out")" \
+        "--max-len: exit $rc_own, $(cat "$dir/own_task.err")"
+fi
+# changing the optimizer on resume says that the new one's state starts at zero; keeping it says nothing
+"$train" --load="$dir/half.st" --optim=sgd --lr=0.01 --stop-at=31 --quiet >/dev/null 2>"$dir/optim.err"
+rc_sgd=$?
+"$train" --load="$dir/half.st" --optim=adamw --stop-at=31 --quiet >/dev/null 2>"$dir/same_optim.err"
+if [ $rc_sgd -eq 0 ] && grep -q -- "^note: --optim=sgd: .*half.st was trained with --optim=adamw; the state of sgd starts at zero$" "$dir/optim.err" &&
+    [ ! -s "$dir/same_optim.err" ]; then
+    ok "resume with another --optim: a note that its state starts at zero (none when it is the same)"
+else
+    bad "resume with another --optim gives a note" "exit $rc_sgd: $(cat "$dir/optim.err")" "same: $(cat "$dir/same_optim.err")"
+fi
+
 # ---------------------------------------------------------------- the mechanisms of the scale study
 # each resumes exactly (byte-identical checkpoint and summary: its parameters, optimizer buffers
 # and counts are all in the checkpoint)
