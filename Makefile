@@ -205,6 +205,7 @@ valgrind: $(BUILD)/vg/train
 	$(VALGRIND) $(BUILD)/vg/train --layers=1 --batch=2 --print-tape --tape-dot=$(BUILD)/vg/step.dot >/dev/null
 	printf 'A B C\nA X\n' | $(VALGRIND) $(BUILD)/vg/train --load=$(BUILD)/vg/run.st --decode --show-attention >/dev/null 2>&1; \
 	    test $$? -eq 2 # the second line has an unknown word: exit 2, and no memory error (that would be 1)
+	printf 'A B C\nC B A\n' | $(VALGRIND) $(BUILD)/vg/train --load=$(BUILD)/vg/run.st --decode --temperature=2 --top-k=3 --seed=5 >/dev/null
 	@echo "valgrind: no memory error, no leak"
 
 # ---------------------------------------------------------------- libFuzzer (clang)
