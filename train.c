@@ -43,6 +43,7 @@ static void print_banner(const Run *r);
 static bool log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval,
                     const EvalResult *last_eval);
 static int train(const Options *given, const OptGiven *set, int argc, char **argv);
+static void add_counts(FormatCounts *total, const FormatCounts *c);
 
 int main(int argc, char **argv)
 {
@@ -65,6 +66,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
     StepHooks hooks = instrumentation(&ctx);
     EvalResult last_eval = {.loss = NAN, .accuracy = NAN};
     bool evaluated_at_stop = false;
+    FormatCounts eval_fp = {0}; /* --precision: what rounding did in this run's evaluations */
     double t_start = omp_get_wtime(), train_seconds = 0;
     for (int step = r->start; step < r->stop; step++) {
         /* Ctrl-C or kill: stop between steps, saved (run/interrupt.h) */
@@ -96,6 +98,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
         EvalResult eval;
         if (evaluate_now) {
             last_eval = eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_VAL, o->run.eval_examples, NULL);
+            add_counts(&eval_fp, &eval.rounding);
             evaluated_at_stop = done == r->stop;
         }
         if (ctx.log_now) {
@@ -108,10 +111,14 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
     }
     if (interrupt_requested()) run_stop_interrupted(r, r->stop, interrupt_requested());
     if (!evaluated_at_stop) /* the last step was no evaluation step, or nothing ran (a finished checkpoint) */
+    {
         last_eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_VAL, o->run.eval_examples, NULL);
+        add_counts(&eval_fp, &last_eval.rounding);
+    }
     /* the test set, once, at the end: what a study reports (settings are chosen on validation) */
     EvalResult test = {.loss = NAN, .accuracy = NAN};
     if (r->data.test.n) test = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_TEST, r->data.test.n, NULL);
+    add_counts(&eval_fp, &test.rounding);
     if (o->run.save[0]) run_save(r, r->stop);
     if (o->run.attention_svg[0]) run_draw_attention(r, last_eval.accuracy); /* after the save: a failed drawing loses no training */
 
@@ -120,6 +127,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
         print_examples(&r->eval, &r->model, &r->tape, &r->data, o->run.examples, stdout);
     }
     FormatCounts fp = rounding_total(r->state.rounding, r->model.cfg.layers);
+    bool reduced = r->model.cfg.precision != FORMAT_FP32;
     LogValue summary[N_SUMMARY_FIELDS] = { /* the fields of instrument/log_columns.c */
         [SUMMARY_STEPS] = log_count(r->stop),
         [SUMMARY_FINAL_LOSS] = log_real(r->log.last_loss),
@@ -130,6 +138,9 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
         [SUMMARY_FP_OVERFLOWS] = log_count(fp.overflow),
         [SUMMARY_FP_UNDERFLOWS] = log_count(fp.underflow),
         [SUMMARY_FP_NANS] = log_count(fp.nan),
+        [SUMMARY_EVAL_FP_OVERFLOWS] = reduced ? log_count(eval_fp.overflow) : log_empty(), /* fp32: left out */
+        [SUMMARY_EVAL_FP_UNDERFLOWS] = reduced ? log_count(eval_fp.underflow) : log_empty(),
+        [SUMMARY_EVAL_FP_NANS] = reduced ? log_count(eval_fp.nan) : log_empty(),
         [SUMMARY_TEST_LOSS] = test.examples ? log_real(test.loss) : log_empty(), /* no test set: left out */
         [SUMMARY_TEST_ACC] = test.examples ? log_real(test.accuracy) : log_empty(),
         [SUMMARY_TEST_EXAMPLES] = test.examples ? log_count(test.examples) : log_empty(),
@@ -139,6 +150,13 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
     if (!logbook_stdout_ok(&r->log)) die(EXIT_USER, "%s", r->log.failed); /* the checkpoint is saved already */
     run_free(r);
     return 0;
+}
+
+static void add_counts(FormatCounts *total, const FormatCounts *c)
+{
+    total->overflow += c->overflow;
+    total->underflow += c->underflow;
+    total->nan += c->nan;
 }
 
 /* ------------------------------------------------------------------ the step's hooks */

@@ -216,7 +216,13 @@ static EvalResult evaluate_split(Evaluator *e, Gpt *m, Tape *tp, const Dataset *
         int rows = dataset_eval_batch(d, split, first, b);
         if (rows > total - first) rows = total - first;
         /* teacher-forced loss, position by position, so each example weighs by its length */
-        Tensor *logits = gpt_forward(m, tp, b->tokens, b->B, b->T, NULL);
+        AttentionTrace trace[GPT_MAX_LAYERS] = {{0}};
+        Tensor *logits = gpt_forward(m, tp, b->tokens, b->B, b->T, trace);
+        for (int l = 0; l < m->cfg.layers; l++) { /* a reduced precision's overflows, here too */
+            res.rounding.overflow += trace[l].rounding.overflow;
+            res.rounding.underflow += trace[l].rounding.underflow;
+            res.rounding.nan += trace[l].rounding.nan;
+        }
         teacher_forced(b, logits, m->cfg.vocab, rows, &loss_sum, &loss_count, &res.nonfinite, right);
         tape_reset(tp);
         if (decode) {

@@ -20,6 +20,7 @@ typedef struct EvalResult {
     int correct;        /* how many */
     int examples;
     int nonfinite;      /* examples whose loss was not finite */
+    FormatCounts rounding; /* --precision: what rounding did in the forward passes, all layers */
 } EvalResult;
 
 /* Sampling instead of greedy decoding (--decode --temperature): each next token is drawn from

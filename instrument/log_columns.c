@@ -44,6 +44,9 @@ const LogField g_summary_fields[N_SUMMARY_FIELDS] = {
     [SUMMARY_FP_OVERFLOWS] = {"fp_overflows", "%ld", LOG_COUNT, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_COUNT, "values rounded to ±Inf, all layers"},
     [SUMMARY_FP_UNDERFLOWS] = {"fp_underflows", "%ld", LOG_COUNT, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_COUNT, "nonzero values flushed to 0, all layers"},
     [SUMMARY_FP_NANS] = {"fp_nans", "%ld", LOG_COUNT, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_COUNT, "NaNs made, all layers"},
+    [SUMMARY_EVAL_FP_OVERFLOWS] = {"eval_fp_overflows", "%ld", LOG_COUNT, LOG_WITH_PRECISION, LOG_EVERY_ROW, RANGE_COUNT, "values rounded to ±Inf in this run's evaluations (validation and test), all layers"},
+    [SUMMARY_EVAL_FP_UNDERFLOWS] = {"eval_fp_underflows", "%ld", LOG_COUNT, LOG_WITH_PRECISION, LOG_EVERY_ROW, RANGE_COUNT, "nonzero values flushed to 0 in this run's evaluations"},
+    [SUMMARY_EVAL_FP_NANS] = {"eval_fp_nans", "%ld", LOG_COUNT, LOG_WITH_PRECISION, LOG_EVERY_ROW, RANGE_COUNT, "NaNs made in this run's evaluations"},
     [SUMMARY_TEST_LOSS] = {"test_loss", "%.6g", LOG_REAL, LOG_WITH_TEST_SET, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "test loss"},
     [SUMMARY_TEST_ACC] = {"test_acc", "%.4f", LOG_REAL, LOG_WITH_TEST_SET, LOG_EVERY_ROW, RANGE_FRACTION, "test exact-match accuracy"},
     [SUMMARY_TEST_EXAMPLES] = {"test_examples", "%ld", LOG_COUNT, LOG_WITH_TEST_SET, LOG_EVERY_ROW, RANGE_COUNT, "size of the test set"},
@@ -120,6 +123,7 @@ int log_command_put(FILE *out, const char *command)
 int log_value_put(FILE *out, const LogField *f, LogValue v)
 {
     if (v.empty) return 0;
+    if (f->type == LOG_REAL && isnan(v.real)) return fprintf(out, "nan"); /* not "-nan": a NaN has no sign to read */
     return f->type == LOG_COUNT ? fprintf(out, f->format, v.count) : fprintf(out, f->format, v.real);
 }
 

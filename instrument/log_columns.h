@@ -21,8 +21,9 @@
 typedef enum LogType { LOG_REAL, LOG_COUNT } LogType;
 /* Which columns a run has: those present always, and those of its learned multiplier, when it
  * learns one (the learned s of --scale=learned, or cosine attention's temperature tau); and
- * which fields a summary line has: the test set's only when the run has one (--test-size). */
-typedef enum LogPresence { LOG_ALWAYS, LOG_LEARNED_S, LOG_LEARNED_TAU, LOG_WITH_TEST_SET } LogPresence;
+ * which fields a summary line has: the test set's only when the run has one (--test-size), the
+ * evaluations' rounding counts only with a reduced --precision. */
+typedef enum LogPresence { LOG_ALWAYS, LOG_LEARNED_S, LOG_LEARNED_TAU, LOG_WITH_TEST_SET, LOG_WITH_PRECISION } LogPresence;
 /* Which rows fill a column: every row, or only those of an evaluation step (empty in the others). */
 typedef enum LogFilled { LOG_EVERY_ROW, LOG_EVAL_ROWS } LogFilled;
 /* The values a field can hold; a reader refuses any other (log_range_holds). */
@@ -84,7 +85,8 @@ int log_command_put(FILE *out, const char *command);
 
 typedef enum SummaryFieldId {
     SUMMARY_STEPS, SUMMARY_FINAL_LOSS, SUMMARY_VAL_LOSS, SUMMARY_VAL_ACC, SUMMARY_STEPS_TO_THRESHOLD, SUMMARY_NAN_COUNT,
-    SUMMARY_FP_OVERFLOWS, SUMMARY_FP_UNDERFLOWS, SUMMARY_FP_NANS, SUMMARY_TEST_LOSS, SUMMARY_TEST_ACC,
+    SUMMARY_FP_OVERFLOWS, SUMMARY_FP_UNDERFLOWS, SUMMARY_FP_NANS,
+    SUMMARY_EVAL_FP_OVERFLOWS, SUMMARY_EVAL_FP_UNDERFLOWS, SUMMARY_EVAL_FP_NANS, SUMMARY_TEST_LOSS, SUMMARY_TEST_ACC,
     SUMMARY_TEST_EXAMPLES, SUMMARY_TIME_S,
     N_SUMMARY_FIELDS
 } SummaryFieldId;

@@ -143,6 +143,17 @@ if [ "${over:-0}" -gt 0 ] && [ "$col" = "$over" ] && [ "$(summary_field "$dir/fp
 else
     bad "fp16 overflow counts" "summary fp_overflows=$over, CSV $col" "$(tail -n 2 "$dir/fp16.out")"
 fi
+# the evaluations count too: an fp32 checkpoint evaluated in fp16 without the row max overflows
+# there (no training step runs), its loss printed "nan" (not "-nan"); an fp32 run has no such fields
+"$train" "${small[@]}" --steps=3 --scale=1 --dk=64 --qk-init=unit --save="$dir/fp32.st" >"$dir/fp32.out" 2>&1
+"$train" --load="$dir/fp32.st" --stop-at=3 --precision=fp16 --softmax=naive --quiet >"$dir/fp16_eval.out" 2>&1
+eval_over=$(summary_field "$dir/fp16_eval.out" eval_fp_overflows)
+if [ "${eval_over:-0}" -gt 0 ] && [ "$(summary_field "$dir/fp16_eval.out" fp_overflows)" = 0 ] &&
+    [ "$(summary_field "$dir/fp16_eval.out" val_loss)" = nan ] && ! grep -q 'eval_fp' "$dir/fp32.out"; then
+    ok "fp16 in the evaluations only: eval_fp_overflows=$eval_over, fp_overflows=0 (no step ran), val_loss=nan"
+else
+    bad "evaluation passes count their fp16 overflows" "$(grep '^summary:' "$dir/fp16_eval.out")" "$(grep '^summary:' "$dir/fp32.out")"
+fi
 # options that would do nothing are refused, not silently ignored; bad values are named
 refuse_flags() {
     local expect=$1
