@@ -110,6 +110,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
         inject_after_step(&r->inject, step);
     }
     if (interrupt_requested()) run_stop_interrupted(r, r->stop, interrupt_requested());
+    if (o->run.save[0]) run_save(r, r->stop); /* before the final evaluations: a signal there loses nothing */
     if (!evaluated_at_stop) /* the last step was no evaluation step, or nothing ran (a finished checkpoint) */
     {
         last_eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_VAL, o->run.eval_examples, NULL);
@@ -119,7 +120,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
     EvalResult test = {.loss = NAN, .accuracy = NAN};
     if (r->data.test.n) test = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_TEST, r->data.test.n, NULL);
     add_counts(&eval_fp, &test.rounding);
-    if (o->run.save[0]) run_save(r, r->stop);
+    if (interrupt_requested()) run_stop_interrupted(r, r->stop, interrupt_requested()); /* saved again: the same bytes */
     if (o->run.attention_svg[0]) run_draw_attention(r, last_eval.accuracy); /* after the save: a failed drawing loses no training */
 
     if (!o->run.quiet && o->run.examples > 0) {

@@ -21,6 +21,7 @@ void evaluator_init(Evaluator *e, int B, int T)
     e->attended = mem_alloc((size_t)B * (T + 1) * sizeof(int));
     e->attended_weight = mem_alloc((size_t)B * (T + 1) * sizeof(real));
     e->sampler = NULL;
+    e->stop_requested = NULL;
 }
 
 void evaluator_free(Evaluator *e)
@@ -211,7 +212,9 @@ static EvalResult evaluate_split(Evaluator *e, Gpt *m, Tape *tp, const Dataset *
     Progress progress; /* a test set of a million examples takes a minute: say so */
     progress_start(&progress, split == SPLIT_TEST ? "test set, examples evaluated" : "validation set, examples evaluated",
                    total);
-    for (int first = 0; first < total; first += b->B) {
+    int first;
+    for (first = 0; first < total; first += b->B) {
+        if (e->stop_requested && e->stop_requested()) break;
         progress_update(&progress, first);
         int rows = dataset_eval_batch(d, split, first, b);
         if (rows > total - first) rows = total - first;
@@ -234,9 +237,9 @@ static EvalResult evaluate_split(Evaluator *e, Gpt *m, Tape *tp, const Dataset *
             if (correct) correct[first + r] = right[r];
         }
     }
-    res.examples = total;
+    res.examples = first < total ? first : total; /* fewer when stopped early */
     res.loss = loss_count > 0 ? loss_sum / loss_count : NAN;
-    res.accuracy = total > 0 ? (double)res.correct / total : 0;
+    res.accuracy = res.examples > 0 ? (double)res.correct / res.examples : 0;
     tp->grad_enabled = grad;
     tp->training = training;
     return res;

@@ -56,6 +56,10 @@ typedef struct Evaluator {
     /* NULL (as evaluator_init leaves it, so for training's examples and evaluations): greedy
      * decoding; else decode_sources draws each next token with it (--decode --temperature). */
     Sampler *sampler;
+    /* NULL, or asked between batches: nonzero stops an evaluation early (a signal asking the run
+     * to stop: a test set of a million examples takes a minute); its result then counts the
+     * examples evaluated so far. */
+    int (*stop_requested)(void);
 } Evaluator;
 
 /* What greedy decoding generated for one row, after decode_sources (or print_examples). */

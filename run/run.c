@@ -209,6 +209,7 @@ void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char
     /* the step and what is around it */
     batch_alloc(&r->batch, o->run.batch, T);
     evaluator_init(&r->eval, o->run.batch, T);
+    r->eval.stop_requested = interrupt_requested; /* a signal also stops the final evaluations */
     arena_init(&r->acts, 1 << 20); /* grows to what a step needs during the first step */
     tape_init(&r->tape, &r->acts);
     r->trainer = (Trainer){.model = &r->model, .opt = &r->opt, .tape = &r->tape, .seed = o->data.seed, .clip = o->run.clip};

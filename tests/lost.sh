@@ -226,6 +226,25 @@ if [ $rc -eq 129 ] && grep -q "^stopped by SIGHUP after step $n: saved" hup.err 
 else
     bad "SIGHUP saves and says so, as SIGTERM" "exit $rc" "$(cat hup.err)" "$(cmp hup.st straight.st 2>&1)"
 fi
+# a signal during the final evaluations (a test set of 10^5 examples: seconds) stops them at the
+# next batch: the checkpoint was saved before them, exit 143 at once, no summary line
+"$train" "${small[@]}" --max-len=8 --steps=2 --log-every=1 --test-size=100000 --save=evalstop.st --log=evalstop.csv \
+    >evalstop.out 2>evalstop.err &
+pid=$!
+wait_rows evalstop.csv 3 # the comment, the header and the rows of steps 1 and 2
+sleep 0.5
+start=$(date +%s%N)
+kill -TERM $pid
+finish $pid
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+if [ $rc -eq 143 ] && grep -q "^stopped by SIGTERM after step 2: saved .*evalstop.st" evalstop.err && [ -s evalstop.st ] &&
+    ! grep -q '^summary:' evalstop.out && [ $ms -lt 2000 ]; then
+    ok "SIGTERM during the final test-set evaluation: stopped in $ms ms, exit 143, the checkpoint saved before it"
+else
+    bad "a signal during the final evaluations stops them" "exit $rc after $ms ms" "$(tail -n 2 evalstop.err)" \
+        "$(ls -la evalstop.st 2>&1)"
+fi
 # under nohup (SIGHUP ignored when the program starts) it stays ignored: the run goes on
 (trap '' HUP; exec "$train" "${small[@]}" --steps=300 --log-every=1 --eval-every=0 --log=nohup.csv >/dev/null 2>nohup.err) &
 pid=$!
