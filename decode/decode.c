@@ -63,7 +63,7 @@ static void decoder_open(Decoder *d, const Options *given, const OptGiven *set, 
         die(EXIT_USER, "--top-k=%d: the model has %d tokens (give at most %d, or 0 for all of them)", o->run.top_k,
             o->model.vocab, o->model.vocab);
     if (o->run.temperature > 0) {
-        sampler_init(&d->sampler, o->model.vocab, o->run.temperature, o->run.top_k, seed);
+        sampler_init(&d->sampler, o->model.vocab, TOK_EOS, o->run.temperature, o->run.top_k, seed);
         d->eval.sampler = &d->sampler;
     }
     d->ids = mem_alloc((size_t)o->model.context * sizeof(int));

@@ -64,10 +64,11 @@ static int greedy_token(const real *z, int V)
     return best;
 }
 
-void sampler_init(Sampler *s, int V, double temperature, int top_k, uint64_t seed)
+void sampler_init(Sampler *s, int V, int first, double temperature, int top_k, uint64_t seed)
 {
-    assert(V >= 1 && temperature > 0 && top_k >= 0);
-    *s = (Sampler){.temperature = temperature, .top_k = top_k, .V = V, .rng = rng_stream(seed, RNG_STREAM_SAMPLING)};
+    assert(V >= 1 && first >= 0 && first < V && temperature > 0 && top_k >= 0);
+    *s = (Sampler){.temperature = temperature, .top_k = top_k, .V = V, .first = first,
+                   .rng = rng_stream(seed, RNG_STREAM_SAMPLING)};
     s->candidates = mem_alloc((size_t)V * sizeof(int));
     s->weights = mem_alloc((size_t)V * sizeof(double));
 }
@@ -90,23 +91,25 @@ static void most_likely(const real *z, int V, int K, int *c)
     }
 }
 
-/* Sampling's next token:   p_i ∝ exp(z_i / T) over the K most likely tokens (every token when K is 0)
- * by the weights exp((z_i - z_max) / T) <= 1, one uniform draw u in [0, their sum), and the first
- * candidate whose running sum passes u. With K = 1 it is greedy_token's. */
+/* Sampling's next token:   p_i ∝ exp(z_i / T) over the K most likely tokens from id `first` on
+ * (every one of them when K is 0), by the weights exp((z_i - z_max) / T) <= 1, one uniform draw u
+ * in [0, their sum), and the first candidate whose running sum passes u. With K = 1 it is the
+ * most likely of those ids (greedy_token's, when that is not below `first`). */
 int sample_token(Sampler *s, const real *z)
 {
-    int V = s->V, n = s->top_k > 0 && s->top_k < V ? s->top_k : V;
+    const real *zf = z + s->first; /* the ids it may draw, from 0 */
+    int V = s->V - s->first, n = s->top_k > 0 && s->top_k < V ? s->top_k : V;
     int *c = s->candidates;
     if (n == V)
         for (int v = 0; v < V; v++) c[v] = v; /* every token, in id order */
-    else most_likely(z, V, n, c);
-    double z_max = z[c[0]], sum = 0;
-    for (int i = 1; i < n; i++) z_max = z[c[i]] > z_max ? z[c[i]] : z_max;
-    for (int i = 0; i < n; i++) sum += s->weights[i] = exp(((double)z[c[i]] - z_max) / s->temperature);
+    else most_likely(zf, V, n, c);
+    double z_max = zf[c[0]], sum = 0;
+    for (int i = 1; i < n; i++) z_max = zf[c[i]] > z_max ? zf[c[i]] : z_max;
+    for (int i = 0; i < n; i++) sum += s->weights[i] = exp(((double)zf[c[i]] - z_max) / s->temperature);
     double u = rng_uniform(&s->rng) * sum, run = 0;
     for (int i = 0; i < n; i++)
-        if ((run += s->weights[i]) > u) return c[i];
-    return greedy_token(z, V); /* a NaN logit: no running sum passes u */
+        if ((run += s->weights[i]) > u) return s->first + c[i];
+    return s->first + greedy_token(zf, V); /* a NaN logit: no running sum passes u */
 }
 
 /* Greedy decoding of the examples in e->batch: rows [0, rows); with a sampler, each token is

@@ -28,16 +28,19 @@ typedef struct EvalResult {
  * by one stream of random numbers, drawn in order. The buffers are allocated once, for V tokens. */
 typedef struct Sampler {
     double temperature;    /* > 0 */
-    int top_k;             /* 0 or >= V: every token */
+    int top_k;             /* 0 or >= V - first: every token it may draw */
     int V;
+    int first;             /* the lowest id it may draw (TOK_EOS for --decode: no answer holds
+                              <pad>, <bos> or <sep>, which a high temperature would draw) */
     Rng rng;
     int *candidates;       /* [V] token ids, most likely first */
     double *weights;       /* [V] exp((z - max) / temperature) of each candidate */
 } Sampler;
 
-void sampler_init(Sampler *s, int V, double temperature, int top_k, uint64_t seed);
+void sampler_init(Sampler *s, int V, int first, double temperature, int top_k, uint64_t seed);
 void sampler_free(Sampler *s);
-/* A token drawn from the logits z[0 .. V): p_i ∝ exp(z_i / T) over the top K. No allocation. */
+/* A token drawn from the logits z[0 .. V): p_i ∝ exp(z_i / T) over the top K of the ids from
+ * `first` on. No allocation. */
 int sample_token(Sampler *s, const real *z);
 
 typedef struct Evaluator {

@@ -285,7 +285,7 @@ static void put_legend(Svg *s, const Layout *g, const AttentionFigure *fig, doub
     svg_text(s, x + 20, y + 11, 10, "start", "hidden by the causal mask");
     svg_text(s, x + 20, y + 24, 10, "start", "(key after query: no weight)");
     static const char *const how[] = {"rows: queries i, columns: keys j", "(the decoder input, BOS source",
-                                      "SEP target; row i's query writes", "the token after it); a row sums to 1", "H: mean over queries of",
+                                      "SEP target); query i writes", "token i + 1; a row sums to 1", "H: mean over queries of",
                                       "-sum_j P_ij log P_ij (nats)", "linear scale 0 to 1, shared"};
     int n_how = (int)(sizeof how / sizeof how[0]);
     for (int k = 0; k < n_how; k++) svg_text(s, x, y + 48 + 14 * k, 10, "start", how[k]);

@@ -118,6 +118,31 @@ else
     bad "README.md's figure caption quotes the s = 1 run's accuracy" "README: '$readme_pct' %, script: val_acc=$script_acc"
 fi
 
+# README.md's "Try the scale": the score std its comments and its prose quote, against the
+# progress line of one step (layer 1's std, the first number after "std")
+std_at() { "$bin/train" --task=translate --steps=1 --dk="$1" --scale="$2" "${@:3}" | sed -n 's/^step .* std \([0-9.]*\) .*/\1/p'; }
+# same_as QUOTED MEASURED: MEASURED rounded to QUOTED's decimals is QUOTED
+same_as() { awk -v q="$1" -v m="$2" 'BEGIN { d = index(q, ".") ? length(q) - index(q, ".") : 0; exit !(q != "" && sprintf("%.*f", d, m) == q) }'; }
+flat=$(tr '\n' ' ' <README.md)
+quoted_std=(
+    "$(grep -o 'scale=1 *# raw q·k: score std [0-9.]*' <<<"$flat" | grep -o '[0-9.]*$')"
+    "$(grep -o 'scale=sqrt *# s = 1/sqrt(dk): score std [0-9.]*' <<<"$flat" | grep -o '[0-9.]*$')"
+    "$(grep -o 'scale=dk *# s = 1/dk: score std [0-9.]*' <<<"$flat" | grep -o '[0-9.]*$')")
+measured_std=("$(std_at 256 1 --qk-init=unit)" "$(std_at 256 sqrt --qk-init=unit)" "$(std_at 256 dk --qk-init=unit)")
+xavier=$(grep -o 'it is [0-9.]*, [0-9.]* and [0-9.]* at D = 16, 64, 256, and 1/√dₖ gives [0-9.]*, [0-9.]* and [0-9.]*' <<<"$flat" |
+    grep -o '[0-9.]*[0-9]' | grep -v -x -e 16 -e 64 -e 256 -e 1 | tr '\n' ' ')
+read -r -a xq <<<"$xavier"
+xm=("$(std_at 16 1)" "$(std_at 64 1)" "$(std_at 256 1)" "$(std_at 16 sqrt)" "$(std_at 64 sqrt)" "$(std_at 256 sqrt)")
+wrong=""
+for i in 0 1 2; do same_as "${quoted_std[$i]}" "${measured_std[$i]}" || wrong="$wrong unit:${quoted_std[$i]}/${measured_std[$i]}"; done
+[ ${#xq[@]} -eq 6 ] || wrong="$wrong xavier-sentence-not-found"
+for i in 0 1 2 3 4 5; do same_as "${xq[$i]:-}" "${xm[$i]}" || wrong="$wrong xavier:${xq[$i]:-}/${xm[$i]}"; done
+if [ -z "$wrong" ]; then
+    ok "README.md's Try the scale: the score std it quotes (unit ${quoted_std[*]}; Xavier ${xq[*]}) is step 1's"
+else
+    bad "README.md's Try the scale quotes the score std step 1 shows (quoted/measured)" "$wrong"
+fi
+
 # the check can fail: one character changed in a quoted line, an extra line, a wildcard too few
 printf 'summary: steps=600 val_acc=1.0000 time_s=…\n' >"$dir/w1"
 printf 'summary: steps=600 val_acc=1.0000 time_s=2.6\n' >"$dir/g1"

@@ -245,8 +245,8 @@ static void test_sample_token(void)
     Sampler s, again;
     int count[V] = {0}, differ = 0;
     uint64_t allocations = mem_alloc_count();
-    sampler_init(&s, V, 1.0, 2, 7);
-    sampler_init(&again, V, 1.0, 2, 7);
+    sampler_init(&s, V, 0, 1.0, 2, 7);
+    sampler_init(&again, V, 0, 1.0, 2, 7);
     uint64_t before = mem_alloc_count();
     for (int i = 0; i < 1000; i++) {
         int t = sample_token(&s, z);
@@ -262,7 +262,7 @@ static void test_sample_token(void)
     for (int k = 0; k < 2; k++) {
         double T = temperatures[k], p[V], sum = 0, worst = 0;
         for (int v = 0; v < V; v++) sum += p[v] = exp(z[v] / T);
-        sampler_init(&s, V, T, 0, 11 + (uint64_t)k);
+        sampler_init(&s, V, 0, T, 0, 11 + (uint64_t)k);
         memset(count, 0, sizeof count);
         before = mem_alloc_count();
         for (int i = 0; i < DRAWS; i++) count[sample_token(&s, z)]++;
@@ -273,15 +273,25 @@ static void test_sample_token(void)
         sampler_free(&s);
     }
     int greedy_misses = 0;
-    sampler_init(&s, V, 1e3, 1, 3);
+    sampler_init(&s, V, 0, 1e3, 1, 3);
     for (int i = 0; i < 1000; i++) greedy_misses += sample_token(&s, z) != 1;
     sampler_free(&s);
     const real flat[V] = {0.0f, 4.0f, 1.0f, 4.0f, 4.0f, -2.0f}; /* a tie at the top: the lower id, 1 */
-    sampler_init(&s, V, 0.5, 1, 3);
+    sampler_init(&s, V, 0, 0.5, 1, 3);
     for (int i = 0; i < 1000; i++) greedy_misses += sample_token(&s, flat) != 1;
     sampler_free(&s);
     CHECK(greedy_misses == 0, "--top-k=1: %d of 2000 draws were not the most likely token", greedy_misses);
-    CHECK(mem_alloc_count() - allocations == 2 * 6, "the samplers allocated %llu times (want 2 each)",
+    /* from id `first` on (--decode: TOK_EOS, no answer holds <pad> <bos> <sep>): at T = 1e6,
+     * nearly uniform, no draw below it in 1000, though id 1 is the most likely of all */
+    int below = 0, top = 0;
+    sampler_init(&s, V, 3, 1e6, 0, 5);
+    for (int i = 0; i < 1000; i++) below += sample_token(&s, z) < 3;
+    sampler_free(&s);
+    sampler_init(&s, V, 3, 0.5, 1, 5);
+    for (int i = 0; i < 1000; i++) top += sample_token(&s, z) == 3; /* the first of the ties at 2.0 from id 3 on */
+    sampler_free(&s);
+    CHECK(below == 0 && top == 1000, "first = 3: %d of 1000 draws below it; --top-k=1 gave id 3 %d times", below, top);
+    CHECK(mem_alloc_count() - allocations == 2 * 8, "the samplers allocated %llu times (want 2 each)",
           (unsigned long long)(mem_alloc_count() - allocations));
 }
 
