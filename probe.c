@@ -20,6 +20,7 @@
  */
 #include "scores/score_stats.h"
 
+#include "base/base.h" /* nearest_flag */
 #include "base/rng.h"
 #include "base/threads.h" /* threads_from_env */
 #include "model/gpt.h" /* attention_scale */
@@ -43,7 +44,11 @@ typedef struct ProbeOptions {
 
 static void usage_error(const char *arg, long min, long max)
 {
-    if (min > max)
+    static const char *const known[] = {"pairs", "samples", "draws", "seed", "help", NULL};
+    const char *near = min > max ? nearest_flag(arg, known) : NULL;
+    if (near)
+        fprintf(stderr, "error: %s: unknown option; did you mean --%s? (see --help)\n", arg, near);
+    else if (min > max)
         fprintf(stderr, "error: %s: unknown option (expected --pairs=N, --samples=N, --draws=N, --seed=S or --help)\n", arg);
     else
         fprintf(stderr, "error: %s: expected a whole number from %ld to %ld\n", arg, min, max);

@@ -44,6 +44,7 @@
 #include "study/report_plots.h"
 #include "study/report_probe.h"
 #include "study/report_tables.h"
+#include "base/base.h" /* nearest_flag */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,9 @@ static Command parse_command_line(int argc, char **argv)
         } else if ((v = option_value(argc, argv, &i, "--probe"))) {
             set_once(&c.probe, v, "--probe");
         } else if (argv[i][0] == '-' && argv[i][1]) {
+            static const char *const known[] = {"out", "runs", "probe", "help", NULL};
+            const char *near = nearest_flag(argv[i], known);
+            if (near) die("unknown option %s; did you mean --%s? (see --help)", argv[i], near);
             die("unknown option %s (see --help)", argv[i]);
         } else {
             c.folders[c.n_folders++] = argv[i];

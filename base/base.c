@@ -203,6 +203,31 @@ int edit_distance(const char *a, const char *b)
     return d[n][m];
 }
 
+NearestName nearest_start(const char *typed) { return (NearestName){.typed = typed, .best = INT_MAX}; }
+
+void nearest_offer(NearestName *n, const char *known)
+{
+    int d = edit_distance(n->typed, known);
+    if (d < n->best) n->best = d, n->found = known;
+    else if (d == n->best) n->found = NULL;
+}
+
+const char *nearest_found(const NearestName *n)
+{
+    int limit = strlen(n->typed) >= 6 ? 2 : 1;
+    return n->best <= limit ? n->found : NULL;
+}
+
+const char *nearest_flag(const char *arg, const char *const *known)
+{
+    char name[64];
+    while (*arg == '-') arg++;
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+    NearestName n = nearest_start(name);
+    for (; *known; known++) nearest_offer(&n, *known);
+    return nearest_found(&n);
+}
+
 double base_monotonic_seconds(void)
 {
     struct timespec ts;

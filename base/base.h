@@ -32,6 +32,21 @@ int name_find(const char *(*names)(int value, const char **help), const char *na
  * 1). For did-you-mean hints; names of up to 63 characters (longer: INT_MAX). */
 int edit_distance(const char *a, const char *b);
 
+/* The one known name near a mistyped one, for "did you mean": offer every known name, then ask.
+ * Near is within 1 edit (2 for a name of 6 or more characters); none on a tie, or when nothing
+ * is near. */
+typedef struct NearestName {
+    const char *typed;
+    int best;           /* the smallest distance offered so far */
+    const char *found;  /* the name at it; NULL on a tie */
+} NearestName;
+NearestName nearest_start(const char *typed);
+void nearest_offer(NearestName *n, const char *known);
+const char *nearest_found(const NearestName *n);
+/* For a mistyped flag ("--rnus=x": its leading dashes and any "=value" left out), the near one
+ * of the NULL-ended names `known` ("runs"), or NULL. */
+const char *nearest_flag(const char *arg, const char *const *known);
+
 /* User errors are reported, not printed, by the code that finds them: errorf writes a one-line
  * message into err (as snprintf) and returns false, so `return errorf(err, n, "...");` both
  * explains and fails. The program's main prints the message and exits with status 2. */

@@ -325,14 +325,9 @@ int options_index(const char *name)
  * two are equally near (no guess between them). */
 static const char *options_nearest(const char *name)
 {
-    int limit = strlen(name) >= 6 ? 2 : 1, best = limit + 1;
-    const char *nearest = NULL;
-    for (int i = 0; i < N_SPECS; i++) {
-        int d = edit_distance(name, g_specs[i].name);
-        if (d < best) best = d, nearest = g_specs[i].name;
-        else if (d == best) nearest = NULL;
-    }
-    return best <= limit ? nearest : NULL;
+    NearestName n = nearest_start(name);
+    for (int i = 0; i < N_SPECS; i++) nearest_offer(&n, g_specs[i].name);
+    return nearest_found(&n);
 }
 
 /* "WHERE: unknown option (see --help)", with "; did you mean PREFIX<name>?" when one is near

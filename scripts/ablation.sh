@@ -57,12 +57,13 @@ while [ $# -gt 0 ]; do
     --help | -h) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --quick | --standard | --full | --print-jobs) opt=$arg; value="" ;;
     --*=*) opt=${arg%%=*}; value=${arg#*=} ;;
-    --*)
+    --phase | --best-lr | --shard | --jobs | --out)
         opt=$arg
         [ $# -gt 0 ] || die "$opt needs a value (see --help)"
         value=$1
         shift
         ;;
+    --*) opt=$arg; value="" ;; # unknown: said below, before any value is taken
     *) die "unexpected argument \"$arg\" (see --help; ./train flags go after --)" ;;
     esac
     case "$given" in *" $opt "*) die "$opt given twice" ;; esac
@@ -70,7 +71,7 @@ while [ $# -gt 0 ]; do
     case "$opt" in
     --quick | --standard | --full | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
     --phase | --best-lr | --shard | --jobs | --out) [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
-    *) die "unknown option $opt (see --help)" ;;
+    *) die "unknown option $opt (the options: --quick --standard --full --print-jobs --phase --best-lr --shard --jobs --out; see --help)" ;;
     esac
     case "$opt" in
     --quick | --standard | --full) tier=${opt#--} ;;

@@ -566,6 +566,12 @@ else
 fi
 "$bin/probe" --samples=0 >/dev/null 2>"$dir/probe.err"
 if [ $? -eq 2 ] && grep -q "samples" "$dir/probe.err"; then ok "./probe rejects a bad flag with exit 2"; else bad "./probe rejects bad flags"; fi
+"$bin/probe" --pars=3 >/dev/null 2>"$dir/probe.err"
+if [ $? -eq 2 ] && grep -q -x "error: --pars=3: unknown option; did you mean --pairs? (see --help)" "$dir/probe.err"; then
+    ok "./probe --pars=3: did you mean --pairs?"
+else
+    bad "./probe's did-you-mean" "$(cat "$dir/probe.err")"
+fi
 
 # ---------------------------------------------------------------- the quick ablation study
 grid=$dir/grid

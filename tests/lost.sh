@@ -443,6 +443,14 @@ for args in "--bogus" "--out" "--jobs=0" "--out a --out b" "-- --dk=8" "-- --tas
     [ $rc -eq 2 ] || bad "ablation.sh $args: exit $rc, want 2" "$(cat abl.out)"
 done
 [ $rc -eq 2 ] && ok "ablation.sh refuses unknown, valueless, bad, repeated and grid-conflicting options"
+# a mistyped option is named as unknown (not as one that needs a value), with the ones there are
+"$abl" --quik >abl.out 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "^error: unknown option --quik (the options: --quick " abl.out; then
+    ok "ablation.sh --quik: an unknown option, the options listed"
+else
+    bad "ablation.sh --quik" "exit $rc" "$(cat abl.out)"
+fi
 
 # ---------------------------------------------------------------- report on a run cut short
 mkdir -p cut/runs

@@ -333,7 +333,8 @@ finish impossible "$(id_of 0)" 0.5 0.5
 sed -i '2s/^1,3.0,1.0,/1,3.0,-1.0,/' "impossible/runs/$(id_of 0).csv"
 refuse "a log with a negative score std" "lr_1_dk16_lr1e-3_s1.csv:2: field 3 (l0_score_std) \"-1.0\" is not a number >= 0" impossible
 refuse "--runs and folders together" "one or the other" --runs all/runs.csv all
-refuse "an unknown option" "unknown option --bogus" --bogus all
+refuse "an unknown option" "unknown option --bogus (see --help)" --bogus all
+refuse "a mistyped option: did you mean" "unknown option --rnus=x; did you mean --runs? (see --help)" --rnus=x
 
 # ---------------------------------------------------------------- runs at a glance, from their logs
 # three short runs: s = 1 and the default 1/sqrt(dk) at dk 32, and one with NaN steps (fp16, the naive softmax, s = 1)
