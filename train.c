@@ -44,6 +44,7 @@ static bool log_row(Run *r, int done, double train_seconds, const StepResult *la
                     const EvalResult *last_eval);
 static int train(const Options *given, const OptGiven *set, int argc, char **argv);
 static void add_counts(FormatCounts *total, const FormatCounts *c);
+static LogValue final_loss(const Run *r);
 
 int main(int argc, char **argv)
 {
@@ -131,7 +132,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
     bool reduced = r->model.cfg.precision != FORMAT_FP32;
     LogValue summary[N_SUMMARY_FIELDS] = { /* the fields of instrument/log_columns.c */
         [SUMMARY_STEPS] = log_count(r->stop),
-        [SUMMARY_FINAL_LOSS] = log_real(r->log.last_loss),
+        [SUMMARY_FINAL_LOSS] = final_loss(r),
         [SUMMARY_VAL_LOSS] = log_real(last_eval.loss),
         [SUMMARY_VAL_ACC] = log_real(last_eval.accuracy),
         [SUMMARY_STEPS_TO_THRESHOLD] = log_count(r->state.steps_to_threshold),
@@ -151,6 +152,15 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
     if (!logbook_stdout_ok(&r->log)) die(EXIT_USER, "%s", r->log.failed); /* the checkpoint is saved already */
     run_free(r);
     return 0;
+}
+
+/* The summary's final_loss: the last row's loss; for a resumed run that logged no row, the mean
+ * training loss since the checkpoint's last row; left out when no step was trained since. */
+static LogValue final_loss(const Run *r)
+{
+    if (r->log.rows) return log_real(r->log.last_loss);
+    const RunState *st = &r->state;
+    return st->interval_steps ? log_real(st->interval_loss / st->interval_steps) : log_empty();
 }
 
 static void add_counts(FormatCounts *total, const FormatCounts *c)

@@ -236,6 +236,7 @@ static void put_column_value(void *ctx, LogColumnId column, int layer)
 bool logbook_row(Logbook *lb, const LogRow *row)
 {
     lb->last_loss = row->loss;
+    lb->rows++;
     if (lb->csv) {
         RowText t = {lb, row, 0};
         log_columns_each(lb->layers, log_multiplier(lb), put_column_value, &t);

@@ -27,6 +27,7 @@ typedef struct Logbook {
     LayerMetrics layer[GPT_MAX_LAYERS];
     double t_start;            /* when the log was opened: the rows' time_s counts from it */
     double last_loss;          /* the loss of the last row; NaN before any */
+    int rows;                  /* rows written (console or CSV) by this process */
     char failed[512];          /* after a failed write: which output, and why */
 } Logbook;
 

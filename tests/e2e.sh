@@ -94,6 +94,14 @@ else
     bad "resume and task flags" "--recall-pairs on a copy checkpoint: exit $rc_other, $(tail -n 1 "$dir/other_task.out")" \
         "--max-len: exit $rc_own, $(cat "$dir/own_task.err")"
 fi
+# a resumed run that stops before its next row (log-every 7: rows at 28 and 35) still has a
+# final loss: the mean since the checkpoint's last row, not "nan"
+fl=$(summary_field "$dir/other_task.out" final_loss)
+if awk -v v="$fl" 'BEGIN { exit !(v + 0 == v && v > 0 && v < 100) }'; then
+    ok "a resumed run that logs no row: final_loss=$fl (the mean since the last row), not nan"
+else
+    bad "final_loss of a resumed run without a row" "final_loss=$fl"
+fi
 # changing the optimizer on resume says that the new one's state starts at zero; keeping it says nothing
 "$train" --load="$dir/half.st" --optim=sgd --lr=0.01 --stop-at=31 --quiet >/dev/null 2>"$dir/optim.err"
 rc_sgd=$?
