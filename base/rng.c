@@ -39,6 +39,20 @@ uint32_t rng_below(Rng *r, uint32_t n)
     }
 }
 
+/* a draw is redrawn while taken */
+void rng_distinct_below(Rng *r, int n, int below, int *out)
+{
+    for (int i = 0; i < n; i++) {
+        int x, fresh;
+        do {
+            x = (int)rng_below(r, (uint32_t)below);
+            fresh = 1;
+            for (int j = 0; j < i; j++) fresh &= out[j] != x;
+        } while (!fresh);
+        out[i] = x;
+    }
+}
+
 double rng_uniform(Rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
 
 double rng_normal(Rng *r)

@@ -36,6 +36,7 @@ Rng rng_stream(uint64_t seed, uint64_t stream);      /* a sequential stream from
 uint64_t rng_next(Rng *r);                           /* 64 random bits */
 uint32_t rng_below(Rng *r, uint32_t n);              /* uniform in [0, n), unbiased; n >= 1 */
 double rng_uniform(Rng *r);                          /* uniform in [0, 1), 53 bits */
+void rng_distinct_below(Rng *r, int n, int below, int *out); /* n distinct draws of rng_below(below), n <= below */
 double rng_normal(Rng *r);                           /* N(0, 1), Box-Muller */
 double rng_uniform_at(uint64_t key, uint64_t i);     /* counter-based uniform in [0, 1) */
 

@@ -66,6 +66,7 @@ typedef struct DataConfig {
     int recall_pairs;   /* recall: key-value pairs per example (at most recall_keys) */
     int recall_keys, recall_values; /* recall: sizes of the key and of the value alphabet */
     int recall_queries; /* recall: keys asked for (distinct, at most recall_pairs) */
+    int lookup_queries; /* lookup: source symbols asked for, each answered by its position */
     int val_size;       /* synthetic tasks: validation examples */
     int test_size;      /* synthetic tasks: test examples, held out like the validation set but
                            used only for the final report (0: none) */
@@ -99,6 +100,10 @@ typedef struct TaskSpec {
     /* a corpus task: reads c->path into the vocabulary, d->train, d->val and the lengths */
     bool (*load)(Dataset *d, char *err, size_t err_len);
 } TaskSpec;
+
+/* The --symbols alphabet, A, B, C ... for up to 26 symbols, else s0, s1, s2 ...: the words of
+ * copy, reverse, sort and lookup (task_copy.c). */
+void task_symbol_words(Vocab *v, const DataConfig *c);
 
 /* The table (tasks.c). */
 const TaskSpec *task_spec(int kind);    /* NULL past the last; name_find(task_name, "copy") finds a kind */

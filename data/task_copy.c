@@ -11,8 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-/* The alphabet: A, B, C ... for up to 26 symbols, else s0, s1, s2 ... */
-static void symbol_words(Vocab *v, const DataConfig *c)
+void task_symbol_words(Vocab *v, const DataConfig *c)
 {
     for (int i = 0; i < c->symbols; i++) {
         char w[16];
@@ -73,7 +72,7 @@ const TaskSpec task_copy = {
     .name = "copy",
     .reads = {"symbols", "min-len", "max-len"},
     .help = "repeat the source symbols (--symbols, --min-len, --max-len)",
-    .add_words = symbol_words,
+    .add_words = task_symbol_words,
     .lengths = symbol_lengths,
     .distinct_sources = symbol_sources,
     .sample = copy_sample,
@@ -83,7 +82,7 @@ const TaskSpec task_reverse = {
     .name = "reverse",
     .reads = {"symbols", "min-len", "max-len"},
     .help = "the source symbols in reverse order",
-    .add_words = symbol_words,
+    .add_words = task_symbol_words,
     .lengths = symbol_lengths,
     .distinct_sources = symbol_sources,
     .sample = reverse_sample,
@@ -93,7 +92,7 @@ const TaskSpec task_sort = {
     .name = "sort",
     .reads = {"symbols", "min-len", "max-len"},
     .help = "the source symbols sorted ascending, repeats kept",
-    .add_words = symbol_words,
+    .add_words = task_symbol_words,
     .lengths = symbol_lengths,
     .distinct_sources = symbol_sources,
     .sample = sort_sample,

@@ -82,24 +82,10 @@ static double recall_sources(const DataConfig *c)
     return n;
 }
 
-/* `n` distinct numbers below `below` (n <= below) into out: a draw is redrawn while taken */
-static void distinct_below(Rng *r, int n, int below, int *out)
-{
-    for (int i = 0; i < n; i++) {
-        int x, fresh;
-        do {
-            x = (int)rng_below(r, (uint32_t)below);
-            fresh = 1;
-            for (int j = 0; j < i; j++) fresh &= out[j] != x;
-        } while (!fresh);
-        out[i] = x;
-    }
-}
-
 static void recall_sample(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len)
 {
     int pairs = c->recall_pairs, queries = c->recall_queries, keys[64], asked[64];
-    distinct_below(r, pairs, c->recall_keys, keys);
+    rng_distinct_below(r, pairs, c->recall_keys, keys);
     for (int i = 0; i < pairs; i++) {
         src[2 * i] = key_id(keys[i]);
         src[2 * i + 1] = value_id(c, (int)rng_below(r, (uint32_t)c->recall_values));

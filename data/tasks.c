@@ -7,6 +7,7 @@
 #include <string.h>
 
 extern const TaskSpec task_copy, task_reverse, task_translate, task_sort, task_recall, task_tsv;
+extern const TaskSpec task_lookup;
 
 static const TaskSpec *const g_tasks[] = {
     &task_copy,
@@ -14,6 +15,7 @@ static const TaskSpec *const g_tasks[] = {
     &task_translate,
     &task_sort,
     &task_recall,
+    &task_lookup,
     &task_tsv,
 };
 enum { N_TASKS = (int)(sizeof g_tasks / sizeof g_tasks[0]) };

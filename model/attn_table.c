@@ -8,12 +8,14 @@
 #include <string.h>
 
 extern const AttnSpec attn_dot, attn_qknorm, attn_cosine, attn_additive;
+extern const AttnSpec attn_uniform;
 
 static const AttnSpec *const g_variants[] = {
     &attn_dot,
     &attn_qknorm,
     &attn_cosine,
     &attn_additive,
+    &attn_uniform,
 };
 enum { N_VARIANTS = (int)(sizeof g_variants / sizeof g_variants[0]) };
 

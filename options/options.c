@@ -128,6 +128,9 @@ static const OptSpec g_specs[] = {
     {.name = "recall-queries", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
      .offset = OFF(data.recall_queries), .def = "1", .min = 1, .max = 31, .added = "2026-12-01", .per_task = true,
      .help = "keys asked for, each answered by its value (at most --recall-pairs)"},
+    {.name = "lookup-queries", .kind = KIND_INT, .group = GROUP_DATA, .section = SECTION_DATA,
+     .offset = OFF(data.lookup_queries), .def = "2", .min = 1, .max = 31, .added = "2026-12-03", .per_task = true,
+     .help = "source symbols asked for, each answered by its position"},
     /* model */
     {.name = "layers", .kind = KIND_INT, .group = GROUP_MODEL, .section = SECTION_MODEL, .offset = OFF(model.layers),
      .def = "2", .min = 1, .max = 24,

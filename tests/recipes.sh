@@ -178,7 +178,7 @@ train=$copy/train
 if [ -x "$train" ]; then
     "$train" --help >"$dir/help.out" 2>&1
     if grep -qE '^ {34}double +S = 2 s q\.k' "$dir/help.out" && grep -qE '^ {34}last +the source' "$dir/help.out" &&
-        grep -q 'copy/reverse/sort/last: alphabet size' "$dir/help.out"; then
+        grep -qE '^  --symbols=10 [*] +copy/[a-z/]*/last: alphabet size' "$dir/help.out"; then
         ok "--help lists --attn=double and --task=last, and names last beside --symbols"
     else
         bad "--help lacks the new variant or task" "$(grep -E 'double|last' "$dir/help.out" | tr '\n' ' ')"

@@ -150,6 +150,61 @@ static void test_recall_counts_its_sources(void)
     CHECK(n > 1e180 && n < 1e300, "largest space %g", n);
 }
 
+/* Lookup: the symbols, "?" and p1 .. p<max-len> in the vocabulary; an example is n distinct
+ * symbols (n from --min-len to --max-len), "?", then Q of them again (with replacement); the
+ * target is each one's position, p1 for the first. The count of sources is exact: 3 symbols,
+ * length 2, 1 query make 3 * 2 orders x 2 queries = 12, and sampling reaches each of them. */
+static void test_lookup_examples(void)
+{
+    enum { S = 9, MIN = 3, MAX = 7, Q = 3 };
+    Dataset d;
+    char err[512];
+    DataConfig c = {.task = name_find(task_name, "lookup"), .symbols = S, .min_len = MIN, .max_len = MAX,
+                    .lookup_queries = Q, .val_size = 300, .context = 64, .seed = 5};
+    if (!CHECK(dataset_open(&d, &c, err, sizeof err), "dataset_open lookup: %s", err)) return;
+    CHECK(d.vocab.size == TOK_FIRST_WORD + S + 1 + MAX && !strcmp(word(&d, TOK_FIRST_WORD + S), "?") &&
+              !strcmp(word(&d, TOK_FIRST_WORD + S + 1), "p1") && !strcmp(word(&d, TOK_FIRST_WORD + S + MAX), "p7"),
+          "vocabulary: %d words", d.vocab.size);
+    CHECK(d.min_src == MIN + 1 + Q && d.max_src == MAX + 1 + Q && d.max_tgt == Q, "lengths %d..%d, %d", d.min_src, d.max_src,
+          d.max_tgt);
+    int lengths_seen = 0, repeats = 0;
+    for (int i = 0; i < d.val.n; i++) {
+        Example e = example_list_get(&d.val, i);
+        int n = e.src_len - 1 - Q;
+        bool ok = CHECK(n >= MIN && n <= MAX && e.tgt_len == Q && e.src[n] == TOK_FIRST_WORD + S, "example %d: shape", i);
+        for (int j = 0; j < n && ok; j++) {
+            ok = CHECK(e.src[j] >= TOK_FIRST_WORD && e.src[j] < TOK_FIRST_WORD + S, "example %d: symbol %d", i, j);
+            for (int m = 0; m < j && ok; m++) ok = CHECK(e.src[m] != e.src[j], "example %d: a symbol repeated", i);
+        }
+        for (int q = 0; q < Q && ok; q++) {
+            int p = e.tgt[q] - (TOK_FIRST_WORD + S + 1); /* the position, from 0 */
+            ok = CHECK(p >= 0 && p < n && e.src[p] == e.src[n + 1 + q], "example %d: query %d answered p%d", i, q, p + 1);
+            for (int m = 0; m < q && ok; m++) repeats += e.tgt[m] == e.tgt[q];
+        }
+        if (!ok) break;
+        lengths_seen |= 1 << n;
+    }
+    CHECK(lengths_seen == ((1 << (MAX + 1)) - (1 << MIN)), "source lengths seen: %#x", lengths_seen);
+    CHECK(repeats > 0, "queries are drawn with replacement: %d repeats", repeats);
+    dataset_free(&d);
+    DataConfig small = {.task = name_find(task_name, "lookup"), .symbols = 3, .min_len = 2, .max_len = 2, .lookup_queries = 1};
+    const TaskSpec *t = task_spec(small.task);
+    CHECK(t->distinct_sources(&small) == 12, "distinct sources %g, want 12", t->distinct_sources(&small));
+    Rng r = rng_stream(9, 0);
+    uint64_t seen[16];
+    int n_seen = 0;
+    for (int i = 0; i < 2000; i++) {
+        int src[4], tgt[1], sl, tl;
+        t->sample(&r, &small, src, &sl, tgt, &tl);
+        uint64_t h = 0;
+        for (int j = 0; j < sl; j++) h = h * 16 + (uint64_t)src[j];
+        int k = 0;
+        while (k < n_seen && seen[k] != h) k++;
+        if (k == n_seen && n_seen < 16) seen[n_seen++] = h;
+    }
+    CHECK(n_seen == 12, "sampling made %d distinct sources, want 12", n_seen);
+}
+
 /* Long sequences: 64 symbols ("s0" ... "s63"), length 32 (a context of 66), and the longest
  * sources the flags allow (64 tokens of 1000 symbols). */
 static void test_copy_and_reverse_scale_to_long_sequences(void)
@@ -369,6 +424,11 @@ static void test_new_task_flags_refuse_bad_values(void)
         {{"--task=sort", "--max-len=65"}, "--max-len=65: must be between 1 and 64"},
         {{"--task=sort", "--min-len=5", "--max-len=4"}, "--min-len=5 is larger than --max-len=4"},
         {{"--task=copy", "--recall-pairs=9", "--recall-keys=8"}, NULL}, /* recall's flags shape recall only */
+        {{"--task=lookup", "--symbols=10", "--max-len=8", "--lookup-queries=4"}, NULL},
+        {{"--task=lookup", "--symbols=6", "--max-len=8"}, "--max-len=8 is more than --symbols=6: a lookup source holds distinct"},
+        {{"--task=lookup", "--symbols=64", "--max-len=60", "--lookup-queries=4"}, "a source of 65 tokens, more than 64"},
+        {{"--task=lookup", "--lookup-queries=0"}, "--lookup-queries=0: must be between 1 and 31"},
+        {{"--task=copy", "--lookup-queries=9"}, NULL}, /* lookup's flag shapes lookup only */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char *argv[5] = {"train"};
@@ -627,6 +687,7 @@ int main(int argc, char **argv)
         {"data: copy and reverse targets", test_copy_and_reverse_examples},
         {"data: sort targets are the sorted source", test_sort_examples},
         {"data: recall targets are the values of the query keys", test_recall_examples},
+        {"data: lookup: distinct symbols, \"?\", queries from them; each answered by its position; its sources counted", test_lookup_examples},
         {"data: recall counts its distinct sources exactly", test_recall_counts_its_sources},
         {"data: copy, reverse and sort at 64 symbols and length 32", test_copy_and_reverse_scale_to_long_sequences},
         {"data: batch layout and loss mask", test_batch_layout},

@@ -106,6 +106,41 @@ static void test_full_model_additive(void)
 {
     check_variant(name_find(attn_kind_name, "additive"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "additive");
 }
+/* The control: uniform attention's gradient (Wq and Wk get none), and its weights, which are
+ * 1/(i + 1) on every key j <= i of query i and 0 after it, in every layer and head, to the bit
+ * (exp(0) = 1 each, the sum i + 1, times its inverse). */
+static void test_full_model_uniform(void)
+{
+    GptConfig cfg = tiny(SCALE_SQRT, 0.1);
+    cfg.attn = name_find(attn_kind_name, "uniform");
+    check_config(cfg, "uniform");
+    Gpt m;
+    gpt_create(&m, &cfg);
+    gpt_init(&m, 4);
+    enum { B = 2, T = 6 };
+    int tokens[B * T];
+    for (int i = 0; i < B * T; i++) tokens[i] = i % 7;
+    Arena acts;
+    Tape tp;
+    arena_init(&acts, 1 << 16);
+    tape_init(&tp, &acts);
+    tp.grad_enabled = tp.training = false;
+    AttentionTrace trace[GPT_MAX_LAYERS] = {{0}};
+    gpt_forward(&m, &tp, tokens, B, T, trace);
+    int wrong = 0;
+    for (int l = 0; l < cfg.layers; l++)
+        for (size_t row = 0; row < (size_t)B * cfg.heads * T; row++) {
+            int i = (int)(row % T);
+            for (int j = 0; j < T; j++) {
+                real want = j <= i ? 1 / (real)(i + 1) : 0;
+                wrong += trace[l].weights->data[row * T + j] != want;
+            }
+        }
+    CHECK(wrong == 0, "uniform attention: %d weights differ from 1/(i + 1)", wrong);
+    tape_free(&tp);
+    arena_free(&acts);
+    gpt_free(&m);
+}
 static void test_full_model_naive_softmax(void)
 {
     check_variant(name_find(attn_kind_name, "dot"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_NAIVE, "naive softmax");
@@ -122,6 +157,7 @@ int main(int argc, char **argv)
         {"grad: full model, cosine attention (tau and log tau)", test_full_model_cosine},
         {"grad: full model, additive attention", test_full_model_additive},
         {"grad: full model, naive softmax", test_full_model_naive_softmax},
+        {"grad: full model, uniform attention (the control); its weights 1/(i + 1)", test_full_model_uniform},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -273,6 +273,10 @@ static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
     check_thread_bits(c, "additive");
     c = cfg;
     c.scale_mode = SCALE_SQRT;
+    c.attn = name_find(attn_kind_name, "uniform");
+    check_thread_bits(c, "uniform");
+    c = cfg;
+    c.scale_mode = SCALE_SQRT;
     c.precision = FORMAT_FP16;
     c.softmax = SOFTMAX_NAIVE;
     check_thread_bits(c, "fp16, naive softmax");
