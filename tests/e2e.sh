@@ -196,7 +196,7 @@ refuse_flags "needs --attn=cosine" --tau-init=3
 refuse_flags "AdamW's momentum is --beta1" --momentum=0.9
 refuse_flags "needs --scale=learned or --attn=cosine" --scale-param=log
 refuse_flags "must be one of fp32|bf16|fp16" --precision=fp8
-refuse_flags "must be one of dot|qknorm|cosine|additive" --attn=bilinear
+refuse_flags "must be one of dot|qknorm|cosine|additive|uniform" --attn=bilinear
 refuse_flags "additive needs about" --attn=additive --batch=65536 --dk=2048 --heads=8 --max-len=64
 "$train" --help >"$dir/help.out" 2>&1
 missing=""

@@ -472,7 +472,7 @@ static void test_flags_are_checked(void)
     expect_args_error("--scale=0", "from 1e-4 to 1e8");
     expect_args_error("--scale=-2", "from 1e-4 to 1e8");
     expect_args_error("--scale=sqrtx", "must be 1, sqrt, dk, learned");
-    expect_args_error("--task=sorted", "one of copy|reverse|translate|sort|recall|tsv");
+    expect_args_error("--task=sorted", "one of copy|reverse|translate|sort|recall|lookup|tsv");
     expect_args_error("--bogus=1", "--bogus: unknown option (see --help)"); /* nothing near: no guess */
     expect_args_error("--stpes=3", "--stpes: unknown option; did you mean --steps?");   /* two letters swapped */
     expect_args_error("--layer=3", "did you mean --layers?");                           /* one left out */
