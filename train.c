@@ -112,6 +112,8 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
     }
     if (interrupt_requested()) run_stop_interrupted(r, r->stop, interrupt_requested());
     if (o->run.save[0]) run_save(r, r->stop); /* before the final evaluations: a signal there loses nothing */
+    r->eval.stop_requested = interrupt_requested; /* they may be long (a test set of 10^6): a signal stops them
+                                                     (those of the steps are bounded by --eval-examples and logged whole) */
     if (!evaluated_at_stop) /* the last step was no evaluation step, or nothing ran (a finished checkpoint) */
     {
         last_eval = evaluate(&r->eval, &r->model, &r->tape, &r->data, SPLIT_VAL, o->run.eval_examples, NULL);
@@ -155,12 +157,12 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
 }
 
 /* The summary's final_loss: the last row's loss; for a resumed run that logged no row, the mean
- * training loss since the checkpoint's last row; left out when no step was trained since. */
+ * training loss since the checkpoint's last row; NaN when there is none (nothing was trained). */
 static LogValue final_loss(const Run *r)
 {
     if (r->log.rows) return log_real(r->log.last_loss);
     const RunState *st = &r->state;
-    return st->interval_steps ? log_real(st->interval_loss / st->interval_steps) : log_empty();
+    return log_real(st->interval_steps ? st->interval_loss / st->interval_steps : NAN);
 }
 
 static void add_counts(FormatCounts *total, const FormatCounts *c)

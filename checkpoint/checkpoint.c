@@ -1,6 +1,7 @@
 /* checkpoint.c - saving and loading runs; see docs/FORMAT.md for the layout. */
 #include "checkpoint.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -190,6 +191,7 @@ bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, cons
         /* a flag that shapes another task than the checkpoint's: ignored, as in a fresh run (--task
          * is the first data row of the table, so `stored` holds the checkpoint's task by now) */
         if (options_task_ignores(&stored, options_name(i))) {
+            assert(options_index("task") < i); /* the checkpoint's task is in `stored` already */
             *o = stored;
             continue;
         }

@@ -8,9 +8,10 @@
  * queries are drawn from them with replacement (--lookup-queries of them, so no answer follows
  * by elimination). Nothing about a query's position is in the query itself: the model has to
  * find the earlier copy of the query symbol by its content, then write where it stands. A row of
- * attention spread evenly over the source mixes every position into one average and cannot say
- * which one matched, so uniform attention is held at guessing (1 / length per query), which is
- * what makes the task a test of sharp, content-based attention (docs/TASKS.md: the control).
+ * attention spread evenly over the source mixes every position into one average, from which
+ * the match is hard to tell; measured, uniform attention (--attn=uniform) stays at guessing
+ * (1 / length per query) where 1/sqrt(dk) learns the task, which is what makes it a test of
+ * sharp, content-based attention (docs/TASKS.md: the calibration and its control).
  */
 #include "data.h"
 

@@ -20,7 +20,7 @@ static void on_signal(int sig)
         _exit(128 + sig);
     }
     g_signal = sig;
-    static const char ack[] = "signal received: finishing this step (a second signal stops at once)\n";
+    static const char ack[] = "signal received: finishing this step or evaluation batch (a second signal stops at once)\n";
     ssize_t ignored = write(2, ack, sizeof ack - 1);
     (void)ignored;
 }

@@ -97,23 +97,24 @@ static int saves_planned(const Options *o, int start, int stop)
 
 /* A resumed run may change its optimizer; the new one's state is not in the checkpoint, so it
  * starts at zero (checkpoint_load_from), which deserves a word. */
-static void note_optimizer_change(const Options *stored, const Options *o, const OptGiven *set)
+static void note_optimizer_change(int stored, const Options *o, const OptGiven *set)
 {
-    if (o->run.decode || !set[options_index("optim")] || stored->optim.kind == o->optim.kind) return;
-    fprintf(stderr, "note: --optim=%s: %s was trained with --optim=%s; the state of %s starts at zero\n",
-            optim_name(o->optim.kind, NULL), o->run.load, optim_name(stored->optim.kind, NULL), optim_name(o->optim.kind, NULL));
+    if (o->run.decode || !set[options_index("optim")] || stored == o->optim.kind) return;
+    fprintf(stderr, "note: --optim=%s: %s was trained with --optim=%s, whose state is not carried over: %s's starts at zero\n",
+            optim_name(o->optim.kind, NULL), o->run.load, optim_name(stored, NULL), optim_name(o->optim.kind, NULL));
 }
 
 /* Before a resumed run compares the flags given with its checkpoint's settings: whether they
  * would do anything on top of them (--scale-init given to resume a cosine run should say that
  * it needs a learned scale, not that the checkpoint was made with another one). */
-static bool given_flags_matter(StFile *ckpt, const Options *o, const OptGiven *set, char *err, size_t err_len)
+static bool given_flags_matter(StFile *ckpt, const Options *o, const OptGiven *set, int *stored_optim, char *err,
+                               size_t err_len)
 {
     static Options merged;
     OptGiven none[OPTIONS_MAX] = {GIVEN_NOT};
     options_defaults(&merged);
     if (!checkpoint_apply_config_from(ckpt, o->run.load, &merged, none, err, err_len)) return false;
-    note_optimizer_change(&merged, o, set);
+    *stored_optim = merged.optim.kind;
     for (int i = 0; i < options_count(); i++) {
         char value[OPT_TEXT_LEN + 32];
         snprintf(value, sizeof value, "%s", options_format(o, i));
@@ -139,10 +140,13 @@ void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile 
     char err[2048];
     if (o->run.decode) options_decode_ignore_config(o, set);
     /* a checkpoint is opened once, and its checksum verified, before its config is used */
-    if (o->run.load[0] && !(checkpoint_open(ckpt, o->run.load, err, sizeof err) && given_flags_matter(ckpt, o, set, err, sizeof err) &&
-                        checkpoint_apply_config_from(ckpt, o->run.load, o, set, err, sizeof err)))
+    int stored_optim = -1;
+    if (o->run.load[0] && !(checkpoint_open(ckpt, o->run.load, err, sizeof err) &&
+                            given_flags_matter(ckpt, o, set, &stored_optim, err, sizeof err) &&
+                            checkpoint_apply_config_from(ckpt, o->run.load, o, set, err, sizeof err)))
         die(EXIT_USER, "%s", err);
     if (!options_validate(o, err, sizeof err) || !options_check_given(o, set, err, sizeof err)) die(EXIT_USER, "%s", err);
+    if (o->run.load[0]) note_optimizer_change(stored_optim, o, set); /* once the checkpoint is known to fit */
     if (o->run.load[0] && o->data.path[0] && !set[options_index("data")] && access(o->data.path, F_OK) != 0)
         die(EXIT_USER, "--load=%s was made with --data=%s, which is not found from here: give --data=PATH", o->run.load, o->data.path);
     check_paths(o, argc, argv);
@@ -209,7 +213,6 @@ void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char
     /* the step and what is around it */
     batch_alloc(&r->batch, o->run.batch, T);
     evaluator_init(&r->eval, o->run.batch, T);
-    r->eval.stop_requested = interrupt_requested; /* a signal also stops the final evaluations */
     arena_init(&r->acts, 1 << 20); /* grows to what a step needs during the first step */
     tape_init(&r->tape, &r->acts);
     r->trainer = (Trainer){.model = &r->model, .opt = &r->opt, .tape = &r->tape, .seed = o->data.seed, .clip = o->run.clip};

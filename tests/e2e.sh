@@ -106,7 +106,7 @@ fi
 "$train" --load="$dir/half.st" --optim=sgd --lr=0.01 --stop-at=31 --quiet >/dev/null 2>"$dir/optim.err"
 rc_sgd=$?
 "$train" --load="$dir/half.st" --optim=adamw --stop-at=31 --quiet >/dev/null 2>"$dir/same_optim.err"
-if [ $rc_sgd -eq 0 ] && grep -q -- "^note: --optim=sgd: .*half.st was trained with --optim=adamw; the state of sgd starts at zero$" "$dir/optim.err" &&
+if [ $rc_sgd -eq 0 ] && grep -q -- "^note: --optim=sgd: .*half.st was trained with --optim=adamw, whose state is not carried over: sgd's starts at zero$" "$dir/optim.err" &&
     [ ! -s "$dir/same_optim.err" ]; then
     ok "resume with another --optim: a note that its state starts at zero (none when it is the same)"
 else
@@ -114,10 +114,10 @@ else
 fi
 
 # ---------------------------------------------------------------- a task that needs focus
-# lookup's gate in small (docs/TASKS.md): at the ablation's settings, 600 steps at lr 1e-3,
-# lengths 3-5, 1/sqrt(dk) learns it on seed 2 (1.0000 when calibrated) while uniform attention,
+# lookup's gate in small (docs/TASKS.md): at the ablation's settings, 1000 steps at lr 1e-3,
+# lengths 3-5, 1/sqrt(dk) learns it (seeds 1-6 all >= 0.996 when calibrated) while uniform attention,
 # which cannot point at one key, stays near guessing (mean 1/n^2 over n = 3..5: 0.071)
-gate=(--config=configs/ablation.cfg --task=lookup --max-len=5 --steps=600 --lr=1e-3 --dk=64 --seed=2 --threads=1 --quiet)
+gate=(--config=configs/ablation.cfg --task=lookup --max-len=5 --steps=1000 --lr=1e-3 --dk=64 --seed=2 --threads=1 --quiet)
 "$train" "${gate[@]}" --scale=sqrt >"$dir/gate_dot.out" 2>&1 &
 pid=$!
 "$train" "${gate[@]}" --attn=uniform >"$dir/gate_uniform.out" 2>&1
