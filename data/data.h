@@ -101,6 +101,9 @@ typedef struct TaskSpec {
     bool (*load)(Dataset *d, char *err, size_t err_len);
 } TaskSpec;
 
+/* The longest source or target any task makes: the held-out set's buffers (dataset.c) hold it. */
+enum { TASK_MAX_SOURCE = 64 };
+
 /* The --symbols alphabet, A, B, C ... for up to 26 symbols, else s0, s1, s2 ...: the words of
  * copy, reverse, sort and lookup (task_copy.c). */
 void task_symbol_words(Vocab *v, const DataConfig *c);

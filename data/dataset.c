@@ -84,7 +84,7 @@ bool dataset_open(Dataset *d, const DataConfig *cfg, char *err, size_t err_len)
     if (d->task->load) return d->task->load(d, err, err_len);
     d->task->add_words(&d->vocab, cfg);
     d->task->lengths(cfg, &d->min_src, &d->max_src, &d->max_tgt);
-    assert(d->max_src <= 64 && d->max_tgt <= 64); /* build_val_set's buffers */
+    assert(d->max_src <= TASK_MAX_SOURCE && d->max_tgt <= TASK_MAX_SOURCE); /* build_val_set's buffers */
     d->max_pair = d->max_src + d->max_tgt;
     if (dataset_max_input(d) > cfg->context) {
         errorf(err, err_len, "--context=%d is too short: this task needs %d positions (BOS + source + SEP + target)",

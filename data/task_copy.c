@@ -22,7 +22,7 @@ void task_symbol_words(Vocab *v, const DataConfig *c)
 
 static void symbol_lengths(const DataConfig *c, int *min_src, int *max_src, int *max_tgt)
 {
-    assert(c->symbols >= 1 && c->min_len >= 1 && c->max_len >= c->min_len && c->max_len <= 64);
+    assert(c->symbols >= 1 && c->min_len >= 1 && c->max_len >= c->min_len && c->max_len <= TASK_MAX_SOURCE);
     *min_src = c->min_len;
     *max_src = *max_tgt = c->max_len;
 }

@@ -21,17 +21,15 @@
 #include <assert.h>
 #include <stdio.h>
 
-enum { LOOKUP_MAX_SOURCE = 64 };
-
 /* A source of distinct symbols (so at most --symbols of them), and room for the queries. */
 static bool lookup_validate(const DataConfig *c, char *err, size_t err_len)
 {
     if (c->max_len > c->symbols)
         return errorf(err, err_len, "--max-len=%d is more than --symbols=%d: a lookup source holds distinct symbols",
                       c->max_len, c->symbols);
-    if (c->max_len + 1 + c->lookup_queries > LOOKUP_MAX_SOURCE)
+    if (c->max_len + 1 + c->lookup_queries > TASK_MAX_SOURCE)
         return errorf(err, err_len, "--max-len=%d with --lookup-queries=%d: a source of %d tokens, more than %d", c->max_len,
-                      c->lookup_queries, c->max_len + 1 + c->lookup_queries, LOOKUP_MAX_SOURCE);
+                      c->lookup_queries, c->max_len + 1 + c->lookup_queries, TASK_MAX_SOURCE);
     return true;
 }
 
@@ -73,7 +71,7 @@ static double lookup_sources(const DataConfig *c)
 
 static void lookup_sample(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len)
 {
-    int n = c->min_len + (int)rng_below(r, (uint32_t)(c->max_len - c->min_len + 1)), symbols[LOOKUP_MAX_SOURCE];
+    int n = c->min_len + (int)rng_below(r, (uint32_t)(c->max_len - c->min_len + 1)), symbols[TASK_MAX_SOURCE];
     rng_distinct_below(r, n, c->symbols, symbols);
     for (int i = 0; i < n; i++) src[i] = TOK_FIRST_WORD + symbols[i];
     src[n] = ask_id(c);

@@ -40,9 +40,9 @@ static bool recall_validate(const DataConfig *c, char *err, size_t err_len)
     if (c->recall_queries > c->recall_pairs)
         return errorf(err, err_len, "--recall-queries=%d is more than --recall-pairs=%d: each query asks for another pair",
                       c->recall_queries, c->recall_pairs);
-    if (2 * c->recall_pairs + c->recall_queries > 64)
-        return errorf(err, err_len, "--recall-pairs=%d with --recall-queries=%d: a source of %d tokens, more than 64",
-                      c->recall_pairs, c->recall_queries, 2 * c->recall_pairs + c->recall_queries);
+    if (2 * c->recall_pairs + c->recall_queries > TASK_MAX_SOURCE)
+        return errorf(err, err_len, "--recall-pairs=%d with --recall-queries=%d: a source of %d tokens, more than %d",
+                      c->recall_pairs, c->recall_queries, 2 * c->recall_pairs + c->recall_queries, TASK_MAX_SOURCE);
     return true;
 }
 
@@ -66,7 +66,7 @@ static void recall_words(Vocab *v, const DataConfig *c)
 static void recall_lengths(const DataConfig *c, int *min_src, int *max_src, int *max_tgt)
 {
     assert(c->recall_pairs >= 1 && c->recall_pairs <= c->recall_keys && c->recall_values >= 1);
-    assert(c->recall_queries >= 1 && c->recall_queries <= c->recall_pairs && 2 * c->recall_pairs + c->recall_queries <= 64);
+    assert(c->recall_queries >= 1 && c->recall_queries <= c->recall_pairs && 2 * c->recall_pairs + c->recall_queries <= TASK_MAX_SOURCE);
     *min_src = *max_src = 2 * c->recall_pairs + c->recall_queries;
     *max_tgt = 2 * c->recall_queries;
 }
@@ -84,7 +84,7 @@ static double recall_sources(const DataConfig *c)
 
 static void recall_sample(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len)
 {
-    int pairs = c->recall_pairs, queries = c->recall_queries, keys[64], asked[64];
+    int pairs = c->recall_pairs, queries = c->recall_queries, keys[TASK_MAX_SOURCE], asked[TASK_MAX_SOURCE];
     rng_distinct_below(r, pairs, c->recall_keys, keys);
     for (int i = 0; i < pairs; i++) {
         src[2 * i] = key_id(keys[i]);

@@ -1,6 +1,6 @@
 /* eval.c - held-out loss and exact-match accuracy (teacher-forced, see eval.h), and greedy
  * decoding for the printed examples, for --decode (decode_sources) and as the tests' reference;
- * sampling (sample_token) for --decode --temperature. */
+ * sampling (sampler_draw) for --decode --temperature. */
 #include "eval.h"
 
 #include "../base/base.h"
@@ -95,7 +95,7 @@ static void most_likely(const real *z, int V, int K, int *c)
  * (every one of them when K is 0), by the weights exp((z_i - z_max) / T) <= 1, one uniform draw u
  * in [0, their sum), and the first candidate whose running sum passes u. With K = 1 it is the
  * most likely of those ids (greedy_token's, when that is not below `first`). */
-int sample_token(Sampler *s, const real *z)
+int sampler_draw(Sampler *s, const real *z)
 {
     const real *zf = z + s->first; /* the ids it may draw, from 0 */
     int V = s->V - s->first, n = s->top_k > 0 && s->top_k < V ? s->top_k : V;
@@ -145,7 +145,7 @@ static void greedy_decode(Evaluator *e, Gpt *m, Tape *tp, const Dataset *d, int 
             if (e->done[r]) continue;
             int q = e->length[r] - 1; /* the position whose logits give the next token */
             const real *z = logits->data + ((size_t)r * L + q) * V;
-            int best = sampler ? sample_token(sampler, z) : greedy_token(z, V);
+            int best = sampler ? sampler_draw(sampler, z) : greedy_token(z, V);
             size_t at = (size_t)r * stride + e->length[r];
             if (e->want_attention)
                 e->attended[at] = most_attended(trace[m->cfg.layers - 1].weights, r, q, b->examples[r].src_len,

@@ -41,7 +41,7 @@ void sampler_init(Sampler *s, int V, int first, double temperature, int top_k, u
 void sampler_free(Sampler *s);
 /* A token drawn from the logits z[0 .. V): p_i ∝ exp(z_i / T) over the top K of the ids from
  * `first` on. No allocation. */
-int sample_token(Sampler *s, const real *z);
+int sampler_draw(Sampler *s, const real *z);
 
 typedef struct Evaluator {
     Batch batch;

@@ -233,12 +233,12 @@ static void test_test_split_is_held_out(void)
     rig_close(&b);
 }
 
-/* sample_token on fixed logits: with --top-k=2 only the two most likely tokens are drawn (the
+/* sampler_draw on fixed logits: with --top-k=2 only the two most likely tokens are drawn (the
  * lower id of a tie at the second place); over every token, each one's frequency in 100000 draws
  * is within 0.01 of softmax(z / T) (about 6 standard deviations of the worst case, p = 0.5);
  * --top-k=1 is the argmax whatever T (the first of equal maxima); the same seed draws the same
  * tokens; and no draw allocates. */
-static void test_sample_token(void)
+static void test_sampler_draw(void)
 {
     enum { V = 6, DRAWS = 100000 };
     const real z[V] = {1.0f, 3.0f, 2.0f, 2.0f, -1.0f, 2.0f}; /* ids 2, 3 and 5 tie at the second place */
@@ -249,9 +249,9 @@ static void test_sample_token(void)
     sampler_init(&again, V, 0, 1.0, 2, 7);
     uint64_t before = mem_alloc_count();
     for (int i = 0; i < 1000; i++) {
-        int t = sample_token(&s, z);
+        int t = sampler_draw(&s, z);
         count[t]++;
-        differ += t != sample_token(&again, z);
+        differ += t != sampler_draw(&again, z);
     }
     CHECK(count[1] + count[2] == 1000 && count[1] > 0 && count[2] > 0 && differ == 0,
           "--top-k=2: drawn %d %d %d %d %d %d (want only ids 1 and 2); %d draws differ with the same seed", count[0],
@@ -265,7 +265,7 @@ static void test_sample_token(void)
         sampler_init(&s, V, 0, T, 0, 11 + (uint64_t)k);
         memset(count, 0, sizeof count);
         before = mem_alloc_count();
-        for (int i = 0; i < DRAWS; i++) count[sample_token(&s, z)]++;
+        for (int i = 0; i < DRAWS; i++) count[sampler_draw(&s, z)]++;
         CHECK(mem_alloc_count() == before, "%llu allocations in %d draws", (unsigned long long)(mem_alloc_count() - before),
               DRAWS);
         for (int v = 0; v < V; v++) worst = test_max(worst, fabs((double)count[v] / DRAWS - p[v] / sum));
@@ -274,21 +274,21 @@ static void test_sample_token(void)
     }
     int greedy_misses = 0;
     sampler_init(&s, V, 0, 1e3, 1, 3);
-    for (int i = 0; i < 1000; i++) greedy_misses += sample_token(&s, z) != 1;
+    for (int i = 0; i < 1000; i++) greedy_misses += sampler_draw(&s, z) != 1;
     sampler_free(&s);
     const real flat[V] = {0.0f, 4.0f, 1.0f, 4.0f, 4.0f, -2.0f}; /* a tie at the top: the lower id, 1 */
     sampler_init(&s, V, 0, 0.5, 1, 3);
-    for (int i = 0; i < 1000; i++) greedy_misses += sample_token(&s, flat) != 1;
+    for (int i = 0; i < 1000; i++) greedy_misses += sampler_draw(&s, flat) != 1;
     sampler_free(&s);
     CHECK(greedy_misses == 0, "--top-k=1: %d of 2000 draws were not the most likely token", greedy_misses);
     /* from id `first` on (--decode: TOK_EOS, no answer holds <pad> <bos> <sep>): at T = 1e6,
      * nearly uniform, no draw below it in 1000, though id 1 is the most likely of all */
     int below = 0, top = 0;
     sampler_init(&s, V, 3, 1e6, 0, 5);
-    for (int i = 0; i < 1000; i++) below += sample_token(&s, z) < 3;
+    for (int i = 0; i < 1000; i++) below += sampler_draw(&s, z) < 3;
     sampler_free(&s);
     sampler_init(&s, V, 3, 0.5, 1, 5);
-    for (int i = 0; i < 1000; i++) top += sample_token(&s, z) == 3; /* the first of the ties at 2.0 from id 3 on */
+    for (int i = 0; i < 1000; i++) top += sampler_draw(&s, z) == 3; /* the first of the ties at 2.0 from id 3 on */
     sampler_free(&s);
     CHECK(below == 0 && top == 1000, "first = 3: %d of 1000 draws below it; --top-k=1 gave id 3 %d times", below, top);
     CHECK(mem_alloc_count() - allocations == 2 * 8, "the samplers allocated %llu times (want 2 each)",
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
         {"eval: decode_sources (--decode) = batched greedy decoding; its attention = a forward pass's", test_decode_sources},
         {"eval: attention dropout is off in evaluation and decoding (0.5 = 0, to the bit)",
          test_attention_dropout_is_off_in_evaluation_and_decoding},
-        {"eval: sample_token (--decode --temperature, --top-k) draws from softmax(z / T) over the top K", test_sample_token},
+        {"eval: sampler_draw (--decode --temperature, --top-k) draws from softmax(z / T) over the top K", test_sampler_draw},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }
