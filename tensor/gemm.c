@@ -87,11 +87,10 @@ typedef enum BlockShape { BLOCK_WIDE, BLOCK_NARROW } BlockShape;
 #define UNCHECKED_INLINE
 #endif
 
-/* Packing buffers, one pair per thread and never allocated at run time. Thread-local rather
+/* The packing buffer, one per thread and never allocated at run time. Thread-local rather
  * than indexed by omp_get_thread_num(): gemm may be called from inside a parallel region
  * (./probe does), where thread numbers of the inner team are not unique. */
 static _Thread_local _Alignas(64) real g_pack_b[KC * NC];
-static _Thread_local _Alignas(64) real g_pack_edge[2 * MR * KC]; /* the rows of an edge block of A */
 
 UNCHECKED_INLINE /* inlined into block_kernel: see there */
 static inline real fma_r(real a, real b, real c)
@@ -160,12 +159,15 @@ TARGET_AVX512 static void transpose16(const real *src, size_t ld, real *out, siz
 #endif
 
 typedef void KernelFn(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc, BlockStore store);
+typedef void KernelRowsFn(int rows, BlockShape shape, int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C,
+                          size_t ldc, BlockStore store);
 typedef void TransposeFn(const real *src, size_t ld, real *out, size_t ldo);
-/* One variant of the code: the micro-kernel's two block shapes, and the transposing copy
- * (NULL: pack_b's portable loop). */
+/* One variant of the code: the micro-kernel's two block shapes, the same for blocks with fewer
+ * rows, and the transposing copy (NULL: pack_b's portable loop). */
 typedef struct {
     const char *name;
     KernelFn *wide, *narrow;
+    KernelRowsFn *rows;
     TransposeFn *transpose16;
 } Kernels;
 /* Pack rows [k0, k0+kc) x cols [j0, j0+nc) of op(B) as NR-column strips: strip q holds, for
@@ -184,14 +186,27 @@ static void pack_b(const Kernels *ks, const GemmShape *s, const real *B, int k0,
             continue;
         }
         /* B stored N x K: a transposing copy. Whole 16 x 16 blocks go through registers where
-         * the machine allows; everything else, one value at a time. */
+         * the machine allows (the last, partial one of the strip from a zero-padded copy of
+         * its rows); everything else, one value at a time. */
         int k_fast = 0, c_fast = 0;
         if (ks->transpose16) {
             k_fast = kc / 16 * 16;
-            c_fast = cols / 16 * 16;
-            for (int c = 0; c < c_fast; c += 16)
-                for (int k = 0; k < k_fast; k += 16)
-                    ks->transpose16(B + (size_t)(j0 + q + c) * s->ldb + k0 + k, (size_t)s->ldb, d + (size_t)k * NR + c, NR);
+            for (int c = 0; c < cols; c += 16) {
+                int n = cols - c < 16 ? cols - c : 16;
+                for (int k = 0; k < k_fast; k += 16) {
+                    const real *src = B + (size_t)(j0 + q + c) * s->ldb + k0 + k;
+                    size_t ld = (size_t)s->ldb;
+                    real tile[16 * 16];
+                    if (n < 16) { /* rows past the last column of op(B) are zeros */
+                        memset(tile, 0, sizeof tile);
+                        for (int r = 0; r < n; r++) memcpy(tile + r * 16, src + r * ld, 16 * sizeof(real));
+                        src = tile;
+                        ld = 16;
+                    }
+                    ks->transpose16(src, ld, d + (size_t)k * NR + c, NR);
+                }
+                c_fast = c + 16;
+            }
         }
         for (int c = 0; c < NR; c++) {
             const real *src = B + (size_t)(j0 + q + c) * s->ldb + k0;
@@ -247,6 +262,35 @@ static inline void block_kernel(int mr, int nr, int kc, const real *restrict a, 
             for (int j = 0; j < nr; j++) C[r * ldc + j] = t[r * nr + j];
 }
 
+/* A block of fewer rows than the shape's (rows < MR wide, < 2 MR narrow): cut into pieces of
+ * 8, 4, 2 and 1 rows (the binary digits of rows), each its own fixed-size kernel, so nothing
+ * is computed for rows that do not exist and nothing is read past the last row of A. */
+UNCHECKED_INLINE
+static inline void block_kernel_rows(int rows, BlockShape shape, int kc, const real *a, size_t a_row, size_t a_k,
+                                     const real *b, real *C, size_t ldc, BlockStore store)
+{
+    int nr = shape == BLOCK_NARROW ? NR / 2 : NR;
+    int done = 0; /* rows computed so far */
+    if (shape == BLOCK_NARROW && (rows & 8)) {
+        block_kernel(8, NR / 2, kc, a, a_row, a_k, b, C, ldc, store);
+        done += 8;
+    }
+    if (rows & 4) {
+        if (nr == NR) block_kernel(4, NR, kc, a + done * a_row, a_row, a_k, b, C + done * ldc, ldc, store);
+        else block_kernel(4, NR / 2, kc, a + done * a_row, a_row, a_k, b, C + done * ldc, ldc, store);
+        done += 4;
+    }
+    if (rows & 2) {
+        if (nr == NR) block_kernel(2, NR, kc, a + done * a_row, a_row, a_k, b, C + done * ldc, ldc, store);
+        else block_kernel(2, NR / 2, kc, a + done * a_row, a_row, a_k, b, C + done * ldc, ldc, store);
+        done += 2;
+    }
+    if (rows & 1) {
+        if (nr == NR) block_kernel(1, NR, kc, a + done * a_row, a_row, a_k, b, C + done * ldc, ldc, store);
+        else block_kernel(1, NR / 2, kc, a + done * a_row, a_row, a_k, b, C + done * ldc, ldc, store);
+    }
+}
+
 /* The variants. Why: a generic x86-64 build (-march=x86-64-v2, what distributions build)
  * may not assume FMA, so there the kernel's fmaf() is a call to libm's exact software routine
  * and training is ~100x slower. So the kernel is compiled three times: for the build's own
@@ -267,6 +311,12 @@ UNCHECKED static void kernel_narrow(int kc, const real *a, size_t a_row, size_t 
     block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, store);
 }
 
+UNCHECKED static void kernel_rows(int rows, BlockShape shape, int kc, const real *a, size_t a_row, size_t a_k, const real *b,
+                                  real *C, size_t ldc, BlockStore store)
+{
+    block_kernel_rows(rows, shape, kc, a, a_row, a_k, b, C, ldc, store);
+}
+
 #if GEMM_DISPATCH
 UNCHECKED TARGET_AVX2 static void kernel_wide_avx2(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C,
                                                    size_t ldc, BlockStore store)
@@ -280,6 +330,12 @@ UNCHECKED TARGET_AVX2 static void kernel_narrow_avx2(int kc, const real *a, size
     block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, store);
 }
 
+UNCHECKED TARGET_AVX2 static void kernel_rows_avx2(int rows, BlockShape shape, int kc, const real *a, size_t a_row, size_t a_k,
+                                                   const real *b, real *C, size_t ldc, BlockStore store)
+{
+    block_kernel_rows(rows, shape, kc, a, a_row, a_k, b, C, ldc, store);
+}
+
 UNCHECKED TARGET_AVX512 static void kernel_wide_avx512(int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C,
                                                        size_t ldc, BlockStore store)
 {
@@ -291,6 +347,12 @@ UNCHECKED TARGET_AVX512 static void kernel_narrow_avx512(int kc, const real *a, 
 {
     block_kernel(2 * MR, NR / 2, kc, a, a_row, a_k, b, C, ldc, store);
 }
+
+UNCHECKED TARGET_AVX512 static void kernel_rows_avx512(int rows, BlockShape shape, int kc, const real *a, size_t a_row,
+                                                       size_t a_k, const real *b, real *C, size_t ldc, BlockStore store)
+{
+    block_kernel_rows(rows, shape, kc, a, a_row, a_k, b, C, ldc, store);
+}
 #endif
 
 /* The variant for this call: the widest the CPU has, or the build's own when a test forces the
@@ -298,13 +360,13 @@ UNCHECKED TARGET_AVX512 static void kernel_narrow_avx512(int kc, const real *a, 
  * threads at once, and there is then no first call to initialise anything in. */
 static const Kernels *kernels(void)
 {
-    static const Kernels build = {"build", kernel_wide, kernel_narrow, NULL};
+    static const Kernels build = {"build", kernel_wide, kernel_narrow, kernel_rows, NULL};
 #if GEMM_DISPATCH
-    static const Kernels avx2 = {"avx2", kernel_wide_avx2, kernel_narrow_avx2, NULL};
+    static const Kernels avx2 = {"avx2", kernel_wide_avx2, kernel_narrow_avx2, kernel_rows_avx2, NULL};
 #if HAVE_TRANSPOSE16
-    static const Kernels avx512 = {"avx512", kernel_wide_avx512, kernel_narrow_avx512, transpose16};
+    static const Kernels avx512 = {"avx512", kernel_wide_avx512, kernel_narrow_avx512, kernel_rows_avx512, transpose16};
 #else
-    static const Kernels avx512 = {"avx512", kernel_wide_avx512, kernel_narrow_avx512, NULL};
+    static const Kernels avx512 = {"avx512", kernel_wide_avx512, kernel_narrow_avx512, kernel_rows_avx512, NULL};
 #endif
     if (g_kernels == GEMM_KERNELS_BUILD) return &build;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return &avx512;
@@ -315,26 +377,26 @@ static const Kernels *kernels(void)
 
 const char *gemm_kernel_name(void) { return kernels()->name; }
 
-/* A block at the edge of C (fewer rows or columns than the kernel's): computed whole into a
- * scratch block, then the valid part is stored. When rows are missing, the rows that exist
- * are first copied into a zero-padded buffer, so that nothing past the end of A is read. */
+/* A block at the edge of C (fewer rows or columns than the kernel's). Fewer rows: the rows
+ * kernel, straight into C when all the columns are there. Fewer columns: the block is
+ * computed into a scratch block, then its valid part is stored. */
 static void edge_kernel(const Kernels *ks, BlockShape shape, int kc, const real *a, size_t a_row, size_t a_k, const real *b, real *C, size_t ldc,
                         int rows, int cols, BlockStore store)
 {
-    int mr = shape == BLOCK_NARROW ? 2 * MR : MR;
-    real t[2 * MR * NR];
-    if (rows < mr) {
-        real *pad = g_pack_edge;
-        for (int k = 0; k < kc; k++)
-            for (int r = 0; r < mr; r++) pad[k * mr + r] = r < rows ? a[r * a_row + k * a_k] : 0;
-        a = pad;
-        a_row = 1;
-        a_k = (size_t)mr;
+    int mr = shape == BLOCK_NARROW ? 2 * MR : MR, nr = shape == BLOCK_NARROW ? NR / 2 : NR;
+    if (cols == nr) {
+        ks->rows(rows, shape, kc, a, a_row, a_k, b, C, ldc, store);
+        return;
     }
-    if (shape == BLOCK_NARROW) ks->narrow(kc, a, a_row, a_k, b, t, NR, STORE_SET);
+    real t[2 * MR * NR];
+    if (rows < mr) ks->rows(rows, shape, kc, a, a_row, a_k, b, t, NR, STORE_SET);
+    else if (shape == BLOCK_NARROW) ks->narrow(kc, a, a_row, a_k, b, t, NR, STORE_SET);
     else ks->wide(kc, a, a_row, a_k, b, t, NR, STORE_SET);
-    for (int r = 0; r < rows; r++)
-        for (int j = 0; j < cols; j++) C[r * ldc + j] = store == STORE_ADD ? C[r * ldc + j] + t[r * NR + j] : t[r * NR + j];
+    if (store == STORE_ADD)
+        for (int r = 0; r < rows; r++)
+            for (int j = 0; j < cols; j++) C[r * ldc + j] += t[r * NR + j];
+    else
+        for (int r = 0; r < rows; r++) memcpy(C + r * ldc, t + r * NR, (size_t)cols * sizeof(real));
 }
 
 /* Row blocks [ib_lo, ib_hi) of one column block jb (of width nc_max) of one batch item. */

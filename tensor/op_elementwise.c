@@ -122,32 +122,47 @@ Tensor *op_scale_heads(Tape *tp, Tensor *x, Tensor *s)
 
 #define GELU_C 0.7978845608028654 /* sqrt(2 / pi) */
 
+/* y = x/2 (1 + tanh u), u = c (x + 0.044715 x^3). Since (1 + tanh u)/2 = sigma(2u), the logistic
+ * function, y = x sigma(2u); with e = exp(-2|u|) <= 1 (no overflow, one exp, one division):
+ *     sigma(2u) = 1 / (1 + e) for u >= 0,  e / (1 + e) for u < 0. */
+static inline real gelu_sigma(real v)
+{
+    real u = (real)GELU_C * (v + (real)0.044715 * v * v * v);
+    real e = real_exp(-2 * (u < 0 ? -u : u));
+    return (u < 0 ? e : 1) / (1 + e);
+}
+
+/* dy/dx = sigma + x sigma (1 - sigma) 2c (1 + 3 * 0.044715 x^2), since sigma' = sigma (1 - sigma) */
+static inline real gelu_slope(real v)
+{
+    real sig = gelu_sigma(v);
+    return sig + v * sig * (1 - sig) * (real)(2 * GELU_C) * (1 + (real)(3 * 0.044715) * v * v);
+}
+
+/* dx = g dy/dx, the slope recomputed from x (cheaper than keeping an array of it alive) */
 static void gelu_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *x = e->in[0];
-    real *dx = tape_grad(tp, x);
-    const real *g = e->out->grad;
-    /* y = x/2 (1 + tanh u), u = c (x + 0.044715 x^3):
-     * dy/dx = (1 + tanh u)/2 + x/2 (1 - tanh^2 u) c (1 + 3 * 0.044715 x^2) */
-#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN_HEAVY) /* a tanh */
-    for (size_t i = 0; i < x->size; i++) {
-        real v = x->data[i];
-        real t = real_tanh((real)GELU_C * (v + (real)0.044715 * v * v * v));
-        real d = (real)0.5 * (1 + t) +
-                 (real)0.5 * v * (1 - t * t) * (real)GELU_C * (1 + (real)(3 * 0.044715) * v * v);
-        dx[i] += g[i] * d;
+    bool first;
+    real *dx = tape_grad_whole(tp, x, &first);
+    const real *g = e->out->grad, *xd = x->data;
+    size_t n = x->size;
+    if (first) {
+#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN_HEAVY) /* an exp, a division */
+        for (size_t i = 0; i < n; i++) dx[i] = g[i] * gelu_slope(xd[i]);
+    } else {
+#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN_HEAVY)
+        for (size_t i = 0; i < n; i++) dx[i] += g[i] * gelu_slope(xd[i]);
     }
 }
 
 Tensor *op_gelu(Tape *tp, Tensor *x)
 {
     Tensor *out = tensor_new(tp->arena, x->ndim, x->shape, "gelu");
-#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN_HEAVY) /* a tanh */
-    for (size_t i = 0; i < x->size; i++) {
-        real v = x->data[i];
-        out->data[i] = (real)0.5 * v * (1 + real_tanh((real)GELU_C * (v + (real)0.044715 * v * v * v)));
-    }
-    /* 9 per element (x^3: 2, the polynomial: 3, tanh, 1 +, two multiplies); the backward reads x */
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN_HEAVY) /* an exp, a division */
+    for (size_t i = 0; i < x->size; i++) out->data[i] = x->data[i] * gelu_sigma(x->data[i]);
+    /* 9 per element (x^3: 2, the polynomial: 3, exp, 1 +, the division, the multiply); the
+     * backward reads x */
     tape_cost(tape_push(tp, gelu_backward, "gelu", out, x, NULL, NULL), 9 * (uint64_t)out->size, TAPE_READS_IN0, 0);
     return out;
 }

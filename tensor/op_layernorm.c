@@ -5,6 +5,7 @@
  */
 #include "ops.h"
 #include "parallel.h"
+#include "sum16.h"
 
 #include <assert.h>
 
@@ -39,6 +40,28 @@ static void layernorm_param_block(void *ctx, int j0, int j1)
     }
 }
 
+/* sum_j h_j and sum_j h_j xhat_j of one row, h = g * gain, xhat = (x - mu) r: 16 partial sums
+ * each, in sum16.h's fixed order (so the compiler vectorises it and the bits stay put). */
+static inline void layernorm_grad_sums(const real *g, const real *gain, const real *x, real mu, real r, int C,
+                                       real *sum_h, real *sum_hx)
+{
+    real ah[SUM_LANES] = {0}, ahx[SUM_LANES] = {0};
+    int i = 0;
+    for (; i + SUM_LANES <= C; i += SUM_LANES)
+        for (int l = 0; l < SUM_LANES; l++) {
+            real h = g[i + l] * gain[i + l];
+            ah[l] += h;
+            ahx[l] += h * ((x[i + l] - mu) * r);
+        }
+    for (int l = 0; i + l < C; l++) {
+        real h = g[i + l] * gain[i + l];
+        ah[l] += h;
+        ahx[l] += h * ((x[i + l] - mu) * r);
+    }
+    *sum_h = sum16_combine(ah);
+    *sum_hx = sum16_combine(ahx);
+}
+
 static void layernorm_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *x = e->in[0], *gain = e->in[1], *bias = e->in[2];
@@ -50,23 +73,22 @@ static void layernorm_backward(Tape *tp, TapeEntry *e)
     if (x->requires_grad) {
         /* With h = g * gain (the gradient at xhat), differentiating through mu and r gives
          *   dx = r (h - mean(h) - xhat mean(h xhat)). */
-        real *dx = tape_grad(tp, x);
+        bool first_in;
+        real *dx = tape_grad_whole(tp, x, &first_in);
+        const bool first = first_in; /* a copy the loop can keep in a register */
 #pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
         for (size_t row = 0; row < rows; row++) {
             const real *xr = x->data + row * C, *gr = g + row * C;
             real mu = stats[2 * row], r = stats[2 * row + 1];
-            real mean_h = 0, mean_hx = 0;
-            for (int j = 0; j < C; j++) {
-                real h = gr[j] * gain->data[j], xhat = (xr[j] - mu) * r;
-                mean_h += h;
-                mean_hx += h * xhat;
-            }
+            real mean_h, mean_hx;
+            layernorm_grad_sums(gr, gain->data, xr, mu, r, C, &mean_h, &mean_hx);
             mean_h /= C;
             mean_hx /= C;
             real *d = dx + row * C;
             for (int j = 0; j < C; j++) {
                 real h = gr[j] * gain->data[j], xhat = (xr[j] - mu) * r;
-                d[j] += r * (h - mean_h - xhat * mean_hx);
+                real v = r * (h - mean_h - xhat * mean_hx);
+                d[j] = first ? v : d[j] + v;
             }
         }
     }
@@ -90,11 +112,8 @@ Tensor *op_layernorm(Tape *tp, Tensor *x, Tensor *gain, Tensor *bias, real eps)
     for (size_t row = 0; row < rows; row++) {
         const real *xr = x->data + row * C;
         real *y = out->data + row * C;
-        real mu = 0, var = 0;
-        for (int j = 0; j < C; j++) mu += xr[j];
-        mu /= C;
-        for (int j = 0; j < C; j++) var += (xr[j] - mu) * (xr[j] - mu); /* two passes: no cancellation */
-        var /= C;
+        real mu = sum16(xr, C) / C;
+        real var = sum16_squares_centred(xr, C, mu) / C; /* two passes: no cancellation */
         real r = 1 / real_sqrt(var + eps);
         for (int j = 0; j < C; j++) y[j] = (xr[j] - mu) * r * gain->data[j] + bias->data[j];
         stats[2 * row] = mu;

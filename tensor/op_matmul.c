@@ -51,29 +51,31 @@ static void matmul_grads(Tape *tp, Tensor *a, Tensor *b, Transpose t, const real
     bool ta = t & TRANSPOSE_A, tb = t & TRANSPOSE_B;
     MatmulDims d = matmul_dims(a, b, t);
     if (a->requires_grad) {
-        real *dA = tape_grad(tp, a);
+        bool first; /* the first gradient to reach a: the product is written, not added */
+        real *dA = tape_grad_whole(tp, a, &first);
         if (!ta) { /* dA = G op(B)^T */
-            GemmShape s = gemm_layout((GemmShape){.M = d.M, .N = d.K, .K = d.N, .trans_b = !tb, .accumulate = true,
+            GemmShape s = gemm_layout((GemmShape){.M = d.M, .N = d.K, .K = d.N, .trans_b = !tb, .accumulate = !first,
                                                   .batch = d.batch, .stride_a = d.stride_c, .stride_b = d.stride_b,
                                                   .stride_c = d.stride_a});
             gemm(&s, G, b->data, dA);
         } else {   /* dA (stored K x M) = op(B) G^T */
             GemmShape s = gemm_layout((GemmShape){.M = d.K, .N = d.M, .K = d.N, .trans_a = tb, .trans_b = true,
-                                                  .accumulate = true, .batch = d.batch, .stride_a = d.stride_b,
+                                                  .accumulate = !first, .batch = d.batch, .stride_a = d.stride_b,
                                                   .stride_b = d.stride_c, .stride_c = d.stride_a});
             gemm(&s, b->data, G, dA);
         }
     }
     if (b->requires_grad) {
-        real *dB = tape_grad(tp, b);
+        bool first;
+        real *dB = tape_grad_whole(tp, b, &first);
         if (!tb) { /* dB = op(A)^T G; with a shared b this sums over every row of every batch item */
-            GemmShape s = gemm_layout((GemmShape){.M = d.K, .N = d.N, .K = d.M, .trans_a = !ta, .accumulate = true,
+            GemmShape s = gemm_layout((GemmShape){.M = d.K, .N = d.N, .K = d.M, .trans_a = !ta, .accumulate = !first,
                                                   .batch = d.batch, .stride_a = d.stride_a, .stride_b = d.stride_c,
                                                   .stride_c = d.stride_b});
             gemm(&s, a->data, G, dB);
         } else {   /* dB (stored N x K) = G^T op(A) */
             GemmShape s = gemm_layout((GemmShape){.M = d.N, .N = d.K, .K = d.M, .trans_a = true, .trans_b = ta,
-                                                  .accumulate = true, .batch = d.batch, .stride_a = d.stride_c,
+                                                  .accumulate = !first, .batch = d.batch, .stride_a = d.stride_c,
                                                   .stride_b = d.stride_a, .stride_c = d.stride_b});
             gemm(&s, G, a->data, dB);
         }

@@ -56,7 +56,9 @@ static void permute_backward(Tape *tp, TapeEntry *e)
     Tensor *x = e->in[0];
     const PermuteSaved *saved = e->saved;
     PermuteGeometry g = permute_geometry(x, x->ndim, saved->perm);
-    real *dx = tape_grad(tp, x);
+    bool first_in; /* every element of dx is reached once: written when no gradient was there */
+    real *dx = tape_grad_whole(tp, x, &first_in);
+    const bool first = first_in; /* a copy the loop can keep in a register */
     const real *go = e->out->grad;
     int *s = g.out_shape;
     /* out is a rearrangement of x, so each gradient value goes back to where it came from */
@@ -65,9 +67,10 @@ static void permute_backward(Tape *tp, TapeEntry *e)
         for (int b = 0; b < s[1]; b++) {
             const real *src = go + ((size_t)a * s[1] + b) * s[2] * s[3];
             for (int c = 0; c < s[2]; c++)
-                for (int d = 0; d < s[3]; d++)
-                    dx[a * g.in_stride[0] + b * g.in_stride[1] + c * g.in_stride[2] + d * g.in_stride[3]] +=
-                        src[(size_t)c * s[3] + d];
+                for (int d = 0; d < s[3]; d++) {
+                    real *to = &dx[a * g.in_stride[0] + b * g.in_stride[1] + c * g.in_stride[2] + d * g.in_stride[3]];
+                    *to = first ? src[(size_t)c * s[3] + d] : *to + src[(size_t)c * s[3] + d];
+                }
         }
 }
 

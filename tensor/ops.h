@@ -20,7 +20,10 @@
  *   3. Backward: for each input with requires_grad, get its gradient buffer with
  *      tape_grad(tp, input) (zeroed on first use, possibly a recycled buffer) and ADD to it:
  *      gradients accumulate with +=, never =, because a tensor may feed several ops and each
- *      adds its share. Never write to out->grad or to an input's data.
+ *      adds its share. Never write to out->grad or to an input's data. (A backward that
+ *      writes every element of an input's gradient may ask tape_grad_whole instead: when it is
+ *      the first to reach that input, it writes (=) into an unzeroed buffer, and adds otherwise;
+ *      matmul, layernorm, GELU and permute do, which spares zeroing most activation gradients.)
  *   4. Threads: split the loop over outputs (rows, columns, elements) with
  *      `#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)` (tensor/parallel.h;
  *      PARALLEL_MIN_HEAVY for a loop whose element costs a tanh, a libm exp or a rounding).

@@ -53,6 +53,17 @@ static inline real dot16(const real *a, const real *b, int n)
     return sum16_combine(acc);
 }
 
+/* (x[0] - mu)^2 + ... + (x[n - 1] - mu)^2: each square rounded, then added as in sum16. */
+static inline real sum16_squares_centred(const real *x, int n, real mu)
+{
+    real acc[SUM_LANES] = {0};
+    int i = 0;
+    for (; i + SUM_LANES <= n; i += SUM_LANES)
+        for (int l = 0; l < SUM_LANES; l++) acc[l] += (x[i + l] - mu) * (x[i + l] - mu);
+    for (int l = 0; i + l < n; l++) acc[l] += (x[i + l] - mu) * (x[i + l] - mu);
+    return sum16_combine(acc);
+}
+
 /* max_j s x[j] over j < n (n >= 1), each term taken when it is > the max so far: a NaN term is
  * passed over, unless x[0] is NaN (then the max is NaN, and so is the softmax row). */
 static inline real max16_scaled(const real *x, int n, real s)

@@ -71,22 +71,28 @@ static GradFreeList *free_list(Tape *tp, size_t bytes)
     return l;
 }
 
-real *tape_grad(Tape *tp, Tensor *t)
+/* t's gradient buffer; a new one is zeroed unless the caller will write all of it (*first). */
+static real *grad_buffer(Tape *tp, Tensor *t, bool *first)
 {
     /* a view shares its source's gradient: ask the source every time, since the source's buffer
      * goes back to the pool after its backward, and a later pass gets a new one */
-    if (t->view_of) return t->grad = tape_grad(tp, t->view_of);
+    if (t->view_of) return t->grad = grad_buffer(tp, t->view_of, first);
+    if (first) *first = !t->grad;
     if (t->grad) return t->grad;
     size_t bytes = (t->size * sizeof(real) + 63) / 64 * 64;
     GradFreeList *l = free_list(tp, bytes);
     void *block = l ? l->head : NULL;
     if (block) l->head = *(void **)block;
     else block = arena_alloc(tp->arena, bytes);
-    memset(block, 0, bytes);
+    if (!first) memset(block, 0, bytes);
     t->grad = block;
     t->grad_pooled = true;
     return t->grad;
 }
+
+real *tape_grad(Tape *tp, Tensor *t) { return grad_buffer(tp, t, NULL); }
+
+real *tape_grad_whole(Tape *tp, Tensor *t, bool *first) { return grad_buffer(tp, t, first); }
 
 /* Gives t's gradient back to the pool (it is dead: its producer's backward has run). */
 static void release_grad(Tape *tp, Tensor *t)

@@ -170,6 +170,10 @@ void *tape_save(Tape *tp, TapeEntry *e, size_t bytes);
  * again, and tape_backward gives the buffer back for the next gradient of the same size. So
  * only a few layers' gradients are alive at a time, not the whole network's. */
 real *tape_grad(Tape *tp, Tensor *t);
+/* The same, for a backward pass that writes every element of t's gradient: when it is the first
+ * to reach t, *first is set and the buffer comes uninitialised - write (=) instead of adding
+ * (+=), which saves zeroing a buffer only to add to zeros. Otherwise as tape_grad. */
+real *tape_grad_whole(Tape *tp, Tensor *t, bool *first);
 /* Lets a caller see t's gradient once it is complete, without an entry or a pass of its own:
  * fn(t, ctx) is hung on the entry that produced t, and the backward pass calls it just before
  * that entry's backward runs - when every op that consumed t has added its share to t->grad

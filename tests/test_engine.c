@@ -69,6 +69,57 @@ static void test_tape_accumulates_when_a_tensor_is_reused(void)
     for (int i = 0; i < 12; i++) CHECK(x->grad[i] == 2, "d(x+x)/dx[%d] = %g, want 2", i, x->grad[i]);
 }
 
+/* One consumer of a [R, C]: 0 permute (viewed back as R x C), 1 matmul, 2 GELU, 3 layernorm. */
+static Tensor *consumer(int op, Tensor *a, Tensor *w, Tensor *gain, Tensor *bias)
+{
+    int perm[2] = {1, 0}, shape[2] = {a->shape[0], a->shape[1]};
+    if (op == 0) return op_reshape(&g_tape, op_permute(&g_tape, a, 2, perm), 2, shape);
+    if (op == 1) return op_matmul(&g_tape, a, w, TRANSPOSE_NONE);
+    if (op == 2) return op_gelu(&g_tape, a);
+    return op_layernorm(&g_tape, a, gain, bias, (real)1e-5);
+}
+
+/* An op whose backward writes all of an input's gradient writes it (=) when it is the first to
+ * reach it (tape_grad_whole), and adds when others were there before. a feeds four such ops
+ * (permute, matmul, GELU, layernorm), recorded in four rotated orders so that each op is once
+ * the first to reach a and three times not; the backward visits them last-recorded first, so
+ * x's gradient must be, to the bit, the sum of each op's own gradient (what it gives as a's only
+ * consumer) in that order. The buffers come back from the pool holding old gradients (the same
+ * arena, reset): a first write that missed an element would show. */
+static void test_first_gradient_is_written_then_added_to(void)
+{
+    enum { R = 4, C = 8, N = R * C };
+    real alone[4][N], both[N], seed[N];
+    for (int i = 0; i < N; i++) seed[i] = (real)((i * 7) % 11) - 5;
+    setup();
+    int cols[1] = {C};
+    Tensor *x = param2(R, C, 31), *w = param2(C, C, 32), *gain = param(1, cols, 0.5, 1.5, 33), *bias = param(1, cols, -1, 1, 34);
+    for (int op = 0; op < 4; op++) {
+        memset(x->grad, 0, N * sizeof(real));
+        tape_backward_from(&g_tape, consumer(op, op_scale(&g_tape, x, 1), w, gain, bias), seed);
+        memcpy(alone[op], x->grad, sizeof both);
+        tape_reset(&g_tape);
+    }
+    int bad = 0;
+    for (int rot = 0; rot < 4; rot++) {
+        memset(x->grad, 0, N * sizeof(real));
+        Tensor *a = op_scale(&g_tape, x, 1), *y = NULL;
+        for (int k = 0; k < 4; k++) {
+            Tensor *out = consumer((k + rot) % 4, a, w, gain, bias);
+            y = y ? op_add(&g_tape, y, out) : out;
+        }
+        tape_backward_from(&g_tape, y, seed);
+        memcpy(both, x->grad, sizeof both);
+        tape_reset(&g_tape);
+        for (int i = 0; i < N; i++) {
+            real want = alone[(3 + rot) % 4][i];
+            for (int k = 2; k >= 0; k--) want += alone[(k + rot) % 4][i];
+            bad += both[i] != want;
+        }
+    }
+    CHECK(bad == 0, "%d of %d gradient values differ from the sum of the four ops' own", bad, 4 * N);
+}
+
 /* A network using most ops, for B sequences of T tokens, width C = 2 heads of C/2, a
  * vocabulary of V (= the rows of `table`); returns the loss. */
 typedef struct NetShape {
@@ -932,9 +983,12 @@ static void check_gemm_against_reference(GemmKernels kernels)
      * (the fast kernel sums 256-long slices with fma). The error of either is below
      * K * 2^-24 * sum|a_k b_k| <= K^2 * 6e-8 in the worst case; in practice ~sqrt(K) * 6e-8 * |C|.
      * We allow 1e-5 * K, far below the O(1) error of any indexing bug. */
-    int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {64, 32, 256}, {65, 33, 257}, {100, 300, 70}, {129, 257, 600}};
+    /* edges of every kind: rows left over after the 8- or 16-row blocks 1..15 (the rows
+     * kernel's pieces), columns left over in a 16 or 32 strip, K below, at and above a slice */
+    int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {64, 32, 256}, {65, 33, 257}, {100, 300, 70}, {129, 257, 600},
+                       {26, 26, 64}, {13, 10, 20}, {30, 20, 17}, {15, 16, 16}, {11, 47, 5}};
     gemm_use_kernels(kernels);
-    for (int s = 0; s < 6; s++)
+    for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++)
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++)
                 for (int acc = 0; acc < 2; acc++) {
@@ -971,8 +1025,8 @@ static void test_gemm_fast_matches_reference(void)
  * same values: both paths, every form, shapes with and without whole 16 x 16 blocks. */
 static void test_gemm_portable_and_intrinsic_paths_agree(void)
 {
-    int shapes[][3] = {{7, 5, 3}, {40, 48, 32}, {65, 47, 40}, {129, 300, 260}};
-    for (int sh = 0; sh < 4; sh++)
+    int shapes[][3] = {{7, 5, 3}, {40, 48, 32}, {65, 47, 40}, {129, 300, 260}, {26, 26, 64}, {13, 10, 48}, {30, 20, 17}};
+    for (int sh = 0; sh < (int)(sizeof shapes / sizeof shapes[0]); sh++)
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++) {
                 int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
@@ -1296,6 +1350,7 @@ int main(int argc, char **argv)
         {"numerics: cross-entropy = log V when uniform; mask counts", test_cross_entropy_uniform_is_log_v_and_mask_counts},
         {"numerics: layernorm output has mean 0, variance 1", test_layernorm_normalises},
         {"numerics: gelu values", test_gelu_values},
+        {"tape: the first gradient to reach a tensor is written, the others added", test_first_gradient_is_written_then_added_to},
         {"ops: tanh, exp, l2_normalize, add_pairs against double", test_new_ops_against_double},
         {"format: fp16 rounding against _Float16 and listed values", test_format_round_fp16},
         {"format: bf16 rounding against the bit trick and listed values", test_format_round_bf16},
