@@ -169,9 +169,9 @@ $(foreach t,$(TESTS32),$(eval $(call test_program,f32,$(t),$(OPT))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,f64,$(t),$(OPT))))
 $(foreach t,$(TESTS32),$(eval $(call test_program,asan32,$(t),$(SAN))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,asan64,$(t),$(SAN))))
-# test_report checks the report's statistics: it links study/stats.c too
-$(BUILD)/f32/tests/test_report: $(BUILD)/f32/study/stats.o
-$(BUILD)/asan32/tests/test_report: $(BUILD)/asan32/study/stats.o
+# test_report checks the report's statistics: it links study/stats.c and stats_outcomes.c too
+$(BUILD)/f32/tests/test_report: $(BUILD)/f32/study/stats.o $(BUILD)/f32/study/stats_outcomes.o
+$(BUILD)/asan32/tests/test_report: $(BUILD)/asan32/study/stats.o $(BUILD)/asan32/study/stats_outcomes.o
 
 # The golden fingerprints (tests/golden.sh) hold for the optimised builds: every build (gcc or
 # clang, any -march, with or without OpenMP, aarch64) gives the same bits, since every sum has a
