@@ -169,19 +169,26 @@ $(foreach t,$(TESTS32),$(eval $(call test_program,f32,$(t),$(OPT))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,f64,$(t),$(OPT))))
 $(foreach t,$(TESTS32),$(eval $(call test_program,asan32,$(t),$(SAN))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,asan64,$(t),$(SAN))))
-# test_report checks the report's statistics: it links study/stats.c too
-$(BUILD)/f32/tests/test_report: $(BUILD)/f32/study/stats.o
-$(BUILD)/asan32/tests/test_report: $(BUILD)/asan32/study/stats.o
+# test_report checks the report's statistics: it links study/stats.c and stats_outcomes.c too
+$(BUILD)/f32/tests/test_report: $(BUILD)/f32/study/stats.o $(BUILD)/f32/study/stats_outcomes.o
+$(BUILD)/asan32/tests/test_report: $(BUILD)/asan32/study/stats.o $(BUILD)/asan32/study/stats_outcomes.o
+# test_outcomes checks ./report's outcome analysis: it links ./report's parts (study/ has its own
+# die(), so not the trainer's objects)
+OUTCOMES_TEST_SRC := tests/test_outcomes.c tests/test.c $(wildcard study/*.c) viz/svg.c base/base.c instrument/log_columns.c
+$(BUILD)/f32/tests/test_outcomes: $(call objs,f32,$(OUTCOMES_TEST_SRC))
+	$(CC) $(BASE) $(OPT) $^ -o $@ $(LDLIBS)
+$(BUILD)/asan32/tests/test_outcomes: $(call objs,asan32,$(OUTCOMES_TEST_SRC))
+	$(CC) $(BASE) $(SAN) $^ -o $@ $(LDLIBS)
 
 # The golden fingerprints (tests/golden.sh) hold for the optimised builds: every build (gcc or
 # clang, any -march, with or without OpenMP, aarch64) gives the same bits, since every sum has a
 # fixed order (tensor/sum16.h). They are compared here, not under the sanitizers (which build
 # at another optimisation level, and slowly). Under an
 # EMULATOR, run.sh runs the unit tests and the golden runs only.
-test: $(foreach p,$(PROGRAMS),$(call prog,$(p))) $(addprefix $(BUILD)/f32/tests/,$(TESTS32)) $(addprefix $(BUILD)/f64/tests/,$(TESTS64))
+test: $(foreach p,$(PROGRAMS),$(call prog,$(p))) $(addprefix $(BUILD)/f32/tests/,$(TESTS32) test_outcomes) $(addprefix $(BUILD)/f64/tests/,$(TESTS64))
 	EMULATOR='$(EMULATOR)' tests/run.sh $(BUILD)/f32 $(BUILD)/f64 $(BIN) golden
 
-asan: $(addprefix $(BUILD)/asan32/,$(PROGRAMS)) $(addprefix $(BUILD)/asan32/tests/,$(TESTS32)) $(addprefix $(BUILD)/asan64/tests/,$(TESTS64))
+asan: $(addprefix $(BUILD)/asan32/,$(PROGRAMS)) $(addprefix $(BUILD)/asan32/tests/,$(TESTS32) test_outcomes) $(addprefix $(BUILD)/asan64/tests/,$(TESTS64))
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh $(BUILD)/asan32 $(BUILD)/asan64 $(BUILD)/asan32
 
 # ---------------------------------------------------------------- valgrind

@@ -12,6 +12,8 @@
  *   best_lr.tsv   the learning rate chosen per cell of stage "lr" (on validation accuracy)
  *   summary.md    the tables: the LR sweep, test accuracy with 95 % intervals over seeds,
  *                 paired per-seed comparisons of scales and of variants, the binomial error
+ *   outcomes.md   for the tasks of study/report_outcome_table.c: success counts, steps to the
+ *                 loss threshold, the primary (Holm) and secondary (BH) contrasts and their verdicts
  *   *.svg         lr_TASK_OPTIM (and lr_STAGE_TASK_OPTIM for another stage that sweeps rates),
  *                 dk_TASK, curves_TASK_OPTIM (the last from logs only)
  * From folders, runs.csv is written first and the tables are made from it as read back, so
@@ -24,6 +26,7 @@
  *   report_common.c  die, memory, numbers as text, files read whole and written atomically
  *   report_rows.c    the rows of a study: the columns of jobs.tsv and runs.csv, scales, key orders
  *   stats.c          means, t intervals, paired differences
+ *   stats_outcomes.c Wilson, Fisher, sign-flip, Holm, BH, minimum detectable differences, Kaplan-Meier, log-rank
  *   report_log.c     a CSV log of ./train, read by the column table it was written by
  *                    (instrument/log_columns.c)
  *   report_io.c      the inputs: result folders (jobs.tsv, runs/ID.out, runs/ID.csv), their
@@ -31,6 +34,8 @@
  *   report_cells.c   the runs grouped into cells (one per setting but the seed), sorted, found
  *                    by binary search: what the tables and plots read
  *   report_tables.c  best_lr.tsv and summary.md, from runs.csv's rows only
+ *   report_outcome_table.c  the pre-registered thresholds, tests and primary contrasts
+ *   report_outcomes.c outcomes.md, from runs.csv's rows and that table
  *   report_figure.c  the frame of every figure: a file written atomically, panel sizes, titles
  *   report_plots.c   the SVG plots of a study (drawn with viz/svg.c)
  *   report_glance.c  one run or a few at a glance, from their logs
@@ -41,6 +46,7 @@
 #include "study/report_common.h"
 #include "study/report_glance.h"
 #include "study/report_io.h"
+#include "study/report_outcomes.h"
 #include "study/report_plots.h"
 #include "study/report_probe.h"
 #include "study/report_tables.h"
@@ -186,13 +192,14 @@ static void make_study_report(const Command *c)
     cells_build(&cells, rows, n_rows);
     write_best_lr(dir, &cells);
     write_summary(dir, &cells, rows, n_rows);
+    bool outcomes = write_outcomes(dir, &cells);
     int plots = write_plots(dir, &cells, curves, n_curves);
     cells_free(&cells);
 
     int done = 0;
     for (int i = 0; i < n_rows; i++) done += rows[i].done;
-    printf("report: %d planned runs, %d done, %d missing -> %s/%sbest_lr.tsv, summary.md and %d plots\n", n_rows, done,
-           n_rows - done, dir, c->runs ? "" : "runs.csv, ", plots);
+    printf("report: %d planned runs, %d done, %d missing -> %s/%sbest_lr.tsv, summary.md%s and %d plots\n", n_rows, done,
+           n_rows - done, dir, c->runs ? "" : "runs.csv, ", outcomes ? ", outcomes.md" : "", plots);
     if (done < n_rows) fprintf(stderr, "report: %d of %d planned runs are missing (listed in summary.md)\n", n_rows - done, n_rows);
     free_rows(rows, n_rows);
     free_curves(curves, n_curves);

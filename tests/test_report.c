@@ -1,9 +1,12 @@
-/* test_report.c - the statistics of ./report (study/stats.c), against values worked out by hand. */
+/* test_report.c - the statistics of ./report (study/stats.c, study/stats_outcomes.c), against
+ * values worked out by hand or counted by brute force here (never the code's own output). */
 #include "test.h"
 
 #include "../study/stats.h"
+#include "../study/stats_outcomes.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static bool near(double a, double b, double tol) { return fabs(a - b) <= tol; }
 
@@ -143,6 +146,272 @@ static void test_best_learning_rate(void)
     CHECK(stats_best(lr2, all_nan, 2) == -1, "nothing to choose: -1");
 }
 
+/* ------------------------------------------------------------------ outcomes (stats_outcomes.c) */
+
+/* The density of Student's t with df degrees of freedom. */
+static double t_density(double x, int df)
+{
+    double v = df;
+    return exp(lgamma((v + 1) / 2) - lgamma(v / 2)) / sqrt(v * 3.14159265358979323846) * pow(1 + x * x / v, -(v + 1) / 2);
+}
+
+static void test_t80_table(void)
+{
+    /* P(T <= t) = 1/2 + integral_0^t density, by Simpson's rule (4000 panels): 0.8 at the table's
+     * value for every df; beyond 30 the normal z_0.80 = 0.8416 */
+    for (int df = 1; df <= 30; df++) {
+        double t = stats_t80(df), h = t / 4000, s = t_density(0, df) + t_density(t, df);
+        for (int i = 1; i < 4000; i++) s += (i % 2 ? 4 : 2) * t_density(i * h, df);
+        double cdf = 0.5 + s * h / 3;
+        CHECK(fabs(cdf - 0.8) < 2e-7, "df %d: P(T <= %.7f) = %.9f, want 0.8", df, t, cdf);
+    }
+    CHECK(near(stats_t80(1), 1.376, 5e-4) && near(stats_t80(31), 0.8416, 1e-4) && isnan(stats_t80(0)), "t80(1), t80(31), t80(0)");
+}
+
+static void test_wilson(void)
+{
+    /* 0 of 10: [0, z^2 / (n + z^2)] = [0, 3.841459 / 13.841459] = [0, 0.277533] */
+    StatsInterval w = stats_wilson(0, 10);
+    CHECK(w.est == 0 && w.lo == 0 && near(w.hi, 0.277533, 1e-6), "0/10: [%g, %.6f]", w.lo, w.hi);
+    /* 5 of 10: centre 1/2, half 1.959964 / 13.841459 * sqrt(2.5 + 0.960365) = 0.141601 * 1.860206 = 0.263407 */
+    w = stats_wilson(5, 10);
+    CHECK(near(w.lo, 0.236593, 1e-6) && near(w.hi, 0.763407, 1e-6), "5/10: [%.6f, %.6f], want [0.236593, 0.763407]", w.lo, w.hi);
+    /* every bound solves (k/n - p)^2 = z^2 p (1 - p) / n, the score test's edge (k = 0, n: one bound) */
+    double z = 1.959963984540054;
+    for (int n = 1; n <= 30; n += 7)
+        for (int k = 0; k <= n; k++) {
+            w = stats_wilson(k, n);
+            double ph = (double)k / n, bounds[2] = {w.lo, w.hi};
+            for (int b = 0; b < 2; b++) {
+                double p = bounds[b];
+                if ((k == 0 && b == 0) || (k == n && b == 1)) continue;
+                double resid = (ph - p) * (ph - p) - z * z * p * (1 - p) / n;
+                CHECK(fabs(resid) < 1e-12, "%d/%d bound %.6f: residual %.3g", k, n, p, resid);
+            }
+            CHECK(w.lo <= ph && ph <= w.hi, "%d/%d: the estimate inside its interval", k, n);
+        }
+    CHECK(isnan(stats_wilson(0, 0).est) && isnan(stats_wilson(4, 3).lo), "n = 0, k > n: NAN");
+}
+
+static void test_newcombe(void)
+{
+    /* 3/3 vs 0/3: d = 1; Wilson 0/3 = [0, z^2 / (3 + z^2)] = [0, 3.841459 / 6.841459] = [0, 0.561497],
+     * 3/3 its mirror [0.438503, 1]: lo = 1 - sqrt(2) 0.561497 = 1 - 0.794077 = 0.205923, hi = 1 */
+    StatsInterval d = stats_newcombe(3, 3, 0, 3);
+    CHECK(d.est == 1 && near(d.lo, 0.205923, 1e-6) && near(d.hi, 1, 1e-12), "3/3 - 0/3: %.6f [%.6f, %.6f]", d.est, d.lo, d.hi);
+    StatsInterval e = stats_newcombe(0, 3, 3, 3);
+    CHECK(near(e.lo, -1, 1e-12) && near(e.hi, -0.205923, 1e-6), "0/3 - 3/3: the mirror [%.6f, %.6f]", e.lo, e.hi);
+    d = stats_newcombe(5, 10, 5, 10); /* equal: symmetric about 0 */
+    CHECK(d.est == 0 && near(d.lo, -d.hi, 1e-12) && d.hi > 0, "5/10 - 5/10: [%g, %g]", d.lo, d.hi);
+}
+
+/* P(x) of the hypergeometric by integer binomials (Pascal's triangle), for the brute-force Fisher. */
+static double pascal[41][41];
+static void fill_pascal(void)
+{
+    for (int n = 0; n <= 40; n++) {
+        pascal[n][0] = pascal[n][n] = 1;
+        for (int k = 1; k < n; k++) pascal[n][k] = pascal[n - 1][k - 1] + pascal[n - 1][k];
+    }
+}
+
+static void test_fisher(void)
+{
+    CHECK(near(stats_fisher(3, 3, 0, 3), 0.1, 1e-12), "3/3 vs 0/3: p = 2/20 = 0.1, got %.12g", stats_fisher(3, 3, 0, 3));
+    /* [[3, 1], [1, 3]]: P(x) = C(4, x) C(4, 4 - x) / 70 = 1, 16, 36, 16, 1 / 70; x = 3: 34/70 */
+    CHECK(near(stats_fisher(3, 4, 1, 4), 34.0 / 70, 1e-12), "3/4 vs 1/4: 34/70, got %.12g", stats_fisher(3, 4, 1, 4));
+    /* 4/5 vs 0/5: P = 6, 60, 120, 60, 6 / 252; x = 4: 12/252 = 0.047619 */
+    CHECK(near(stats_fisher(4, 5, 0, 5), 12.0 / 252, 1e-12), "4/5 vs 0/5: 12/252, got %.12g", stats_fisher(4, 5, 0, 5));
+    CHECK(near(stats_fisher(10, 10, 0, 10), 2 / 184756.0, 1e-15), "10/10 vs 0/10: 2 / C(20, 10)");
+    CHECK(near(stats_fisher(2, 4, 2, 4), 1, 1e-12), "equal proportions: p = 1");
+    /* brute force: every table with na, nb <= 9, by exact integer counts */
+    fill_pascal();
+    double worst = 0;
+    for (int na = 1; na <= 9; na++)
+        for (int nb = 1; nb <= 9; nb++)
+            for (int ka = 0; ka <= na; ka++)
+                for (int kb = 0; kb <= nb; kb++) {
+                    int k = ka + kb;
+                    double total = pascal[na + nb][na], obs = pascal[k][ka] * pascal[na + nb - k][na - ka], sum = 0;
+                    for (int x = 0; x <= na && x <= k; x++)
+                        if (k - x <= nb) {
+                            double c = pascal[k][x] * pascal[na + nb - k][na - x];
+                            if (c <= obs) sum += c; /* integers: no tolerance needed */
+                        }
+                    worst = test_max(worst, fabs(stats_fisher(ka, na, kb, nb) - sum / total));
+                }
+    CHECK(worst < 1e-12, "brute force over every table up to 9 + 9: worst difference %.3g", worst);
+    CHECK(isnan(stats_fisher(0, 0, 1, 3)), "an empty group: NAN");
+}
+
+/* The sign-flip p by recursion over the signs (independent of the code's loop over masks). */
+static long flips_reaching(const double *d, int n, int i, double sum, double reach)
+{
+    if (i == n) return fabs(sum) >= reach;
+    return flips_reaching(d, n, i + 1, sum + d[i], reach) + flips_reaching(d, n, i + 1, sum - d[i], reach);
+}
+
+/* P(|2X - n| >= |2k - n|) for X ~ Binomial(n, 1/2): the sign-flip p of n equal-sized differences, k positive. */
+static double binomial_two_sided(int n, int k)
+{
+    double p = 0;
+    for (int x = 0; x <= n; x++)
+        if (abs(2 * x - n) >= abs(2 * k - n)) p += pascal[n][x] / pow(2, n);
+    return p;
+}
+
+static void test_sign_flip(void)
+{
+    fill_pascal();
+    bool exact = false;
+    double d3[3] = {1, 2, 3}; /* sums of +-1 +-2 +-3: only +6 and -6 reach |6| */
+    CHECK(near(stats_sign_flip(d3, 3, &exact), 2.0 / 8, 1e-15) && exact, "{1, 2, 3}: 2/8");
+    double d6[6] = {0.10, 0.12, 0.14, 0.16, 0.18, 0.20};
+    CHECK(near(stats_sign_flip(d6, 6, &exact), 2.0 / 64, 1e-15), "six positive: 2/64 = 0.03125");
+    double d2[2] = {1, -1};
+    CHECK(stats_sign_flip(d2, 2, &exact) == 1, "{1, -1}: mean 0, every flip reaches: 1");
+    double zero[4] = {0, 0, 0, 0};
+    CHECK(stats_sign_flip(zero, 4, &exact) == 1, "all zero: p = 1");
+    CHECK(isnan(stats_sign_flip(d3, 0, &exact)), "no pair: NAN");
+    /* random differences, against the recursion */
+    double r[12];
+    unsigned s = 12345;
+    for (int t = 0; t < 20; t++) {
+        double sum = 0, abs_sum = 0;
+        for (int i = 0; i < 12; i++) {
+            s = s * 1103515245u + 12345u;
+            r[i] = ((s >> 8) % 2001) / 1000.0 - 0.7;
+            sum += r[i];
+            abs_sum += fabs(r[i]);
+        }
+        double want = flips_reaching(r, 12, 0, 0, fabs(sum) - 1e-9 * abs_sum) / 4096.0;
+        CHECK(near(stats_sign_flip(r, 12, &exact), want, 1e-15), "random set %d: %.6f, want %.6f", t, stats_sign_flip(r, 12, &exact), want);
+    }
+    /* n = 20 (exact, the largest): 15 of 20 equal differences positive: 2 P(X >= 15) = 0.041389 */
+    double d20[20];
+    for (int i = 0; i < 20; i++) d20[i] = i < 15 ? 0.3 : -0.3;
+    double p20 = stats_sign_flip(d20, 20, &exact);
+    CHECK(exact && near(p20, binomial_two_sided(20, 15), 1e-12) && near(p20, 0.041389, 1e-6), "n = 20: %.6f exact", p20);
+    /* n = 30 (Monte Carlo, 200000 draws): 20 of 30 positive, 2 P(X >= 20) = 0.098712; 5 standard errors 0.0033 */
+    double d30[30];
+    for (int i = 0; i < 30; i++) d30[i] = i < 20 ? 1 : -1;
+    double p30 = stats_sign_flip(d30, 30, &exact), want30 = binomial_two_sided(30, 20);
+    CHECK(!exact && fabs(p30 - want30) < 0.0033, "n = 30: Monte Carlo %.5f, exact %.5f", p30, want30);
+    CHECK(stats_sign_flip(d30, 30, &exact) == p30, "the Monte Carlo seed is fixed: the same p twice");
+}
+
+static void test_holm_and_bh(void)
+{
+    /* sorted 0.005 0.01 0.03 0.04, m = 4: Holm 4 x 0.005 = 0.02, 3 x 0.01 = 0.03, 2 x 0.03 = 0.06,
+     * max(0.06, 1 x 0.04) = 0.06; BH 0.02, 0.02, 0.04, 0.04 (m p / j, then the minimum from the right) */
+    double p[5] = {0.01, 0.04, NAN, 0.03, 0.005}, h[5], b[5];
+    stats_holm(p, 5, h);
+    stats_bh(p, 5, b);
+    CHECK(near(h[0], 0.03, 1e-15) && near(h[1], 0.06, 1e-15) && isnan(h[2]) && near(h[3], 0.06, 1e-15) && near(h[4], 0.02, 1e-15),
+          "Holm: %g %g %g %g %g", h[0], h[1], h[2], h[3], h[4]);
+    CHECK(near(b[0], 0.02, 1e-15) && near(b[1], 0.04, 1e-15) && isnan(b[2]) && near(b[3], 0.04, 1e-15) && near(b[4], 0.02, 1e-15),
+          "BH: %g %g %g %g %g", b[0], b[1], b[2], b[3], b[4]);
+    /* capped at 1, monotone in p, never below p */
+    double q[3] = {0.5, 0.6, 0.9}, hq[3], bq[3];
+    stats_holm(q, 3, hq);
+    stats_bh(q, 3, bq);
+    CHECK(hq[0] == 1 && hq[1] == 1 && hq[2] == 1, "Holm capped at 1: %g %g %g", hq[0], hq[1], hq[2]);
+    CHECK(near(bq[0], 0.9, 1e-15) && near(bq[1], 0.9, 1e-15) && near(bq[2], 0.9, 1e-15), "BH: 1.5, 0.9, 0.9 -> 0.9 each");
+    double one[1] = {0.03}, h1[1], b1[1];
+    stats_holm(one, 1, h1);
+    stats_bh(one, 1, b1);
+    CHECK(h1[0] == 0.03 && b1[0] == 0.03, "one test: unchanged");
+    /* a raw 0.03 among two: Holm lifts it over 0.05 */
+    double two[2] = {0.03, 0.001}, h2[2];
+    stats_holm(two, 2, h2);
+    CHECK(near(h2[0], 0.03, 1e-15) && near(h2[1], 0.002, 1e-15), "the second smallest: max(2 x 0.001, 0.03) = 0.03");
+    double tie[2] = {0.03, 0.03};
+    stats_holm(tie, 2, h2);
+    CHECK(near(h2[0], 0.06, 1e-15) && near(h2[1], 0.06, 1e-15), "two raw 0.03: both 0.06 after Holm");
+}
+
+static void test_minimum_detectable_differences(void)
+{
+    /* proportions: the root of sqrt(n) d = z_0.975 sqrt(2 pm qm) + z_0.80 sqrt(p0 q0 + p1 q1); values
+     * solved separately (Python, a scan then bisection) */
+    CHECK(near(stats_mdd_proportions(0.0, 10), 0.516668, 1e-5), "p0 0, n 10: %.6f", stats_mdd_proportions(0.0, 10));
+    CHECK(near(stats_mdd_proportions(0.3, 200), 0.134660, 1e-5), "p0 0.3, n 200: %.6f", stats_mdd_proportions(0.3, 200));
+    CHECK(near(stats_mdd_proportions(0.9, 20), 0.392762, 1e-5), "p0 0.9, n 20: downwards, %.6f", stats_mdd_proportions(0.9, 20));
+    CHECK(near(stats_mdd_proportions(0.0, 3), 0.925512, 1e-5), "p0 0, n 3: %.6f", stats_mdd_proportions(0.0, 3));
+    CHECK(isnan(stats_mdd_proportions(0.5, 10)), "p0 0.5, n 10: even 0.5 -> 1 is not detectable: NAN");
+    CHECK(near(stats_mdd_proportions(0.1, 20), stats_mdd_proportions(0.9, 20), 1e-12), "symmetric in p0 <-> 1 - p0");
+    for (int n = 5; n < 200; n += 10)
+        CHECK(stats_mdd_proportions(0.2, n + 10) < stats_mdd_proportions(0.2, n), "falls with n (n = %d)", n);
+    /* the power it claims, by exact enumeration: the pooled two-sided z test at n = 200 per group,
+     * p0 = 0.3 against p0 + MDD, rejects with probability about 0.8 */
+    int n = 200;
+    double p0 = 0.3, p1 = p0 + stats_mdd_proportions(p0, n), power = 0;
+    double *ba = malloc(sizeof(double) * (size_t)(n + 1)), *bb = malloc(sizeof(double) * (size_t)(n + 1));
+    CHECK(ba && bb, "memory");
+    if (!ba || !bb) return;
+    for (int x = 0; x <= n; x++) {
+        double lc = lgamma(n + 1.0) - lgamma(x + 1.0) - lgamma(n - x + 1.0);
+        ba[x] = exp(lc + x * log(p0) + (n - x) * log(1 - p0));
+        bb[x] = exp(lc + x * log(p1) + (n - x) * log(1 - p1));
+    }
+    for (int x = 0; x <= n; x++)
+        for (int y = 0; y <= n; y++) {
+            double pm = (x + y) / (2.0 * n), se = sqrt(pm * (1 - pm) * 2.0 / n);
+            if (se > 0 && fabs((y - x) / (double)n) / se > 1.959963984540054) power += ba[x] * bb[y];
+        }
+    free(ba);
+    free(bb);
+    CHECK(fabs(power - 0.8) < 0.02, "exact power at the MDD, n = 200: %.4f, want about 0.8", power);
+    /* paired: (t_0.975,5 + t_0.80,5) sd / sqrt 6 = (2.570582 + 0.919544) 0.0374166 / 2.449490 = 0.053313 */
+    CHECK(near(stats_mdd_paired(sqrt(0.0014), 6), 0.053313, 1e-6), "paired, sd 0.0374, n 6: %.6f", stats_mdd_paired(sqrt(0.0014), 6));
+    CHECK(isnan(stats_mdd_paired(0.1, 1)), "paired, n = 1: NAN");
+}
+
+static void test_kaplan_meier(void)
+{
+    /* events at 100, 200, 400; censored at 300, 500: S = 4/5, then 4/5 * 3/4 = 0.6, (300 leaves the
+     * risk set), then 0.6 * 1/2 = 0.3 at 400: the median is 400 */
+    double t[5] = {300, 100, 500, 400, 200};
+    bool e[5] = {false, true, false, true, true};
+    StatsKm km = stats_km_median(t, e, 5);
+    CHECK(km.median == 400 && km.events == 3 && km.censored == 2, "median %g (want 400), %d events, %d censored", km.median,
+          km.events, km.censored);
+    /* four events at 1..4: S(2) = 1/2 exactly: the median is 2 */
+    double t4[4] = {4, 3, 2, 1};
+    bool all[4] = {true, true, true, true};
+    CHECK(stats_km_median(t4, all, 4).median == 2, "S = 1/2 exactly at t = 2: median 2");
+    /* a censoring at the time of an event is still at risk there: events 10, 10 (censored), 20,
+     * censored 30, 30: S(10) = 1 - 1/5 = 0.8, S(20) = 0.8 (1 - 1/3) = 0.533: not reached */
+    double tc[5] = {10, 10, 20, 30, 30};
+    bool ec[5] = {true, false, true, false, false};
+    km = stats_km_median(tc, ec, 5);
+    CHECK(isnan(km.median) && km.events == 2 && km.censored == 3, "S ends at 0.533: not reached (%g)", km.median);
+    /* every run censored: not reached */
+    bool none[4] = {false, false, false, false};
+    CHECK(isnan(stats_km_median(t4, none, 4).median), "no event: not reached");
+    /* no censoring: the median is the ordinary lower median */
+    double t3[3] = {7, 5, 9};
+    bool e3[3] = {true, true, true};
+    CHECK(stats_km_median(t3, e3, 3).median == 7, "5, 7, 9: median 7");
+}
+
+static void test_logrank(void)
+{
+    /* a: events at 1, 2; b: an event at 3, censored at 4.
+     * t = 1: r_a 2, r_b 2, d 1: E_a 1/2, V 2*2*1*3 / (16*3) = 1/4; t = 2: r_a 1, r_b 2: E_a 1/3, V 2/9;
+     * t = 3: r_a 0: nothing. O_a - E_a = 2 - 5/6 = 7/6, V = 17/36, chi^2 = 49/17, p = erfc(sqrt(49/34)) = 0.089555 */
+    double ta[2] = {1, 2}, tb[2] = {3, 4};
+    bool ea[2] = {true, true}, eb[2] = {true, false};
+    double p = stats_logrank(ta, ea, 2, tb, eb, 2);
+    CHECK(near(p, 0.0895551, 1e-6), "log-rank p = %.7f, want 0.0895551", p);
+    CHECK(near(stats_logrank(tb, eb, 2, ta, ea, 2), p, 1e-15), "symmetric in the groups");
+    /* the same times in both groups: O = E, p = 1 */
+    CHECK(near(stats_logrank(ta, ea, 2, ta, ea, 2), 1, 1e-12), "identical groups: p = 1");
+    /* no event at all: no test */
+    bool no[2] = {false, false};
+    CHECK(isnan(stats_logrank(ta, no, 2, tb, no, 2)), "no event: NAN");
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -153,6 +422,15 @@ int main(int argc, char **argv)
         {"report stats: binomial error sqrt(p (1 - p) / N), at most 0.5 / sqrt N", test_binomial_error},
         {"report stats: quantiles (linear between order statistics)", test_quantile},
         {"report stats: best learning rate (ties: the smaller; NaN never)", test_best_learning_rate},
+        {"outcome stats: t_0.80 table against the t density integrated numerically", test_t80_table},
+        {"outcome stats: Wilson interval by hand and as the score test's edge", test_wilson},
+        {"outcome stats: Newcombe interval of a difference of proportions by hand", test_newcombe},
+        {"outcome stats: Fisher's exact test by hand and against integer counts", test_fisher},
+        {"outcome stats: sign-flip test by hand, by recursion, binomial (exact and Monte Carlo)", test_sign_flip},
+        {"outcome stats: Holm and Benjamini-Hochberg by hand (NaN skipped, capped, monotone)", test_holm_and_bh},
+        {"outcome stats: minimum detectable differences (proportions: exact power 0.8; paired)", test_minimum_detectable_differences},
+        {"outcome stats: Kaplan-Meier median with censoring, 'not reached'", test_kaplan_meier},
+        {"outcome stats: log-rank test by hand", test_logrank},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

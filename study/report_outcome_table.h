@@ -1,0 +1,48 @@
+/* report_outcome_table.h - the pre-registered part of the outcome analysis, in one place: per
+ * task, the test accuracy that counts a run as a success, what guessing gets, and the test
+ * whose corrected p-value gives the verdict; and the list of primary contrasts. ./report reads
+ * these tables (report_outcomes.c), docs/ablation/DESIGN.md quotes them ("Pre-registration",
+ * as outcome_table_markdown prints them; tests/test_outcomes.c checks the quote). */
+#ifndef STUDY_REPORT_OUTCOME_TABLE_H
+#define STUDY_REPORT_OUTCOME_TABLE_H
+
+#include <stdio.h>
+
+/* The test of a task's contrasts: success counts (Fisher's exact test, for tasks whose runs
+ * either learn or stay near guessing) or the paired test accuracy (the sign-flip test). */
+typedef enum OutcomeTest { OUTCOME_FISHER, OUTCOME_SIGN_FLIP } OutcomeTest;
+
+typedef struct OutcomeTask {
+    const char *task;
+    double threshold;        /* a run succeeds when its test accuracy >= threshold */
+    double chance;           /* the exact-match accuracy of the best guess */
+    const char *chance_note; /* the settings the chance level is for */
+    OutcomeTest test;
+} OutcomeTask;
+extern const OutcomeTask g_outcome_tasks[];
+extern const int g_n_outcome_tasks;
+/* The row of a task; NULL when the task has none (no outcome analysis for it). */
+const OutcomeTask *outcome_task(const char *task);
+
+/* One side of a contrast: a variant ("-": the plain model) and a scale (as in jobs.tsv). */
+typedef struct OutcomeSide {
+    const char *variant, *scale;
+} OutcomeSide;
+
+/* A primary contrast, made on every task of g_outcome_tasks: a - b at one optimizer and dk. */
+typedef struct PrimaryContrast {
+    const char *optim;
+    double dk;
+    OutcomeSide a, b;
+    const char *question; /* what it asks, for the tables */
+} PrimaryContrast;
+extern const PrimaryContrast g_primary_contrasts[];
+extern const int g_n_primary_contrasts;
+
+/* The significance level of every verdict, applied to corrected p-values. */
+#define OUTCOME_ALPHA 0.05
+
+/* Both tables as Markdown, the block DESIGN.md quotes. */
+void outcome_table_markdown(FILE *f);
+
+#endif

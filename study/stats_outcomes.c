@@ -1,0 +1,286 @@
+/* stats_outcomes.c - see stats_outcomes.h. */
+#include "stats_outcomes.h"
+
+#include "stats.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define Z975 1.959963984540054 /* z_{0.975} */
+#define Z80 0.8416212335729143 /* z_{0.80} */
+
+/* t_{0.80, df} for df = 1..30 (the 80th percentile), from the t density integrated numerically. */
+static const double g_t80[30] = {
+    1.3763819, 1.0606602, 0.9784723, 0.9409646, 0.9195438, 0.9057033, 0.8960296, 0.8888895, 0.8834039, 0.8790578,
+    0.8755300, 0.8726093, 0.8701515, 0.8680548, 0.8662450, 0.8646670, 0.8632790, 0.8620487, 0.8609506, 0.8599644,
+    0.8590740, 0.8582661, 0.8575296, 0.8568555, 0.8562362, 0.8556652, 0.8551372, 0.8546475, 0.8541920, 0.8537673};
+
+double stats_t80(int df)
+{
+    if (df < 1) return NAN;
+    return df <= 30 ? g_t80[df - 1] : Z80;
+}
+
+static void *outcome_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) { /* one line and exit 2, as ./report does for any allocation */
+        fprintf(stderr, "report: out of memory (%zu bytes)\n", bytes);
+        exit(2);
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------------ success counts */
+
+StatsInterval stats_wilson(int k, int n)
+{
+    StatsInterval w = {NAN, NAN, NAN};
+    if (n < 1 || k < 0 || k > n) return w;
+    double z2 = Z975 * Z975, centre = (k + z2 / 2) / (n + z2);
+    double half = Z975 / (n + z2) * sqrt((double)k * (n - k) / n + z2 / 4);
+    w.est = (double)k / n;
+    w.lo = fmax(0, centre - half); /* rounding aside, the bounds are inside [0, 1] */
+    w.hi = fmin(1, centre + half);
+    if (k == 0) w.lo = 0;
+    if (k == n) w.hi = 1;
+    return w;
+}
+
+StatsInterval stats_newcombe(int ka, int na, int kb, int nb)
+{
+    StatsInterval a = stats_wilson(ka, na), b = stats_wilson(kb, nb), d = {NAN, NAN, NAN};
+    if (isnan(a.est) || isnan(b.est)) return d;
+    d.est = a.est - b.est;
+    d.lo = d.est - sqrt((a.est - a.lo) * (a.est - a.lo) + (b.hi - b.est) * (b.hi - b.est));
+    d.hi = d.est + sqrt((a.hi - a.est) * (a.hi - a.est) + (b.est - b.lo) * (b.est - b.lo));
+    return d;
+}
+
+/* log C(n, k) = lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) */
+static double log_choose(int n, int k) { return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0); }
+
+double stats_fisher(int ka, int na, int kb, int nb)
+{
+    if (na < 1 || nb < 1 || ka < 0 || ka > na || kb < 0 || kb > nb) return NAN;
+    int k = ka + kb, n = na + nb, lo = k - nb > 0 ? k - nb : 0, hi = k < na ? k : na;
+    /* log P(x) = log C(K, x) + log C(N - K, na - x) - log C(N, na) */
+    double base = log_choose(n, na), obs = exp(log_choose(k, ka) + log_choose(n - k, na - ka) - base), p = 0;
+    for (int x = lo; x <= hi; x++) {
+        double px = exp(log_choose(k, x) + log_choose(n - k, na - x) - base);
+        if (px <= obs * (1 + 1e-7)) p += px;
+    }
+    return fmin(1, p);
+}
+
+/* ------------------------------------------------------------------ paired permutation test */
+
+/* SplitMix64: the Monte Carlo sign flips, from a fixed seed so the report's bytes never change. */
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+double stats_sign_flip(const double *d, int n, bool *exact)
+{
+    if (exact) *exact = n <= STATS_EXACT_FLIPS_MAX;
+    if (n < 1) return NAN;
+    double obs = 0, scale = 0;
+    for (int i = 0; i < n; i++) {
+        obs += d[i];
+        scale += fabs(d[i]);
+    }
+    double reach = fabs(obs) - 1e-9 * scale; /* |sum| >= |observed sum|, ties included */
+    if (n <= STATS_EXACT_FLIPS_MAX) {
+        long hits = 0, total = 1L << n;
+        for (long mask = 0; mask < total; mask++) { /* bit i set: d_i flipped */
+            double s = 0;
+            for (int i = 0; i < n; i++) s += (mask >> i & 1) ? -d[i] : d[i];
+            hits += fabs(s) >= reach;
+        }
+        return (double)hits / (double)total;
+    }
+    enum { DRAWS = 200000 };
+    uint64_t state = 0x5EED5EED5EED5EEDull;
+    long hits = 0;
+    for (int r = 0; r < DRAWS; r++) {
+        double s = 0;
+        uint64_t bits = 0;
+        for (int i = 0; i < n; i++) {
+            if (i % 64 == 0) bits = splitmix64(&state);
+            s += (bits >> (i % 64) & 1) ? -d[i] : d[i];
+        }
+        hits += fabs(s) >= reach;
+    }
+    return (1.0 + (double)hits) / (1.0 + DRAWS);
+}
+
+/* ------------------------------------------------------------------ many tests */
+
+static const double *g_sort_p; /* what cmp_p_index compares (qsort has no context argument) */
+
+static int cmp_p_index(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    if (g_sort_p[a] != g_sort_p[b]) return g_sort_p[a] < g_sort_p[b] ? -1 : 1;
+    return a - b; /* equal p: the order given, so the result never depends on qsort */
+}
+
+/* The indices of the tests (p not NaN), in ascending order of p; returns how many. */
+static int sorted_tests(const double *p, int m, int *order)
+{
+    int k = 0;
+    for (int i = 0; i < m; i++)
+        if (!isnan(p[i])) order[k++] = i;
+    g_sort_p = p;
+    qsort(order, (size_t)k, sizeof(int), cmp_p_index);
+    return k;
+}
+
+void stats_holm(const double *p, int m, double *adj)
+{
+    int *order = outcome_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
+    int k = sorted_tests(p, m, order);
+    for (int i = 0; i < m; i++) adj[i] = NAN;
+    double run = 0; /* max_{j <= i} (k - j + 1) p_(j), j counted from 1 */
+    for (int j = 0; j < k; j++) {
+        run = fmax(run, (k - j) * p[order[j]]);
+        adj[order[j]] = fmin(1, run);
+    }
+    free(order);
+}
+
+void stats_bh(const double *p, int m, double *adj)
+{
+    int *order = outcome_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
+    int k = sorted_tests(p, m, order);
+    for (int i = 0; i < m; i++) adj[i] = NAN;
+    double run = 1; /* min_{j >= i} k p_(j) / j */
+    for (int j = k - 1; j >= 0; j--) {
+        run = fmin(run, k * p[order[j]] / (j + 1));
+        adj[order[j]] = run;
+    }
+    free(order);
+}
+
+/* ------------------------------------------------------------------ minimum detectable differences */
+
+/* sqrt(n) delta - (z_{0.975} sqrt(2 pm qm) + z_{0.80} sqrt(p0 q0 + p1 q1)): >= 0 once delta is detectable */
+static double mdd_gap(double p0, double delta, int n)
+{
+    double p1 = p0 <= 0.5 ? p0 + delta : p0 - delta, pm = (p0 + p1) / 2;
+    return sqrt((double)n) * delta - (Z975 * sqrt(2 * pm * (1 - pm)) + Z80 * sqrt(p0 * (1 - p0) + p1 * (1 - p1)));
+}
+
+double stats_mdd_proportions(double p0, int n)
+{
+    if (n < 1 || !(p0 >= 0 && p0 <= 1)) return NAN;
+    double room = p0 <= 0.5 ? 1 - p0 : p0; /* p1 stays in [0, 1] */
+    /* the first delta on a grid of room / 4096 where the gap is >= 0, then bisection below it:
+     * the smallest root, which a bisection over [0, room] alone might miss */
+    enum { GRID = 4096 };
+    double lo = 0, hi = NAN;
+    for (int i = 1; i <= GRID; i++) {
+        double d = room * i / GRID;
+        if (mdd_gap(p0, d, n) >= 0) {
+            hi = d;
+            break;
+        }
+        lo = d;
+    }
+    if (isnan(hi)) return NAN;
+    for (int it = 0; it < 60; it++) {
+        double mid = (lo + hi) / 2;
+        if (mdd_gap(p0, mid, n) >= 0) hi = mid;
+        else lo = mid;
+    }
+    return hi;
+}
+
+double stats_mdd_paired(double sd, int n)
+{
+    if (n < 2 || !(sd >= 0)) return NAN;
+    return (stats_t975(n - 1) + stats_t80(n - 1)) * sd / sqrt((double)n);
+}
+
+/* ------------------------------------------------------------------ steps to a threshold */
+
+/* A run's time, its group (0: a, 1: b) and whether it reached the threshold. */
+typedef struct TimedRun {
+    double t;
+    int group;
+    bool event;
+} TimedRun;
+
+static int cmp_timed(const void *x, const void *y)
+{
+    const TimedRun *a = x, *b = y;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    if (a->event != b->event) return a->event ? -1 : 1; /* at one time: events, then censorings */
+    return a->group - b->group;
+}
+
+/* The runs of both groups in one sorted list (nb = 0 for one group). */
+static TimedRun *timed_runs(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb)
+{
+    TimedRun *r = outcome_alloc(sizeof(TimedRun) * (size_t)(na + nb));
+    for (int i = 0; i < na; i++) r[i] = (TimedRun){ta[i], 0, ea[i]};
+    for (int i = 0; i < nb; i++) r[na + i] = (TimedRun){tb[i], 1, eb[i]};
+    qsort(r, (size_t)(na + nb), sizeof(TimedRun), cmp_timed);
+    return r;
+}
+
+StatsKm stats_km_median(const double *time, const bool *event, int n)
+{
+    StatsKm km = {NAN, 0, 0};
+    TimedRun *r = timed_runs(time, event, n, NULL, NULL, 0);
+    double s = 1;
+    for (int i = 0; i < n;) {
+        int j = i, d = 0;
+        while (j < n && r[j].t == r[i].t) d += r[j++].event; /* the runs at this time */
+        km.events += d;
+        km.censored += (j - i) - d;
+        if (d > 0) {
+            s *= 1 - (double)d / (n - i); /* n - i runs at risk: every run from this time on */
+            if (isnan(km.median) && s <= 0.5 + 1e-12) km.median = r[i].t;
+        }
+        i = j;
+    }
+    free(r);
+    return km;
+}
+
+double stats_logrank(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb)
+{
+    int n = na + nb;
+    TimedRun *r = timed_runs(ta, ea, na, tb, eb, nb);
+    double o_a = 0, e_a = 0, v = 0;
+    int at_risk_a = na, at_risk_b = nb;
+    for (int i = 0; i < n;) {
+        int j = i, d = 0, d_a = 0, gone_a = 0;
+        while (j < n && r[j].t == r[i].t) {
+            d += r[j].event;
+            d_a += r[j].event && r[j].group == 0;
+            gone_a += r[j].group == 0;
+            j++;
+        }
+        double risk = at_risk_a + at_risk_b;
+        if (d > 0) {
+            o_a += d_a;
+            e_a += d * at_risk_a / risk;
+            if (risk > 1) v += (double)at_risk_a * at_risk_b * d * (risk - d) / (risk * risk * (risk - 1));
+        }
+        at_risk_a -= gone_a;
+        at_risk_b -= (j - i) - gone_a;
+        i = j;
+    }
+    free(r);
+    if (!(v > 0)) return NAN;
+    double chi2 = (o_a - e_a) * (o_a - e_a) / v;
+    return erfc(sqrt(chi2 / 2));
+}

@@ -1,0 +1,187 @@
+/* test_outcomes.c - ./report's outcome analysis (study/report_outcomes.c) on a fixture runs.csv
+ * (tests/fixtures/outcomes_runs.csv) built so that every count, p-value and verdict below can be
+ * worked out by hand; and docs/ablation/DESIGN.md quoting the outcome table as it is in code.
+ * Links ./report's parts (study/), not the trainer's. Run from the top of the tree. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+
+#include "test.h"
+
+#include "../study/report_cells.h"
+#include "../study/report_common.h"
+#include "../study/report_io.h"
+#include "../study/report_outcomes.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool near(double a, double b, double tol) { return fabs(a - b) <= tol; }
+
+/* The fixture's contrasts, read once. */
+static Row *g_rows;
+static int g_n_rows, g_n;
+static Cells g_cells;
+static OutcomeContrast *g_v;
+
+static void load(void)
+{
+    if (g_v) return;
+    read_runs_csv("tests/fixtures/outcomes_runs.csv", &g_rows, &g_n_rows);
+    cells_build(&g_cells, g_rows, g_n_rows);
+    g_n = outcome_contrasts(&g_cells, &g_v);
+}
+
+/* The contrast of (task, dk, a's scale, b's scale, primary?), or NULL. */
+static const OutcomeContrast *find(const char *task, double dk, const char *a, const char *b, bool primary)
+{
+    for (int i = 0; i < g_n; i++) {
+        const OutcomeContrast *c = &g_v[i];
+        if (!strcmp(c->task->task, task) && c->dk == dk && !strcmp(c->a.scale, a) && !strcmp(c->b.scale, b) && c->primary == primary)
+            return c;
+    }
+    return NULL;
+}
+
+static void test_verdict_rule(void)
+{
+    CHECK(outcome_verdict(0.01, 0.2) == OUTCOME_HIGHER && outcome_verdict(0.01, -0.2) == OUTCOME_LOWER, "p 0.01: the sign");
+    CHECK(outcome_verdict(0.05, 0.2) == OUTCOME_NOT_DISTINCT, "p = 0.05 exactly is not below 0.05");
+    CHECK(outcome_verdict(0.0625, -0.15) == OUTCOME_NOT_DISTINCT, "p 0.0625: not distinguishable");
+    CHECK(outcome_verdict(0.01, 0) == OUTCOME_NOT_DISTINCT, "no effect: no direction");
+    CHECK(outcome_verdict(NAN, 0.2) == OUTCOME_NO_TEST && outcome_verdict(0.01, NAN) == OUTCOME_NO_TEST, "NaN: no test");
+}
+
+static void test_cells(void)
+{
+    load();
+    /* lookup 1/sqrt(dk) at dk 64: 10 of 10 at 0.98 (the sweep's seed 99 is not counted); Wilson
+     * [10 / (10 + z^2), 1] = [0.722467, 1]; loss threshold at steps 100 .. 1000: S falls by 1/10 a
+     * step and reaches 1/2 at the 5th, 500 */
+    const OutcomeContrast *c = find("lookup", 64, "1", "sqrt", true);
+    CHECK(c && c->ca && c->cb, "lookup 1 - 1/sqrt(dk) found, both cells");
+    if (!c || !c->ca || !c->cb) return;
+    CHECK(c->ob.n == 10 && c->ob.successes == 10, "1/sqrt(dk): %d of %d (want 10 of 10)", c->ob.successes, c->ob.n);
+    CHECK(near(c->ob.wilson.lo, 0.722467, 1e-6) && c->ob.wilson.hi == 1, "Wilson [%.6f, %g]", c->ob.wilson.lo, c->ob.wilson.hi);
+    CHECK(c->ob.km.median == 500 && c->ob.km.events == 10, "KM median %g (want 500)", c->ob.km.median);
+    CHECK(c->oa.n == 10 && c->oa.successes == 0 && isnan(c->oa.km.median) && c->oa.km.censored == 10,
+          "s = 1: 0 of 10, never at the threshold: not reached");
+}
+
+static void test_primaries_holm(void)
+{
+    load();
+    /* tested primaries: lookup 1 - sqrt (Fisher, 0/10 vs 10/10: p = 2 / C(20, 10) = 1.0825e-5),
+     * sort 1 - sqrt and sort dk - sqrt (sign-flip, six differences of one sign: p = 2/64 = 0.03125).
+     * Holm over m = 3: 3 x 1.0825e-5; max(2 x 0.03125, 1 x 0.03125) = 0.0625 for both sort contrasts. */
+    int tested = 0, planned = 0;
+    for (int i = 0; i < g_n; i++)
+        if (g_v[i].primary) {
+            planned++;
+            tested += !isnan(g_v[i].p);
+        }
+    CHECK(planned == g_n_outcome_tasks * g_n_primary_contrasts && tested == 3, "%d primaries planned, %d tested (want 3)", planned, tested);
+    const OutcomeContrast *l = find("lookup", 64, "1", "sqrt", true), *s1 = find("sort", 64, "1", "sqrt", true),
+                          *sd = find("sort", 64, "dk", "sqrt", true);
+    CHECK(l && s1 && sd, "the three tested primaries");
+    if (!l || !s1 || !sd) return;
+    CHECK(near(l->p, 2 / 184756.0, 1e-15) && near(l->p_corrected, 6 / 184756.0, 1e-15) && l->verdict == OUTCOME_LOWER,
+          "lookup: p %.4g -> Holm %.4g, lower", l->p, l->p_corrected);
+    CHECK(near(l->rate_diff.est, -1, 1e-15), "lookup: success rates 0 - 1");
+    /* sort 1 - sqrt: differences -0.10 .. -0.20, mean -0.15, sd sqrt(0.0014): raw 0.03125 < 0.05, Holm 0.0625:
+     * not distinguishable, MDD (t_0.975,5 + t_0.80,5) sd / sqrt 6 = 3.490126 x 0.0152753 = 0.053313 */
+    CHECK(near(s1->p, 0.03125, 1e-12) && near(s1->p_corrected, 0.0625, 1e-12), "sort 1: p %g -> Holm %g", s1->p, s1->p_corrected);
+    CHECK(s1->verdict == OUTCOME_NOT_DISTINCT && near(s1->mdd, 0.053313, 1e-5) && s1->diff.n == 6 && near(s1->diff.mean, -0.15, 1e-9),
+          "sort 1: not distinguishable, MDD %.6f, mean %.4f over %d pairs", s1->mdd, s1->diff.mean, s1->diff.n);
+    char text[128];
+    outcome_verdict_text(text, sizeof text, s1);
+    CHECK(!strcmp(text, "not distinguishable (MDD 0.053)"), "the words: \"%s\"", text);
+    CHECK(near(sd->p_corrected, 0.0625, 1e-12) && sd->verdict == OUTCOME_NOT_DISTINCT && near(sd->diff.mean, 0.17, 1e-9),
+          "sort dk: +0.17, Holm 0.0625: not distinguishable");
+    /* its success counts: 6/6 vs 0/6, Fisher 2 / C(12, 6) = 2/924, reported uncorrected, not the verdict's test */
+    CHECK(near(sd->fisher_p, 2 / 924.0, 1e-15), "sort dk: Fisher p %g (2/924), shown only", sd->fisher_p);
+    const OutcomeContrast *absent = find("recall", 64, "1", "sqrt", true);
+    CHECK(absent && !absent->ca && !absent->cb && absent->verdict == OUTCOME_NO_TEST, "recall not run: no test");
+    if (absent) {
+        outcome_verdict_text(text, sizeof text, absent);
+        CHECK(!strcmp(text, "no test (not run)"), "\"%s\"", text);
+    }
+}
+
+static void test_secondaries_bh(void)
+{
+    load();
+    /* one secondary: sort at dk 16, 1 - sqrt, the same six differences: raw 0.03125, BH over m = 1
+     * leaves it: lower. The same raw p that Holm lifted over 0.05 among the primaries. */
+    int secondaries = 0;
+    for (int i = 0; i < g_n; i++) secondaries += !g_v[i].primary;
+    const OutcomeContrast *c = find("sort", 16, "1", "sqrt", false);
+    CHECK(secondaries == 1 && c, "one secondary (%d)", secondaries);
+    if (!c) return;
+    CHECK(near(c->p, 0.03125, 1e-12) && near(c->p_corrected, 0.03125, 1e-12) && c->verdict == OUTCOME_LOWER,
+          "sort dk 16: p %g -> BH %g, lower", c->p, c->p_corrected);
+}
+
+static void test_outcomes_md(void)
+{
+    load();
+    const char *dir = test_path("outcomes");
+    out_make_dirs(dir);
+    CHECK(write_outcomes(dir, &g_cells), "outcomes.md written");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/outcomes.md", dir);
+    size_t size;
+    char *md = read_text(path, &size, MUST_EXIST);
+    CHECK(strstr(md, "| sort · adamw | 64 | 1 − 1/√dₖ |") && strstr(md, "0.0312 → 0.0625 | not distinguishable (MDD 0.053) |"),
+          "the primary's row and its words");
+    CHECK(strstr(md, "| sort · adamw | 16 | 1 − 1/√dₖ |") && strstr(md, "0.0312 → 0.0312 | lower |"), "the secondary's row");
+    CHECK(strstr(md, "| headline | lookup · adamw | - | 1/√dₖ | 64 | 0.001 | 10/10 [0.72, 1.00] |") &&
+              strstr(md, "| 500 (10 of 10) |") && strstr(md, "not reached (0 of 10)"),
+          "the cells' counts and steps");
+    CHECK(strstr(md, "Holm over the 3 tested") && strstr(md, "Benjamini–Hochberg over the 1 tested"), "the families' sizes");
+    free(md);
+}
+
+/* docs/ablation/DESIGN.md holds outcome_table_markdown's output between its two markers, exactly. */
+static void test_design_quotes_the_table(void)
+{
+    size_t size;
+    char *doc = read_text("docs/ablation/DESIGN.md", &size, MUST_EXIST);
+    const char *begin_mark = "<!-- the outcome table: study/report_outcome_table.c, as ./report prints it -->\n",
+               *end_mark = "<!-- end of the outcome table -->";
+    char *b = strstr(doc, begin_mark), *e = b ? strstr(b, end_mark) : NULL;
+    CHECK(b && e, "DESIGN.md has the outcome table between its markers");
+    if (b && e) {
+        b += strlen(begin_mark);
+        char *want = NULL;
+        size_t want_len = 0;
+        FILE *f = open_memstream(&want, &want_len);
+        outcome_table_markdown(f);
+        fclose(f);
+        CHECK((size_t)(e - b) == want_len && !memcmp(b, want, want_len), "DESIGN.md's quote differs from the table in code:\n%s", want);
+        /* and the check can fail: one threshold changed by one digit is caught */
+        char *changed = strstr(want, "| 0.50 |");
+        if (changed) changed[4] = '1';
+        CHECK(changed && memcmp(b, want, want_len), "a changed threshold would be caught");
+        free(want);
+    }
+    free(doc);
+}
+
+int main(int argc, char **argv)
+{
+    static const TestCase tests[] = {
+        {"outcomes: the verdict rule (corrected p < 0.05, the effect's sign)", test_verdict_rule},
+        {"outcomes: a cell's successes, Wilson interval and KM median (the sweep left out)", test_cells},
+        {"outcomes: primaries, Holm over the tested: a raw 0.031 lifted to 0.0625 says not distinguishable", test_primaries_holm},
+        {"outcomes: secondaries, BH: the same raw 0.031 alone stays lower", test_secondaries_bh},
+        {"outcomes: outcomes.md rows and words", test_outcomes_md},
+        {"outcomes: DESIGN.md quotes the outcome table exactly", test_design_quotes_the_table},
+    };
+    int status = test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+    if (g_v) {
+        free(g_v);
+        cells_free(&g_cells);
+        free_rows(g_rows, g_n_rows);
+    }
+    return status;
+}
