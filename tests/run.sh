@@ -89,6 +89,8 @@ fi
 # numbers are the -O3 builds' bits
 if [ "$golden" = golden ] && [ -z "$emulator" ]; then
     run_program "docs.sh ($bin)" tests/docs.sh "$bin"
+    # lookup's calibration gate at the second study's budget (the same bits in every build)
+    run_program "gate.sh ($bin)" tests/gate.sh "$bin"
 fi
 if [ "$golden" = golden ]; then
     run_program "golden.sh ($bin${emulator:+, under $emulator})" tests/golden.sh "$bin"
