@@ -10,7 +10,7 @@
  *   that share a column block:
  *     for each slice of K (KC)                     <- in order: a fixed summation order
  *       pack B[slice, columns] once                <- shared by all the run's row blocks
- *       for each row block: pack A[rows, slice]; for each NR strip, each MR strip:
+ *       for each row block (A read in place, not packed); for each NR strip, each MR strip:
  *         the micro-kernel: an MR x NR block of C in registers, += a rank-KC update
  *
  * Per output element: acc = sum over k in the slice (in order), then C += acc, slice by slice.
@@ -222,7 +222,8 @@ static void pack_b(const Kernels *ks, const GemmShape *s, const real *B, int k0,
  * for the bulk of C, 16 x 16 for strips at most 16 wide (a narrower block would waste half
  * of an 8 x 32 one). Measured alone, either runs at ~96% of the FMA peak for kc = 256.
  * It always writes a whole block: a branch on partial blocks here makes the compiler keep the
- * block in memory instead, so the edges of C go through a scratch block (edge_kernel).
+ * block in memory instead, so the edges of C go through edge_kernel (fewer rows: a kernel of
+ * fewer rows; fewer columns: a scratch block).
  * Inlined with constant mr and nr, each call site becomes its own fixed-size kernel.
  * It reads only the caller's A and the packing buffer, within the bounds the caller checked,
  * so the sanitizer builds leave it uninstrumented (instrumented, it does not vectorise and a

@@ -132,10 +132,13 @@ static inline real gelu_sigma(real v)
     return (u < 0 ? e : 1) / (1 + e);
 }
 
-/* dy/dx = sigma + x sigma (1 - sigma) 2c (1 + 3 * 0.044715 x^2), since sigma' = sigma (1 - sigma) */
+/* dy/dx = sigma + x sigma (1 - sigma) 2c (1 + 3 * 0.044715 x^2), since sigma' = sigma (1 - sigma).
+ * Where sigma (1 - sigma) is 0 (|x| beyond ~10) the slope is sigma: the second term would be
+ * 0 * Inf = NaN for |x| above ~1e19, where x^2 overflows. */
 static inline real gelu_slope(real v)
 {
     real sig = gelu_sigma(v);
+    if (sig * (1 - sig) == 0) return sig;
     return sig + v * sig * (1 - sig) * (real)(2 * GELU_C) * (1 + (real)(3 * 0.044715) * v * v);
 }
 

@@ -23,7 +23,10 @@
  *      adds its share. Never write to out->grad or to an input's data. (A backward that
  *      writes every element of an input's gradient may ask tape_grad_whole instead: when it is
  *      the first to reach that input, it writes (=) into an unzeroed buffer, and adds otherwise;
- *      matmul, layernorm, GELU and permute do, which spares zeroing most activation gradients.)
+ *      matmul, layernorm, GELU and permute do, which spares zeroing most activation gradients.
+ *      Two rules keep it right: write one input's gradient whole before asking for another's
+ *      (op_matmul(a, a): the second ask then finds a gradient there and adds), and a view is
+ *      always of a whole tensor, so writing the view's gradient writes its source's.)
  *   4. Threads: split the loop over outputs (rows, columns, elements) with
  *      `#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)` (tensor/parallel.h;
  *      PARALLEL_MIN_HEAVY for a loop whose element costs a tanh, a libm exp or a rounding).
@@ -141,7 +144,8 @@ Tensor *op_add_pairs(Tape *tp, Tensor *a, Tensor *b);
 /* Layer normalisation over the last dim: out = (x - mean) / sqrt(var + eps) * gain + bias. */
 Tensor *op_layernorm(Tape *tp, Tensor *x, Tensor *gain, Tensor *bias, real eps);
 
-/* GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+/* GELU, tanh form: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), computed as
+ * x sigma(2u) (the same function). Backward: dx = g (sigma + x sigma (1 - sigma) du/dx 2). */
 Tensor *op_gelu(Tape *tp, Tensor *x);
 
 /* out[n, :] = table[ids[n], :] for n < rows; out has shape [d0, d1, C] where d0*d1 = rows.

@@ -69,55 +69,79 @@ static void test_tape_accumulates_when_a_tensor_is_reused(void)
     for (int i = 0; i < 12; i++) CHECK(x->grad[i] == 2, "d(x+x)/dx[%d] = %g, want 2", i, x->grad[i]);
 }
 
-/* One consumer of a [R, C]: 0 permute (viewed back as R x C), 1 matmul, 2 GELU, 3 layernorm. */
-static Tensor *consumer(int op, Tensor *a, Tensor *w, Tensor *gain, Tensor *bias)
+/* One consumer of a [R, C], each giving [R, C]: 0 permute (viewed back as R x C), 1 a w,
+ * 2 GELU, 3 layernorm, 4 a w^T (the transposed-B branch), 5 a batched product m . a with a
+ * viewed as [R/4, 4, C] (a as the B side, through a view). */
+static Tensor *consumer(int op, Tensor *a, Tensor *w, Tensor *m, Tensor *gain, Tensor *bias)
 {
-    int perm[2] = {1, 0}, shape[2] = {a->shape[0], a->shape[1]};
+    int R = a->shape[0], C = a->shape[1];
+    int perm[2] = {1, 0}, shape[2] = {R, C}, batched[3] = {R / 4, 4, C};
     if (op == 0) return op_reshape(&g_tape, op_permute(&g_tape, a, 2, perm), 2, shape);
     if (op == 1) return op_matmul(&g_tape, a, w, TRANSPOSE_NONE);
     if (op == 2) return op_gelu(&g_tape, a);
-    return op_layernorm(&g_tape, a, gain, bias, (real)1e-5);
+    if (op == 3) return op_layernorm(&g_tape, a, gain, bias, (real)1e-5);
+    if (op == 4) return op_matmul(&g_tape, a, w, TRANSPOSE_B);
+    return op_reshape(&g_tape, op_matmul(&g_tape, m, op_reshape(&g_tape, a, 3, batched), TRANSPOSE_NONE), 2, shape);
 }
 
 /* An op whose backward writes all of an input's gradient writes it (=) when it is the first to
- * reach it (tape_grad_whole), and adds when others were there before. a feeds four such ops
- * (permute, matmul, GELU, layernorm), recorded in four rotated orders so that each op is once
- * the first to reach a and three times not; the backward visits them last-recorded first, so
- * x's gradient must be, to the bit, the sum of each op's own gradient (what it gives as a's only
- * consumer) in that order. The buffers come back from the pool holding old gradients (the same
- * arena, reset): a first write that missed an element would show. */
+ * reach it (tape_grad_whole), and adds when others were there before. a feeds six such uses,
+ * recorded in six rotated orders so that each is once the first to reach a and five times not;
+ * the backward visits them last-recorded first, so x's gradient must be, to the bit, the sum of
+ * each use's own gradient (what it gives as a's only consumer) in that order. R x C = 32768
+ * elements, so the loops run in parallel where there are threads. The buffers come back from
+ * the pool holding old gradients (the same arena, reset): a first write that missed an element
+ * would show. Also a . a^T, where a is both inputs of one op: the second ask must add. */
 static void test_first_gradient_is_written_then_added_to(void)
 {
-    enum { R = 4, C = 8, N = R * C };
-    real alone[4][N], both[N], seed[N];
+    enum { R = 4096, C = 8, N = R * C, USES = 6 };
+    static real alone[USES][N], both[N], seed[N];
     for (int i = 0; i < N; i++) seed[i] = (real)((i * 7) % 11) - 5;
     setup();
-    int cols[1] = {C};
-    Tensor *x = param2(R, C, 31), *w = param2(C, C, 32), *gain = param(1, cols, 0.5, 1.5, 33), *bias = param(1, cols, -1, 1, 34);
-    for (int op = 0; op < 4; op++) {
+    int cols[1] = {C}, ms[3] = {R / 4, 4, 4};
+    Tensor *x = param2(R, C, 31), *w = param2(C, C, 32), *m = param(3, ms, -1, 1, 35);
+    Tensor *gain = param(1, cols, 0.5, 1.5, 33), *bias = param(1, cols, -1, 1, 34);
+    for (int op = 0; op < USES; op++) {
         memset(x->grad, 0, N * sizeof(real));
-        tape_backward_from(&g_tape, consumer(op, op_scale(&g_tape, x, 1), w, gain, bias), seed);
+        tape_backward_from(&g_tape, consumer(op, op_scale(&g_tape, x, 1), w, m, gain, bias), seed);
         memcpy(alone[op], x->grad, sizeof both);
         tape_reset(&g_tape);
     }
     int bad = 0;
-    for (int rot = 0; rot < 4; rot++) {
+    for (int rot = 0; rot < USES; rot++) {
         memset(x->grad, 0, N * sizeof(real));
         Tensor *a = op_scale(&g_tape, x, 1), *y = NULL;
-        for (int k = 0; k < 4; k++) {
-            Tensor *out = consumer((k + rot) % 4, a, w, gain, bias);
+        for (int k = 0; k < USES; k++) {
+            Tensor *out = consumer((k + rot) % USES, a, w, m, gain, bias);
             y = y ? op_add(&g_tape, y, out) : out;
         }
         tape_backward_from(&g_tape, y, seed);
         memcpy(both, x->grad, sizeof both);
         tape_reset(&g_tape);
         for (int i = 0; i < N; i++) {
-            real want = alone[(3 + rot) % 4][i];
-            for (int k = 2; k >= 0; k--) want += alone[(k + rot) % 4][i];
+            real want = alone[(USES - 1 + rot) % USES][i];
+            for (int k = USES - 2; k >= 0; k--) want += alone[(k + rot) % USES][i];
             bad += both[i] != want;
         }
     }
-    CHECK(bad == 0, "%d of %d gradient values differ from the sum of the four ops' own", bad, 4 * N);
+    CHECK(bad == 0, "%d of %d gradient values differ from the sum of the uses' own", bad, USES * N);
+    /* a . a^T: d/da = G a + G^T a, the first product written, the second added */
+    setup();
+    Tensor *p = param2(5, 3, 36);
+    memset(p->grad, 0, 15 * sizeof(real));
+    Tensor *q = op_scale(&g_tape, p, 1);
+    real g[25];
+    for (int i = 0; i < 25; i++) g[i] = (real)(i % 5) - 2;
+    tape_backward_from(&g_tape, op_matmul(&g_tape, q, q, TRANSPOSE_B), g);
+    int wrong = 0;
+    for (int i = 0; i < 5; i++)
+        for (int c = 0; c < 3; c++) {
+            double want = 0;
+            for (int j = 0; j < 5; j++) want += (g[i * 5 + j] + g[j * 5 + i]) * (double)p->data[j * 3 + c];
+            wrong += fabs(p->grad[i * 3 + c] - want) > 1e-5;
+        }
+    CHECK(wrong == 0, "d(a a^T)/da: %d of 15 values wrong (the second input's share overwrote the first's?)", wrong);
+    tape_reset(&g_tape);
 }
 
 /* A network using most ops, for B sequences of T tokens, width C = 2 heads of C/2, a
@@ -986,7 +1010,7 @@ static void check_gemm_against_reference(GemmKernels kernels)
     /* edges of every kind: rows left over after the 8- or 16-row blocks 1..15 (the rows
      * kernel's pieces), columns left over in a 16 or 32 strip, K below, at and above a slice */
     int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {64, 32, 256}, {65, 33, 257}, {100, 300, 70}, {129, 257, 600},
-                       {26, 26, 64}, {13, 10, 20}, {30, 20, 17}, {15, 16, 16}, {11, 47, 5}};
+                       {26, 26, 64}, {13, 10, 20}, {30, 20, 17}, {15, 16, 16}, {11, 47, 5}, {5, 7, 0}};
     gemm_use_kernels(kernels);
     for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++)
         for (int ta = 0; ta < 2; ta++)
@@ -1035,6 +1059,7 @@ static void test_gemm_portable_and_intrinsic_paths_agree(void)
                 real *C1 = mem_alloc((size_t)M * N * sizeof(real)), *C2 = mem_alloc((size_t)M * N * sizeof(real));
                 fill(A, (size_t)M * K, 21);
                 fill(B, (size_t)K * N, 22);
+                for (size_t i = 0; i < (size_t)M * N; i++) C1[i] = C2[i] = NAN; /* a missed write shows */
                 gemm_use_kernels(GEMM_KERNELS_BUILD);
                 gemm(&g, A, B, C1);
                 gemm_use_kernels(GEMM_KERNELS_WIDEST);
