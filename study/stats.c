@@ -60,14 +60,20 @@ static int cmp_seed_at(const void *x, const void *y)
     return a->at - b->at; /* a seed listed twice: its first place first */
 }
 
+void *stats_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) { /* one line and exit 2, as ./report does for any allocation */
+        fprintf(stderr, "report: out of memory (%zu bytes)\n", bytes);
+        exit(2);
+    }
+    return p;
+}
+
 /* The seeds of a list sorted, each with its place (n log n: a study's cells may hold many seeds). */
 static SeedAt *sorted_seeds(const long *seeds, int n)
 {
-    SeedAt *s = malloc(sizeof(SeedAt) * (size_t)(n > 0 ? n : 1));
-    if (!s) { /* one line and exit 2, as ./report does for any allocation */
-        fprintf(stderr, "report: out of memory (%d seeds)\n", n);
-        exit(2);
-    }
+    SeedAt *s = stats_alloc(sizeof(SeedAt) * (size_t)(n > 0 ? n : 1));
     for (int i = 0; i < n; i++) s[i] = (SeedAt){seeds[i], i};
     qsort(s, (size_t)n, sizeof(SeedAt), cmp_seed_at);
     return s;

@@ -23,16 +23,6 @@ double stats_t80(int df)
     return df <= 30 ? g_t80[df - 1] : Z80;
 }
 
-static void *outcome_alloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) { /* one line and exit 2, as ./report does for any allocation */
-        fprintf(stderr, "report: out of memory (%zu bytes)\n", bytes);
-        exit(2);
-    }
-    return p;
-}
-
 /* ------------------------------------------------------------------ success counts */
 
 StatsInterval stats_wilson(int k, int n)
@@ -144,7 +134,7 @@ static int sorted_tests(const double *p, int m, int *order)
 
 void stats_holm(const double *p, int m, double *adj)
 {
-    int *order = outcome_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
+    int *order = stats_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
     int k = sorted_tests(p, m, order);
     for (int i = 0; i < m; i++) adj[i] = NAN;
     double run = 0; /* max_{j <= i} (k - j + 1) p_(j), j counted from 1 */
@@ -157,7 +147,7 @@ void stats_holm(const double *p, int m, double *adj)
 
 void stats_bh(const double *p, int m, double *adj)
 {
-    int *order = outcome_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
+    int *order = stats_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
     int k = sorted_tests(p, m, order);
     for (int i = 0; i < m; i++) adj[i] = NAN;
     double run = 1; /* min_{j >= i} k p_(j) / j */
@@ -228,7 +218,7 @@ static int cmp_timed(const void *x, const void *y)
 /* The runs of both groups in one sorted list (nb = 0 for one group). */
 static TimedRun *timed_runs(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb)
 {
-    TimedRun *r = outcome_alloc(sizeof(TimedRun) * (size_t)(na + nb));
+    TimedRun *r = stats_alloc(sizeof(TimedRun) * (size_t)(na + nb));
     for (int i = 0; i < na; i++) r[i] = (TimedRun){ta[i], 0, ea[i]};
     for (int i = 0; i < nb; i++) r[na + i] = (TimedRun){tb[i], 1, eb[i]};
     qsort(r, (size_t)(na + nb), sizeof(TimedRun), cmp_timed);
