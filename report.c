@@ -46,6 +46,7 @@
 #include "study/report_common.h"
 #include "study/report_glance.h"
 #include "study/report_io.h"
+#include "study/report_outcome_table.h"
 #include "study/report_outcomes.h"
 #include "study/report_plots.h"
 #include "study/report_probe.h"
@@ -62,7 +63,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: report [--out DIR] FOLDER [FOLDER ...]   (result folders of scripts/ablation.sh; shards are merged)\n"
                     "       report --runs RUNS.csv [--out DIR]        (the tables again from a runs.csv)\n"
                     "       report [--out DIR] RUN.csv [RUN2.csv ...] (the curves of ./train --log runs, side by side)\n"
-                    "       report --probe PROBE.md [--out DIR]       (probe_softmax.svg from ./probe's output)\n");
+                    "       report --probe PROBE.md [--out DIR]       (probe_softmax.svg from ./probe's output)\n"
+                    "       report --design                           (the study's tasks and cells, for scripts/ablation.sh)\n");
 }
 
 /* What the command line asks for. */
@@ -70,7 +72,7 @@ typedef struct Command {
     const char *out, *runs, *probe; /* NULL when not given */
     const char **folders;
     int n_folders;
-    bool help;
+    bool help, design;
 } Command;
 
 /* --name VALUE or --name=VALUE: the value, advancing *i; NULL when argv[*i] is not --name. */
@@ -99,6 +101,8 @@ static Command parse_command_line(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             c.help = true;
             return c;
+        } else if (!strcmp(argv[i], "--design")) {
+            c.design = true;
         } else if ((v = option_value(argc, argv, &i, "--out"))) {
             set_once(&c.out, v, "--out");
         } else if ((v = option_value(argc, argv, &i, "--runs"))) {
@@ -106,7 +110,7 @@ static Command parse_command_line(int argc, char **argv)
         } else if ((v = option_value(argc, argv, &i, "--probe"))) {
             set_once(&c.probe, v, "--probe");
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            static const char *const known[] = {"out", "runs", "probe", "help", NULL};
+            static const char *const known[] = {"out", "runs", "probe", "design", "help", NULL};
             const char *near = nearest_flag(argv[i], known);
             if (near) die("unknown option %s; did you mean --%s? (see --help)", argv[i], near);
             die("unknown option %s (see --help)", argv[i]);
@@ -117,6 +121,13 @@ static Command parse_command_line(int argc, char **argv)
     }
     if (c.out && !strcmp(c.out, "-")) die("--out -: the report is files in a folder, not standard output: name a folder (./- for one named -)");
     return c;
+}
+
+/* --design: what scripts/ablation.sh runs, from study/report_outcome_table.c. */
+static void print_design(const Command *c)
+{
+    if (c->out || c->runs || c->probe || c->n_folders) die("--design prints the study's cells alone: give nothing else");
+    outcome_design_tsv(stdout);
 }
 
 /* --probe: the probe figure alone. */
@@ -210,6 +221,7 @@ int main(int argc, char **argv)
     Command c = parse_command_line(argc, argv);
     int status = 0;
     if (c.help) usage(stdout);
+    else if (c.design) print_design(&c);
     else if (c.probe) make_probe_figure(&c);
     else if (!c.runs && c.n_folders && arguments_are_logs(&c)) make_glance(&c);
     else if (c.runs || c.n_folders) make_study_report(&c);

@@ -1,33 +1,42 @@
 #!/usr/bin/env bash
-# ablation.sh - the scale study of docs/ablation/DESIGN.md: ./train over its stages, then ./report.
+# ablation.sh - the scale study of docs/ablation/DESIGN.md (the second study, pre-registered
+# there): ./train over its two phases, then ./report.
 #
 #   scripts/ablation.sh [--quick | --standard | --full] [--phase 1|2] [--best-lr FILE]
 #                       [--shard K/N] [--jobs N] [--out DIR] [--print-jobs] [-- extra ./train flags]
 #
-#   --quick     a tiny version of the study's two phases (8 runs, 150 steps): for the tests, < 1 min
-#   --standard  the headline stage at the learning rates the full study chose (--best-lr, default
-#               docs/ablation/best_lr.tsv): every headline table, about 20 minutes on 2 cores
-#   --full      everything (the default): phase 1, the learning-rate sweeps; then phase 2, every other
-#               stage at the rates phase 1 chose on the validation split. About 3 hours on 2 cores.
+#   --quick     a tiny version of the study's two phases (lookup only, 150 steps, about 10 runs):
+#               for the tests, well under 2 minutes
+#   --standard  the primary cells at dk 16 and 64 on the test seeds, at the learning rates the
+#               full study chose (--best-lr, default docs/ablation/best_lr.tsv)
+#   --full      everything (the default). Phase 1, the learning-rate sweeps of every cell of the
+#               design (`./report --design`: tasks, cells and each task's flags), 3 seeds per
+#               rate on the validation split, from 3 rates, in rounds: after each round the report
+#               chooses each cell's rate, and a cell whose best rate is the lowest or highest swept
+#               gets the next rate beyond it (x or / sqrt(10)), until every best rate is interior
+#               (or at the end of the ladder, 1e-5 to 0.1). Phase 2: every cell at its chosen rate
+#               on 10 test seeds, on the test split.
 #   --phase N   only phase 1 or only phase 2 of --full or --quick (phase 2 needs --best-lr, e.g.
 #               from the report of phase 1)
 #   --shard K/N only the K-th of every N planned runs (for N machines; N at most 1000000), of
-#               phase 1 unless --phase 2; merge the folders with ./report --out DIR FOLDER_1 ...
+#               phase 1's present round unless --phase 2; merge the folders with
+#               ./report --out DIR FOLDER_1 ..., then run each shard again with --phase 1
+#               --best-lr DIR/best_lr.tsv for the next round, until every shard has 0 to do
 #   --jobs N    runs at once (1 to 1024; default: the number of cores)
 #   --print-jobs  print the command of each run still to do, one per line, instead of running them
 #               (xargs -P, GNU parallel, a Slurm job array: POSIX sh commands, every path absolute
-#               and quoted, runnable from anywhere); stderr says how many are done. Once phase 1
-#               is done (and not sharded), its report is made and phase 2's runs are printed.
-#               Run the script again afterwards to make the report
+#               and quoted, runnable from anywhere); stderr says how many are done. Once a round
+#               is done (and not sharded), its report is made and the next round's runs, or phase
+#               2's, are printed. Run the script again afterwards to make the report
 #
 # Options take their value as --opt VALUE or --opt=VALUE. Relative paths (--out, --best-lr, TRAIN,
 # REPORT) are taken from the directory you run the script in. The runs share configs/ablation.cfg
-# and differ only in the factors of their stage. Each run uses one thread; --jobs runs several at
+# and differ only in the factors of their cell. Each run uses one thread; --jobs runs several at
 # once (default: the number of cores). Results go to results/NAME/ under the current directory
 # (NAME: quick, standard or full; or --out DIR): jobs.tsv (every planned run and its command),
 # runs/ID.csv (a run's log), runs/ID.out (its console output: a run with an .out is complete and
 # is skipped, so an interrupted study resumes), and the report (runs.csv, summary.md,
-# best_lr.tsv, SVG plots).
+# outcomes.md, best_lr.tsv, SVG plots).
 #
 # Environment: TRAIN and REPORT override the programs (default: train and report next to scripts/).
 set -euo pipefail
@@ -54,7 +63,7 @@ while [ $# -gt 0 ]; do
     shift
     case "$arg" in
     --) extra=("$@"); break ;;
-    --help | -h) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help | -h) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --quick | --standard | --full | --print-jobs) opt=$arg; value="" ;;
     --*=*) opt=${arg%%=*}; value=${arg#*=} ;;
     --phase | --best-lr | --shard | --jobs | --out)
@@ -117,6 +126,8 @@ report=$(absolute "${REPORT:-$root/report}")
 config=$root/configs/ablation.cfg
 [ -f "$config" ] || die "no config file $config"
 [ -x "$train" ] || die "$train is not built (run make)"
+[ -x "$report" ] || die "$report is not built (run make)"
+study=$("$report" --design) || die "$report --design failed (is ./report built from this tree?)"
 out=${out:-$here/results/$tier}
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out=$out exists and is not a folder"
 # each run's command is one line of jobs.tsv and of --print-jobs
@@ -130,15 +141,12 @@ done
 # What every run shares besides configs/ablation.cfg: the held-out sets (validation, for choosing
 # settings; test, for what is reported) and one thread.
 common=(--config="$config" --threads=1 --val-size=512 --eval-examples=512 --test-size=1000)
-# Each task's flags: settings at which 1/sqrt(dk) is neither at chance nor at the ceiling (docs/TASKS.md).
-task_flags() {
-    case "$1" in
-    sort) echo "--task=sort --symbols=16 --min-len=6 --max-len=12" ;;
-    recall) echo "--task=recall --steps=2000 --weight-decay=0" ;; # configs/recall.cfg's budget: docs/TASKS.md
-    translate) echo "--task=translate" ;;
-    *) die "no flags for task $1" ;;
-    esac
-}
+tier_flags="" # appended to every run's flags (--quick shortens the runs)
+# The tasks (with their calibrated ./train flags) and the cells the study runs on each: one table,
+# in study/report_outcome_table.c, printed by `./report --design` (task, role, optim, scale, dk,
+# variant, flags, then the task's success threshold, chance and test); read once here.
+study_design() { printf '%s\n' "$study" | tail -n +2; }
+design_lines() { study_design; } # the cells of this tier (--quick: a few)
 optim_flags() { case "$1" in adamw) echo "--optim=adamw" ;; sgd) echo "--optim=sgd --momentum=0.9" ;; esac; }
 scale_flags() {
     case "$1" in
@@ -148,118 +156,88 @@ scale_flags() {
     *) echo "--scale=$1" ;;
     esac
 }
-# the learning rates swept, 5 per optimizer, spaced by sqrt(10)
-lrs_of() { case "$1" in adamw) echo "0.0003 0.001 0.003 0.01 0.03" ;; sgd) echo "0.01 0.03 0.1 0.3 1" ;; esac; }
+# The learning rates a sweep may use, spaced by sqrt(10) (as %g prints them, as best_lr.tsv has
+# them), and where a sweep starts; a sweep is extended one rate at a time towards its best.
+ladder="0.00001 0.00003 0.0001 0.0003 0.001 0.003 0.01 0.03 0.1"
+first_rates="0.0003 0.001 0.003"
+sweep_seeds="101 102 103" # the sweep's seeds (validation split), disjoint from the test's
+test_seeds="11 12 13 14 15 16 17 18 19 20"
 
-# plan STAGE TASK OPTIM SCALE DK LR SEED VARIANT: one run of the design, as a jobs.tsv line
+# plan STAGE TASK OPTIM SCALE DK LR SEED VARIANT TASK_FLAGS: one run of the design, as a jobs.tsv line
 plan_lines=()
 plan() {
-    local stage=$1 task=$2 optim=$3 scale=$4 dk=$5 lr=$6 seed=$7 variant=$8
+    local stage=$1 task=$2 optim=$3 scale=$4 dk=$5 lr=$6 seed=$7 variant=$8 task_flags=$9
     local tag=${variant//=/-}
     tag=${tag//,/+}
     local id="${stage}_${task}_${optim}_s-${scale}_dk${dk}_lr${lr}_seed${seed}"
     [ "$variant" = - ] || id="${id}_${tag}"
     local flags
-    flags="$(task_flags "$task") $(optim_flags "$optim") $(scale_flags "$scale") --dk=$dk --lr=$lr"
+    flags="$task_flags $(optim_flags "$optim") $(scale_flags "$scale") --dk=$dk --lr=$lr"
     flags="$flags --min-lr=$(awk -v x="$lr" 'BEGIN { printf "%g", x / 10 }') --seed=$seed"
     if [ "$variant" != - ]; then
         local kv
         for kv in ${variant//,/ }; do flags="$flags --$kv"; done
     fi
+    flags="$flags${tier_flags:+ $tier_flags}"
     plan_lines+=("$id"$'\t'"$stage"$'\t'"$task"$'\t'"$optim"$'\t'"$scale"$'\t'"$dk"$'\t'"$lr"$'\t'"$seed"$'\t'"$variant"$'\t'"$flags")
 }
 
+# cell_column TASK OPTIM SCALE DK VARIANT COLUMN: COLUMN of the cell's lines in best_lr.tsv (one per rate)
+cell_column() {
+    awk -F'\t' -v t="$1" -v o="$2" -v s="$3" -v d="$4" -v v="$5" -v c="$6" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $col["task"] == t && $col["optim"] == o && $col["scale"] == s && $col["dk"] == d && $col["variant"] == v { print $col[c] }' "$best_lr"
+}
 # chosen_lr TASK OPTIM SCALE DK VARIANT: the rate phase 1 chose for that cell (from --best-lr)
 chosen_lr() {
     local lr
-    lr=$(awk -F'\t' -v t="$1" -v o="$2" -v s="$3" -v d="$4" -v v="$5" '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        $col["task"] == t && $col["optim"] == o && $col["scale"] == s && $col["dk"] == d && $col["variant"] == v {
-            print $col["chosen_lr"]; exit }' "$best_lr")
+    lr=$(cell_column "$@" chosen_lr | head -n 1)
     [ -n "$lr" ] || die "$best_lr has no chosen rate for task $1, $2, scale $3, dk $4, variant $5"
     echo "$lr"
 }
+# sweep_rates TASK OPTIM SCALE DK VARIANT: the rates to sweep for the cell: the first rates, or,
+# once best_lr.tsv has the cell, the rates it was swept at plus one step beyond its chosen rate
+# when that is the lowest or the highest swept (none beyond the ladder's ends)
+sweep_rates() {
+    local swept="" chosen=""
+    if [ -n "$best_lr" ] && [ -f "$best_lr" ]; then
+        swept=$(cell_column "$@" lr | tr '\n' ' ')
+        chosen=$(cell_column "$@" chosen_lr | head -n 1)
+    fi
+    [ -n "$swept" ] || { echo "$first_rates"; return; }
+    awk -v ladder="$ladder" -v swept="$swept" -v chosen="$chosen" 'BEGIN {
+        n = split(ladder, l, " "); m = split(swept, s, " ")
+        lo = n + 1; hi = 0
+        for (i = 1; i <= n; i++) for (j = 1; j <= m; j++) if (l[i] + 0 == s[j] + 0) { if (i < lo) lo = i; if (i > hi) hi = i }
+        if (chosen != "" && chosen + 0 == l[lo] + 0 && lo > 1) lo--
+        if (chosen != "" && chosen + 0 == l[hi] + 0 && hi < n) hi++
+        for (i = lo; i <= hi; i++) printf "%s%s", l[i], i < hi ? " " : "\n" }'
+}
 
-tasks="sort recall translate"
-optims="adamw sgd"
-main_scales="1 sqrt dk"
-other_scales="8 learned-sqrt learned-1"
-
-# phase 1: learning-rate sweeps, one seed, chosen on validation accuracy
+# phase 1: learning-rate sweeps of every cell of the design (seeds sweep_seeds, validation
+# accuracy), at the first rates, extended towards the best rate until it is interior
 phase1() {
-    local task optim scale dk lr
-    for task in $tasks; do for optim in $optims; do
-        for scale in $main_scales; do for dk in 16 64; do for lr in $(lrs_of $optim); do
-            plan lr "$task" "$optim" "$scale" "$dk" "$lr" 1 -
-        done; done; done
-        for scale in $other_scales; do for lr in $(lrs_of $optim); do
-            plan lr "$task" "$optim" "$scale" 64 "$lr" 1 -
+    local task role optim scale dk variant flags lr seed
+    while IFS=$'\t' read -r task role optim scale dk variant flags _; do
+        for lr in $(sweep_rates "$task" "$optim" "$scale" "$dk" "$variant"); do for seed in $sweep_seeds; do
+            plan lr "$task" "$optim" "$scale" "$dk" "$lr" "$seed" "$variant" "$flags"
         done; done
-    done; done
-    # the width sweep: C = 64, 128, 256 with H dk = C (2 heads): does the best rate move with width?
-    local C
-    for C in 64 128 256; do for scale in sqrt dk; do for lr in $(lrs_of adamw); do
-        plan width sort adamw "$scale" $((C / 2)) "$lr" 1 "dmodel=$C"
-    done; done; done
+    done < <(design_lines)
 }
-
-# phase 2: everything else, at the chosen rates, on the test split
-headline() {
-    local task optim scale seed
-    for task in $tasks; do for optim in $optims; do for scale in $main_scales; do for seed in 2 3 4 5 6; do
-        plan headline "$task" "$optim" "$scale" 64 "$(chosen_lr "$task" "$optim" "$scale" 64 -)" "$seed" -
-    done; done; done; done
-}
+# phase 2: every cell of the design at its chosen rate, seeds test_seeds, on the test split;
+# --standard: the primary cells of dk <= 64 only
 phase2() {
-    headline
-    local task optim scale dk seed v lr
-    # smaller heads, at their own rates
-    for task in $tasks; do for optim in $optims; do for scale in $main_scales; do for seed in 2 3 4; do
-        plan dk16 "$task" "$optim" "$scale" 16 "$(chosen_lr "$task" "$optim" "$scale" 16 -)" "$seed" -
-    done; done; done; done
-    # larger heads at the rate chosen at dk = 64 (a transfer, said so in the report); recall's
-    # 2000-step runs only with AdamW at 256, and 1024 for sort and translate with AdamW
-    for task in $tasks; do for optim in $optims; do for scale in $main_scales; do for seed in 2 3 4; do
-        [ "$task" = recall ] && [ "$optim" = sgd ] && continue
-        plan dk256 "$task" "$optim" "$scale" 256 "$(chosen_lr "$task" "$optim" "$scale" 64 -)" "$seed" -
-    done; done; done; done
-    for task in sort translate; do for scale in $main_scales; do for seed in 2 3; do
-        plan dk1024 "$task" adamw "$scale" 1024 "$(chosen_lr "$task" adamw "$scale" 64 -)" "$seed" -
-    done; done; done
-    # the other scales, each at its own chosen rate; the constant 1/8 at dk = 256, since at 64 it
-    # is 1/sqrt(dk) itself (phase 1's 1/8 runs at 64 repeat 1/sqrt(dk)'s bit for bit), with
-    # recall's 2000-step runs only with AdamW there, as in stage dk256
-    for task in $tasks; do for optim in $optims; do for scale in $other_scales; do for seed in 2 3 4; do
-        if [ "$scale" = 8 ]; then
-            [ "$task" = recall ] && [ "$optim" = sgd ] && continue
-            plan scales "$task" "$optim" 8 256 "$(chosen_lr "$task" "$optim" 8 64 -)" "$seed" -
-        else
-            plan scales "$task" "$optim" "$scale" 64 "$(chosen_lr "$task" "$optim" "$scale" 64 -)" "$seed" -
-        fi
-    done; done; done; done
-    # the articles' premise (unit-variance q, k) against a real layer's Xavier init
-    for task in $tasks; do for scale in $main_scales; do for dk in 64 256; do for seed in 2 3 4; do
-        [ "$task" = recall ] && [ "$dk" = 256 ] && continue
-        plan qkinit "$task" adamw "$scale" "$dk" "$(chosen_lr "$task" adamw "$scale" 64 -)" "$seed" qk-init=unit
-    done; done; done; done
-    # how scores are formed, at the rate chosen for 1/sqrt(dk)
-    for task in $tasks; do for optim in $optims; do for seed in 2 3 4; do
-        lr=$(chosen_lr "$task" "$optim" sqrt 64 -)
-        plan variants "$task" "$optim" sqrt 64 "$lr" "$seed" attn=qknorm
-        plan variants "$task" "$optim" none 64 "$lr" "$seed" attn=cosine
-        plan variants "$task" "$optim" none 64 "$lr" "$seed" attn=additive
-    done; done; done
-    # the overflow claims: reduced precision with and without the max subtracted
-    for scale in 1 sqrt; do for v in precision=fp16,softmax=naive precision=fp16,softmax=stable \
-        precision=bf16,softmax=naive precision=bf16,softmax=stable; do for seed in 2 3; do
-        plan precision sort adamw "$scale" 64 "$(chosen_lr sort adamw "$scale" 64 -)" "$seed" "$v"
-    done; done; done
+    local task role optim scale dk variant flags lr seed
+    while IFS=$'\t' read -r task role optim scale dk variant flags _; do
+        [ "$tier" != standard ] || { [ "$role" = primary ] && [ "$dk" -le 64 ]; } || continue
+        lr=$(chosen_lr "$task" "$optim" "$scale" "$dk" "$variant")
+        for seed in $test_seeds; do plan test "$task" "$optim" "$scale" "$dk" "$lr" "$seed" "$variant" "$flags"; done
+    done < <(design_lines)
 }
 
-# --quick: both phases in miniature (2 rates x 2 scales, then 2 seeds at the chosen rate)
-quick_phase1() { local s lr; for s in 1 sqrt; do for lr in 0.001 0.003; do plan lr sort adamw "$s" 16 "$lr" 1 -; done; done; }
-quick_phase2() { local s seed; for s in 1 sqrt; do for seed in 2 3; do plan headline sort adamw "$s" 16 "$(chosen_lr sort adamw "$s" 16 -)" "$seed" -; done; done; }
-quick_common=(--config="$config" --threads=1 --val-size=128 --eval-examples=128 --test-size=200 --steps=150 --eval-every=50)
+# --quick: both phases in miniature (set at the end): lookup, s = 1 and 1/sqrt(dk) at dk 16, 150
+# steps, one sweep seed from two rates (so at least one round of extension), then two test seeds
+quick_common=(--config="$config" --threads=1 --val-size=128 --eval-examples=128 --test-size=200)
 
 # ---------------------------------------------------------------- running
 runs=$out/runs
@@ -383,39 +361,42 @@ phase_label="" phase_after=""
 
 make_report() { [ "$print_jobs" = 1 ] || "$report" --out "$out" "$out"; }
 
-# two_phases PHASE1 PHASE2 LONGER: a study in two phases (functions that plan them); phase 2 runs
-# at the rates the report of phase 1 chooses. LONGER: how phase 2's runs compare, for the
-# progress lines. --print-jobs prints phase 1's runs still to do, or, once they are all done, makes
-# phase 1's report and prints phase 2's.
+# two_phases: the study in two phases. Phase 1 in rounds: the sweeps planned from the folder's
+# own best_lr.tsv (or --best-lr's, for a shard), run, reported; again, until a round plans no
+# new rate (every chosen rate interior, or at the ladder's end). Phase 2 at the rates it chose.
+# --print-jobs prints the runs of the round still to do; once they are all done, it makes the
+# report and prints the next round's, then phase 2's.
 two_phases() {
-    local first=$1 second=$2 longer=$3
     if [ "$phase" != 2 ]; then
-        local n1 n2
-        n1=$(planned_in "$first") n2=$(planned_in "$second")
-        [ "$print_jobs" = 1 ] || echo "ablation $tier: $((n1 + n2)) runs in two phases: $n1 now, then $n2 at the rates these choose"
-        phase_label="phase 1 of 2: " phase_after=" in phase 1 (then $n2 runs$longer)"
-        "$first"
-        run_planned
-        if [ "$phase" = 1 ]; then
-            [ -n "$shard" ] || make_report
-            exit 0
-        elif [ -n "$shard" ]; then
-            echo "note: phase 2 needs the rates of all of phase 1: merge the shards (./report --out DIR FOLDER ...), then --phase 2 --best-lr DIR/best_lr.tsv" >&2
-            exit 0
-        elif [ "$print_jobs" = 1 ] && [ "$todo_left" -gt 0 ]; then
-            echo "note: phase 2 runs at the rates phase 1 chooses: run these, then --print-jobs again for phase 2's runs" >&2
-            exit 0
-        fi
-        # phase 1 is done: its report chooses the rates (made with --print-jobs too; its lines on stderr)
-        local to=1
+        local n2 round=1 planned=-1 to=1
+        n2=$(planned_in phase2)
         [ "$print_jobs" = 0 ] || to=2
-        "$report" --out "$out" "$out" >&"$to"
-        best_lr=$out/best_lr.tsv
-        plan_lines=()
+        [ -n "$shard" ] || best_lr=$out/best_lr.tsv
+        while :; do
+            plan_lines=()
+            phase1
+            [ ${#plan_lines[@]} -gt "$planned" ] || break # the last report added no rate
+            planned=${#plan_lines[@]}
+            phase_label="phase 1 of 2, round $round: " phase_after=" in this round (then more rounds while a best rate is at an edge, then $n2 runs)"
+            run_planned
+            if [ -n "$shard" ]; then
+                echo "note: the next round plans from all shards' results: merge them (./report --out DIR FOLDER ...), then run each shard again with --phase 1 --best-lr DIR/best_lr.tsv; when every shard has 0 to do, phase 1 is done: --phase 2 --best-lr DIR/best_lr.tsv" >&2
+                exit 0
+            elif [ "$print_jobs" = 1 ] && [ "$todo_left" -gt 0 ]; then
+                echo "note: the next round's rates follow from these runs: run them, then --print-jobs again" >&2
+                exit 0
+            fi
+            # the round is done: its report says where each cell's best rate is (made with
+            # --print-jobs too; its lines on stderr)
+            "$report" --out "$out" "$out" >&"$to"
+            round=$((round + 1))
+        done
+        [ "$phase" != 1 ] || exit 0
     fi
     [ -n "$best_lr" ] && [ -f "$best_lr" ] || die "--phase 2 needs --best-lr FILE (the report of phase 1 writes best_lr.tsv)"
     phase_label="phase 2 of 2: " phase_after=""
-    "$second"
+    plan_lines=()
+    phase2
     run_planned
     [ -n "$shard" ] || make_report
 }
@@ -423,15 +404,18 @@ two_phases() {
 case "$tier" in
 quick)
     common=("${quick_common[@]}")
-    two_phases quick_phase1 quick_phase2 ""
+    tier_flags="--steps=150 --eval-every=50"
+    ladder="0.0003 0.001 0.003 0.01" first_rates="0.001 0.003" sweep_seeds="101" test_seeds="11 12"
+    design_lines() { study_design | awk -F'\t' '$1 == "lookup" && $3 == "adamw" && $5 == 16 && $6 == "-" && ($4 == "1" || $4 == "sqrt")'; }
+    two_phases
     ;;
 standard)
     [ -f "$best_lr" ] || die "no chosen learning rates in $best_lr (run the full study's phase 1, or give --best-lr)"
-    headline
+    phase2
     run_planned
     [ -n "$shard" ] || make_report
     ;;
 full)
-    two_phases phase1 phase2 ", about twice as long each"
+    two_phases
     ;;
 esac

@@ -14,6 +14,7 @@ typedef enum OutcomeTest { OUTCOME_FISHER, OUTCOME_SIGN_FLIP } OutcomeTest;
 
 typedef struct OutcomeTask {
     const char *task;
+    const char *flags;       /* ./train's flags for the task at the study's budget (the calibrated ones) */
     double threshold;        /* a run succeeds when its test accuracy >= threshold */
     double chance;           /* the exact-match accuracy of the best guess */
     const char *chance_note; /* the settings the chance level is for */
@@ -39,10 +40,27 @@ typedef struct PrimaryContrast {
 extern const PrimaryContrast g_primary_contrasts[];
 extern const int g_n_primary_contrasts;
 
+/* A cell the study runs besides the primaries' sides, on every task of g_outcome_tasks: swept
+ * and tested like them, contrasted as a secondary (against 1/sqrt(dk) of its own variant). */
+typedef struct StudyCell {
+    const char *optim;
+    double dk;
+    OutcomeSide side;
+} StudyCell;
+extern const StudyCell g_secondary_cells[];
+extern const int g_n_secondary_cells;
+
 /* The significance level of every verdict, applied to corrected p-values. */
 #define OUTCOME_ALPHA 0.05
 
 /* Both tables as Markdown, the block DESIGN.md quotes. */
 void outcome_table_markdown(FILE *f);
+
+/* What scripts/ablation.sh runs, read from the tables above (`./report --design`): a header, then
+ * one line per task x cell, tab-separated: task, role (primary or secondary), optim, scale, dk,
+ * variant, and the task's ./train flags, success threshold, chance level and test (fisher or
+ * sign-flip). Each cell once per task (a side shared by two primaries, as
+ * 1/sqrt(dk) at dk 64, is one line). */
+void outcome_design_tsv(FILE *f);
 
 #endif

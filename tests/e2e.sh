@@ -604,18 +604,45 @@ rm -rf "$grid"
 jobs=$(TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" --print-jobs 2>/dev/null | wc -l)
 TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" >"$dir/grid.out" 2>&1
 rc=$?
+planned=$(($(wc -l <"$grid/jobs.tsv" 2>/dev/null) - 1))
 done_rows=$(awk -F, 'NR > 1 && $10 == "done" && $14 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }' "$grid/runs.csv" 2>/dev/null)
 chosen=$(awk -F'\t' 'NR > 1 && $9 == 1 { n++ } END { print n + 0 }' "$grid/best_lr.tsv" 2>/dev/null)
+# every cell's chosen rate is interior (a worse rate swept on each side, the rates one run of the
+# ladder) or at the end of --quick's ladder (0.0003 0.001 0.003 0.01); the test runs at the chosen rate
+swept_ok=$(awk -F'\t' 'BEGIN { n = split("0.0003 0.001 0.003 0.01", l, " "); for (i = 1; i <= n; i++) at[l[i] + 0] = i }
+    NR == 1 { next }
+    { key = $1 " " $2 " " $3 " " $4 " " $5; i = at[$6 + 0]; if (!i) bad = 1
+      if (!(key in lo) || i < lo[key]) lo[key] = i; if (!(key in hi) || i > hi[key]) hi[key] = i
+      rates[key]++; if ($9 == 1) c[key] = i }
+    END { for (k in lo) { if (rates[k] != hi[k] - lo[k] + 1) bad = 1
+            if (!(k in c) || (c[k] == lo[k] && lo[k] > 1) || (c[k] == hi[k] && hi[k] < n)) bad = 1; cells++ }
+          print (cells == 2 && !bad) ? "yes" : "no" }' "$grid/best_lr.tsv" 2>/dev/null)
+at_chosen=$(awk -F'\t' 'NR == FNR { if (FNR > 1 && $9 == 1) rate[$3 " " $4] = $6; next }
+    FNR > 1 && $2 == "test" && rate[$5 " " $6] == $7 { n++ } END { print n + 0 }' "$grid/best_lr.tsv" "$grid/jobs.tsv" 2>/dev/null)
+rounds=$(grep -c "phase 1 of 2, round [0-9]*: .* runs planned" "$dir/grid.out")
 svgs=0
-for f in "$grid"/lr_sort_adamw.svg "$grid"/dk_sort.svg "$grid"/curves_sort_adamw.svg; do
+for f in "$grid"/lr_lookup_adamw.svg "$grid"/dk_lookup.svg "$grid"/curves_lookup_adamw.svg; do
     head -c 5 "$f" 2>/dev/null | grep -q '<?xml\|<svg' && tail -n 1 "$f" | grep -q '</svg>' && svgs=$((svgs + 1))
 done
-headline_rows=$(sed -n '/^## Stage `headline`: test accuracy/,/^## /p' "$grid/summary.md" 2>/dev/null | grep -c '^| 1\(/√dₖ\)\? | ')
-if [ $rc -eq 0 ] && [ "$jobs" -eq 4 ] && [ "$done_rows" -eq 8 ] && [ "$chosen" -eq 2 ] && [ "$headline_rows" -eq 2 ] && [ "$svgs" -eq 3 ]; then
-    ok "ablation --quick: 4 sweep runs, a rate chosen per scale on validation, 4 runs at it; runs.csv, summary.md, 3 SVG plots"
+test_rows=$(sed -n '/^## Stage `test`: test accuracy/,/^## /p' "$grid/summary.md" 2>/dev/null | grep -c '^| 1\(/√dₖ\)\? | ')
+if [ $rc -eq 0 ] && [ "$jobs" -eq 4 ] && [ "$done_rows" -eq "$planned" ] && [ "$chosen" -eq 2 ] && [ "$swept_ok" = yes ] &&
+    [ "$rounds" -ge 2 ] && [ "$at_chosen" -eq 4 ] && [ "$test_rows" -eq 2 ] && [ "$svgs" -eq 3 ] && [ -s "$grid/outcomes.md" ]; then
+    ok "ablation --quick: 4 sweep runs, then $((rounds - 1)) round(s) extending a sweep whose best rate was at an edge, until each is interior; 4 test runs at the chosen rates; runs.csv, summary.md, outcomes.md, 3 SVG plots"
 else
-    bad "ablation --quick outputs" "exit $rc, jobs $jobs, done rows $done_rows, chosen $chosen, headline rows $headline_rows, svgs $svgs" \
+    bad "ablation --quick outputs" "exit $rc, first round $jobs, done $done_rows of $planned, chosen $chosen, interior $swept_ok, rounds $rounds, at chosen $at_chosen, test rows $test_rows, svgs $svgs" \
         "$(tail -n 5 "$dir/grid.out")"
+fi
+# the reproducibility check of a study (tests/reproduce.sh, run on the committed study by make
+# test): random rows of the quick study's runs.csv made again, identical; a row with one digit
+# of one number changed is caught
+repro=$(tests/reproduce.sh "$bin" "$grid/runs.csv" 3 7 2>&1)
+awk -F, 'NR == 2 { sub(/,done,150,0\./, ",done,150,9.") } { print }' "$grid/runs.csv" >"$dir/runs_changed.csv"
+changed=$(tests/reproduce.sh "$bin" "$dir/runs_changed.csv" 100 7 2>&1)
+if echo "$repro" | tail -n 1 | grep -qx "3 passed, 0 failed" && echo "$changed" | tail -n 1 | grep -q "passed, 1 failed$" &&
+    echo "$changed" | grep -q "^FAIL  $(sed -n '2s/,.*//p' "$grid/runs.csv"): another summary"; then
+    ok "tests/reproduce.sh: 3 random rows of a study's runs.csv made again with the same summaries; one changed digit caught"
+else
+    bad "tests/reproduce.sh" "$repro" "$(echo "$changed" | tail -n 4)"
 fi
 again=$(TRAIN=$train REPORT=$bin/report scripts/ablation.sh --quick --out "$grid" 2>&1 | grep -c "0 to do")
 if [ "$again" -eq 2 ]; then
@@ -683,30 +710,37 @@ rm -rf "$exp" "$dir/elsewhere"
 mkdir -p "$dir/elsewhere"
 abl --quick --out "$exp" --print-jobs >"$dir/jobs1.txt" 2>"$dir/jobs1.err"
 (cd "$dir/elsewhere" && xargs -d '\n' -n 1 -P 2 sh -c <"$dir/jobs1.txt")
-abl --quick --out "$exp" --print-jobs >"$dir/jobs2.txt" 2>"$dir/jobs2.err"
+# printed again after each batch is run: the next round's runs, then phase 2's (at most 5 batches)
+batch=1
+while [ $batch -lt 6 ]; do
+    batch=$((batch + 1))
+    abl --quick --out "$exp" --print-jobs >"$dir/jobs$batch.txt" 2>"$dir/jobs$batch.err"
+    grep -q "phase 2 of 2: 4 runs planned, 0 done, 4 printed" "$dir/jobs$batch.err" && break
+    (cd "$dir/elsewhere" && xargs -d '\n' -n 1 -P 2 sh -c <"$dir/jobs$batch.txt")
+done
 if command -v parallel >/dev/null 2>&1; then
-    (cd "$dir/elsewhere" && parallel --will-cite -j 2 <"$dir/jobs2.txt")
+    (cd "$dir/elsewhere" && parallel --will-cite -j 2 <"$dir/jobs$batch.txt")
     runner="GNU parallel"
 else
-    (cd "$dir/elsewhere" && xargs -d '\n' -n 1 -P 2 sh -c <"$dir/jobs2.txt")
+    (cd "$dir/elsewhere" && xargs -d '\n' -n 1 -P 2 sh -c <"$dir/jobs$batch.txt")
     runner="xargs (no GNU parallel here)"
 fi
+cp "$dir/jobs$batch.txt" "$dir/jobs_phase2.txt"
 abl --quick --out "$exp" >"$dir/exp.out" 2>&1
 rc=$?
-if [ "$(wc -l <"$dir/jobs1.txt")" -eq 4 ] && grep -q "phase 1 of 2: 4 runs planned, 0 done, 4 printed" "$dir/jobs1.err" &&
-    ! grep -q "\$'" "$dir/jobs1.txt" && [ "$(wc -l <"$dir/jobs2.txt")" -eq 4 ] && [ "$(grep -c ' --seed=[23] ' "$dir/jobs2.txt")" -eq 4 ] &&
-    grep -q "phase 1 of 2: 4 runs planned, 4 done, 0 printed" "$dir/jobs2.err" &&
-    grep -q "phase 2 of 2: 4 runs planned, 0 done, 4 printed" "$dir/jobs2.err" &&
+if [ "$(wc -l <"$dir/jobs1.txt")" -eq 4 ] && grep -q "phase 1 of 2, round 1: 4 runs planned, 0 done, 4 printed" "$dir/jobs1.err" &&
+    ! grep -q "\$'" "$dir/jobs1.txt" && [ "$(wc -l <"$dir/jobs_phase2.txt")" -eq 4 ] && [ "$(grep -c ' --seed=1[12] ' "$dir/jobs_phase2.txt")" -eq 4 ] &&
+    grep -q "phase 1 of 2, round 2: [0-9]* runs planned, 4 done, [1-9][0-9]* printed" "$dir/jobs2.err" &&
     [ $rc -eq 0 ] && [ "$(grep -c ' 0 to do' "$dir/exp.out")" -eq 2 ] && cmp -s "$exp/summary.md" "$grid/summary.md"; then
-    ok "ablation.sh --print-jobs: 4 lines run by sh -c (dash) under xargs -P 2 elsewhere, then phase 2's 4 by $runner; the same summary.md as the script's own study"
+    ok "ablation.sh --print-jobs: 4 lines run by sh -c (dash) under xargs -P 2 elsewhere, then round 2's, then phase 2's 4 by $runner; the same summary.md as the script's own study"
 else
-    bad "exported jobs run under sh, printed again they are phase 2's" "$(cat "$dir/jobs1.err" "$dir/jobs2.err")" "exit $rc: $(tail -n 2 "$dir/exp.out")" \
+    bad "exported jobs run under sh, printed again they are the next round's, then phase 2's" "$(cat "$dir"/jobs[0-9]*.err)" "exit $rc: $(tail -n 2 "$dir/exp.out")" \
         "$(diff "$exp/summary.md" "$grid/summary.md" 2>&1 | head -n 3)"
 fi
 abl --quick --phase 2 --best-lr "$grid/best_lr.tsv" --out "$dir/phase2" --print-jobs >"$dir/jobs3.txt" 2>"$dir/jobs3.err"
 rc=$?
 # the same runs as phase 2 printed above, but for their outputs' folder
-if [ $rc -eq 0 ] && [ "$(wc -l <"$dir/jobs3.txt")" -eq 4 ] && cmp -s <(sed 's/ --log=.*//' "$dir/jobs3.txt") <(sed 's/ --log=.*//' "$dir/jobs2.txt"); then
+if [ $rc -eq 0 ] && [ "$(wc -l <"$dir/jobs3.txt")" -eq 4 ] && cmp -s <(sed 's/ --log=.*//' "$dir/jobs3.txt") <(sed 's/ --log=.*//' "$dir/jobs_phase2.txt"); then
     ok "ablation.sh --quick --phase 2 --best-lr FILE --print-jobs: phase 2's runs exported on their own"
 else
     bad "--phase 2 with --quick" "exit $rc" "$(cat "$dir/jobs3.err")" "$(head -c 300 "$dir/jobs3.txt")"

@@ -71,8 +71,8 @@ static void test_primaries_holm(void)
 {
     load();
     /* tested primaries: lookup 1 - sqrt (Fisher, 0/10 vs 10/10: p = 2 / C(20, 10) = 1.0825e-5),
-     * sort 1 - sqrt and sort dk - sqrt (sign-flip, six differences of one sign: p = 2/64 = 0.03125).
-     * Holm over m = 3: 3 x 1.0825e-5; max(2 x 0.03125, 1 x 0.03125) = 0.0625 for both sort contrasts. */
+     * reverse 1 - sqrt and reverse dk - sqrt (sign-flip, six differences of one sign: p = 2/64 = 0.03125).
+     * Holm over m = 3: 3 x 1.0825e-5; max(2 x 0.03125, 1 x 0.03125) = 0.0625 for both reverse contrasts. */
     int tested = 0, planned = 0;
     for (int i = 0; i < g_n; i++)
         if (g_v[i].primary) {
@@ -80,25 +80,25 @@ static void test_primaries_holm(void)
             tested += !isnan(g_v[i].p);
         }
     CHECK(planned == g_n_outcome_tasks * g_n_primary_contrasts && tested == 3, "%d primaries planned, %d tested (want 3)", planned, tested);
-    const OutcomeContrast *l = find("lookup", 64, "1", "sqrt", true), *s1 = find("sort", 64, "1", "sqrt", true),
-                          *sd = find("sort", 64, "dk", "sqrt", true);
+    const OutcomeContrast *l = find("lookup", 64, "1", "sqrt", true), *s1 = find("reverse", 64, "1", "sqrt", true),
+                          *sd = find("reverse", 64, "dk", "sqrt", true);
     CHECK(l && s1 && sd, "the three tested primaries");
     if (!l || !s1 || !sd) return;
     CHECK(near(l->p, 2 / 184756.0, 1e-15) && near(l->p_corrected, 6 / 184756.0, 1e-15) && l->verdict == OUTCOME_LOWER,
           "lookup: p %.4g -> Holm %.4g, lower", l->p, l->p_corrected);
     CHECK(near(l->rate_diff.est, -1, 1e-15), "lookup: success rates 0 - 1");
-    /* sort 1 - sqrt: differences -0.10 .. -0.20, mean -0.15, sd sqrt(0.0014): raw 0.03125 < 0.05, Holm 0.0625:
+    /* reverse 1 - sqrt: differences -0.10 .. -0.20, mean -0.15, sd sqrt(0.0014): raw 0.03125 < 0.05, Holm 0.0625:
      * not distinguishable, MDD (t_0.975,5 + t_0.80,5) sd / sqrt 6 = 3.490126 x 0.0152753 = 0.053313 */
-    CHECK(near(s1->p, 0.03125, 1e-12) && near(s1->p_corrected, 0.0625, 1e-12), "sort 1: p %g -> Holm %g", s1->p, s1->p_corrected);
+    CHECK(near(s1->p, 0.03125, 1e-12) && near(s1->p_corrected, 0.0625, 1e-12), "reverse 1: p %g -> Holm %g", s1->p, s1->p_corrected);
     CHECK(s1->verdict == OUTCOME_NOT_DISTINCT && near(s1->mdd, 0.053313, 1e-5) && s1->diff.n == 6 && near(s1->diff.mean, -0.15, 1e-9),
-          "sort 1: not distinguishable, MDD %.6f, mean %.4f over %d pairs", s1->mdd, s1->diff.mean, s1->diff.n);
+          "reverse 1: not distinguishable, MDD %.6f, mean %.4f over %d pairs", s1->mdd, s1->diff.mean, s1->diff.n);
     char text[128];
     outcome_verdict_text(text, sizeof text, s1);
     CHECK(!strcmp(text, "not distinguishable (MDD 0.053)"), "the words: \"%s\"", text);
     CHECK(near(sd->p_corrected, 0.0625, 1e-12) && sd->verdict == OUTCOME_NOT_DISTINCT && near(sd->diff.mean, 0.17, 1e-9),
-          "sort dk: +0.17, Holm 0.0625: not distinguishable");
+          "reverse dk: +0.17, Holm 0.0625: not distinguishable");
     /* its success counts: 6/6 vs 0/6, Fisher 2 / C(12, 6) = 2/924, reported uncorrected, not the verdict's test */
-    CHECK(near(sd->fisher_p, 2 / 924.0, 1e-15), "sort dk: Fisher p %g (2/924), shown only", sd->fisher_p);
+    CHECK(near(sd->fisher_p, 2 / 924.0, 1e-15), "reverse dk: Fisher p %g (2/924), shown only", sd->fisher_p);
     const OutcomeContrast *absent = find("recall", 64, "1", "sqrt", true);
     CHECK(absent && !absent->ca && !absent->cb && absent->verdict == OUTCOME_NO_TEST, "recall not run: no test");
     if (absent) {
@@ -110,15 +110,15 @@ static void test_primaries_holm(void)
 static void test_secondaries_bh(void)
 {
     load();
-    /* one secondary: sort at dk 16, 1 - sqrt, the same six differences: raw 0.03125, BH over m = 1
+    /* one secondary: reverse at dk 16, 1 - sqrt, the same six differences: raw 0.03125, BH over m = 1
      * leaves it: lower. The same raw p that Holm lifted over 0.05 among the primaries. */
     int secondaries = 0;
     for (int i = 0; i < g_n; i++) secondaries += !g_v[i].primary;
-    const OutcomeContrast *c = find("sort", 16, "1", "sqrt", false);
+    const OutcomeContrast *c = find("reverse", 16, "1", "sqrt", false);
     CHECK(secondaries == 1 && c, "one secondary (%d)", secondaries);
     if (!c) return;
     CHECK(near(c->p, 0.03125, 1e-12) && near(c->p_corrected, 0.03125, 1e-12) && c->verdict == OUTCOME_LOWER,
-          "sort dk 16: p %g -> BH %g, lower", c->p, c->p_corrected);
+          "reverse dk 16: p %g -> BH %g, lower", c->p, c->p_corrected);
 }
 
 static void test_outcomes_md(void)
@@ -131,9 +131,9 @@ static void test_outcomes_md(void)
     snprintf(path, sizeof path, "%s/outcomes.md", dir);
     size_t size;
     char *md = read_text(path, &size, MUST_EXIST);
-    CHECK(strstr(md, "| sort · adamw | 64 | 1 − 1/√dₖ |") && strstr(md, "0.0312 → 0.0625 | not distinguishable (MDD 0.053) |"),
+    CHECK(strstr(md, "| reverse · adamw | 64 | 1 − 1/√dₖ |") && strstr(md, "0.0312 → 0.0625 | not distinguishable (MDD 0.053) |"),
           "the primary's row and its words");
-    CHECK(strstr(md, "| sort · adamw | 16 | 1 − 1/√dₖ |") && strstr(md, "0.0312 → 0.0312 | lower |"), "the secondary's row");
+    CHECK(strstr(md, "| reverse · adamw | 16 | 1 − 1/√dₖ |") && strstr(md, "0.0312 → 0.0312 | lower |"), "the secondary's row");
     CHECK(strstr(md, "| headline | lookup · adamw | - | 1/√dₖ | 64 | 0.001 | 10/10 [0.72, 1.00] |") &&
               strstr(md, "| 500 (10 of 10) |") && strstr(md, "not reached (0 of 10)"),
           "the cells' counts and steps");
