@@ -1,9 +1,13 @@
 /* attention.c - multi-head causal self-attention, the same for every variant:
  *
- *     q, k, v = a Wq + bq, a Wk + bk, a Wv + bv, split into H heads of dk
+ *     q, k, v = a Wq + bq, a Wk + bk, a Wv + bv, each [B, T, H*dk]: H heads of dk side by side
  *     S = m rule(q, k)          the variant's scores (attn_spec.h), m its multiplier
  *     P = softmax(S), causal    row i spreads 1 over the keys j <= i
- *     o = dropout(P) v,         heads merged back, then o Wo + bo
+ *     o = dropout(P) v,         [B, T, H*dk], the heads side by side again, then o Wo + bo
+ *
+ * Head h of q is the [T, dk] matrix of columns h dk .. h dk + dk - 1 of each example's rows.
+ * The products read it there (and write P v there) in place, op_matmul_groups: the heads are
+ * never copied out into [B, H, T, dk] and back.
  *
  * Why scale at all: if the entries of q and k are independent with mean 0 and variance 1,
  *     Var(q . k) = sum_i Var(q_i k_i) = dk,
@@ -25,6 +29,23 @@
 Tensor *attention_stored(Tape *tp, const GptConfig *cfg, Tensor *x, Mask mask, AttentionTrace *trace)
 {
     return cfg->precision == FORMAT_FP32 ? x : op_round(tp, x, cfg->precision, mask, &trace->rounding);
+}
+
+Tensor *attention_dot_products(Tape *tp, const GptConfig *cfg, Tensor *q, Tensor *k)
+{
+    return op_matmul_groups(tp, q, k, TRANSPOSE_B, cfg->heads, GROUPED_A | GROUPED_B);
+}
+
+Tensor *attention_head_rows(Tape *tp, const GptConfig *cfg, Tensor *x)
+{
+    int rows[4] = {x->shape[0], x->shape[1], cfg->heads, cfg->dk};
+    return op_reshape(tp, x, 4, rows);
+}
+
+Tensor *attention_heads_first(Tape *tp, const GptConfig *cfg, Tensor *x)
+{
+    int to_heads[4] = {0, 2, 1, 3};
+    return op_permute(tp, attention_head_rows(tp, cfg, x), 4, to_heads);
 }
 
 /* A fresh trace for this forward pass (what the caller asked for kept). */
@@ -127,28 +148,16 @@ static Tensor *attention_weights(Tape *tp, const GptLayer *ly, const GptConfig *
 
 /* ------------------------------------------------------------------ the attention block */
 
-/* a W + b, split into heads: [B, T, C] -> [B, T, H, dk] -> [B, H, T, dk], one matrix per
- * (batch, head); its tensors named after `label`. */
-static Tensor *split_heads(Tape *tp, const char *label, const GptConfig *cfg, Tensor *a, Tensor *w, Tensor *b)
-{
-    int split[4] = {a->shape[0], a->shape[1], cfg->heads, cfg->dk}, to_heads[4] = {0, 2, 1, 3};
-    tp->scope = label;
-    return op_permute(tp, op_reshape(tp, op_linear(tp, a, w, b), 4, split), 4, to_heads);
-}
-
-/* [B, H, T, dk] -> [B, T, H, dk] -> [B, T, H*dk] */
-static Tensor *merge_heads(Tape *tp, Tensor *o)
-{
-    int to_tokens[4] = {0, 2, 1, 3}, merged[3] = {o->shape[0], o->shape[2], o->shape[1] * o->shape[3]};
-    return op_reshape(tp, op_permute(tp, o, 4, to_tokens), 3, merged);
-}
-
 Tensor *attention_forward(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *a, AttentionTrace *trace)
 {
     trace_start(trace);
-    Tensor *q = split_heads(tp, ly->label[LABEL_QUERIES], cfg, a, ly->wq, ly->bq);
-    Tensor *k = split_heads(tp, ly->label[LABEL_KEYS], cfg, a, ly->wk, ly->bk);
-    Tensor *v = split_heads(tp, ly->label[LABEL_VALUES], cfg, a, ly->wv, ly->bv);
+    /* q, k, v [B, T, H*dk], read in place by the products */
+    tp->scope = ly->label[LABEL_QUERIES];
+    Tensor *q = op_linear(tp, a, ly->wq, ly->bq);
+    tp->scope = ly->label[LABEL_KEYS];
+    Tensor *k = op_linear(tp, a, ly->wk, ly->bk);
+    tp->scope = ly->label[LABEL_VALUES];
+    Tensor *v = op_linear(tp, a, ly->wv, ly->bv);
     q = attention_stored(tp, cfg, q, MASK_NONE, trace);
     k = attention_stored(tp, cfg, k, MASK_NONE, trace);
     v = attention_stored(tp, cfg, v, MASK_NONE, trace);
@@ -160,8 +169,8 @@ Tensor *attention_forward(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Te
     Tensor *P = attention_weights(tp, ly, cfg, S, fold, trace);
     P = op_dropout(tp, P, (real)cfg->attn_dropout);
 
-    /* o = P v, heads merged back, then Wo */
+    /* o = P v for every head, written into [B, T, H*dk] (head h in its dk columns), then Wo */
     tp->scope = ly->label[LABEL_ATTN_OUT];
-    Tensor *o = attention_stored(tp, cfg, op_matmul(tp, P, v, TRANSPOSE_NONE), MASK_NONE, trace);
-    return op_linear(tp, merge_heads(tp, o), ly->wo, ly->bo);
+    Tensor *o = op_matmul_groups(tp, P, v, TRANSPOSE_NONE, cfg->heads, GROUPED_B | GROUPED_OUT);
+    return op_linear(tp, attention_stored(tp, cfg, o, MASK_NONE, trace), ly->wo, ly->bo);
 }

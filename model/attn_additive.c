@@ -20,18 +20,19 @@ static void additive_params(Gpt *m, int l, Tensor **p)
 static Tensor *additive_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
                                AttentionTrace *trace)
 {
-    int B = q->shape[0], H = q->shape[1], T = q->shape[2], dk = q->shape[3];
-    int heads_first[4] = {1, 0, 2, 3}, rows[3] = {H * B, T, dk}, pairs[3] = {H, B * T * T, dk};
-    int v_shape[3] = {H, dk, 1}, per_head[4] = {H, B, T, T};
-    Tensor *qh = op_reshape(tp, op_permute(tp, q, 4, heads_first), 3, rows);
-    Tensor *kh = op_reshape(tp, op_permute(tp, k, 4, heads_first), 3, rows);
+    int B = q->shape[0], T = q->shape[1], H = cfg->heads, dk = cfg->dk;
+    /* [B, T, H, dk] -> [H, B, T, dk], a copy; and [H, B, T, T] -> [B, H, T, T] at the end */
+    int to_heads_first[4] = {2, 0, 1, 3}, to_batch_first[4] = {1, 0, 2, 3};
+    int rows[3] = {H * B, T, dk}, pairs[3] = {H, B * T * T, dk}, v_shape[3] = {H, dk, 1}, per_head[4] = {H, B, T, T};
+    Tensor *qh = op_reshape(tp, op_permute(tp, attention_head_rows(tp, cfg, q), 4, to_heads_first), 3, rows);
+    Tensor *kh = op_reshape(tp, op_permute(tp, attention_head_rows(tp, cfg, k), 4, to_heads_first), 3, rows);
     /* [H B, T, T, dk]: q_i + k_j, every pair (the hidden ones j > i too: they are rounded and
      * counted like the rest, though the mask then drops their scores) */
     Tensor *sum = attention_stored(tp, cfg, op_add_pairs(tp, qh, kh), MASK_NONE, trace);
     Tensor *th = attention_stored(tp, cfg, op_tanh(tp, sum), MASK_NONE, trace);
     Tensor *v = op_reshape(tp, ly->attn_param[ADDITIVE_V], 3, v_shape);
     Tensor *S = op_matmul(tp, op_reshape(tp, th, 3, pairs), v, TRANSPOSE_NONE);
-    return op_permute(tp, op_reshape(tp, S, 4, per_head), 4, heads_first); /* [B, H, T, T] */
+    return op_permute(tp, op_reshape(tp, S, 4, per_head), 4, to_batch_first); /* [B, H, T, T] */
 }
 
 /* The pair tensors of one layer: q_i + k_j and its tanh for each of B H T^2 pairs, dk values

@@ -3,13 +3,19 @@
  * part). */
 #include "attn_spec.h"
 
+/* x [B, T, H*dk] with each head's row of dk scaled to unit length, in place of x's (a view
+ * [B, T, H, dk] normalised, viewed back) */
+static Tensor *unit_rows(Tape *tp, const GptConfig *cfg, Tensor *x, AttentionTrace *trace)
+{
+    Tensor *n = op_l2_normalize(tp, attention_head_rows(tp, cfg, x), (real)GPT_L2NORM_EPS);
+    return attention_stored(tp, cfg, op_reshape(tp, n, x->ndim, x->shape), MASK_NONE, trace);
+}
+
 static Tensor *cosine_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
                              AttentionTrace *trace)
 {
     (void)ly;
-    Tensor *qn = attention_stored(tp, cfg, op_l2_normalize(tp, q, (real)GPT_L2NORM_EPS), MASK_NONE, trace);
-    Tensor *kn = attention_stored(tp, cfg, op_l2_normalize(tp, k, (real)GPT_L2NORM_EPS), MASK_NONE, trace);
-    return op_matmul(tp, qn, kn, TRANSPOSE_B);
+    return attention_dot_products(tp, cfg, unit_rows(tp, cfg, q, trace), unit_rows(tp, cfg, k, trace));
 }
 
 static double tau_start(const GptConfig *c) { return c->tau_init; }

@@ -1,11 +1,11 @@
 /* attn_dot.c - dot-product attention (Vaswani et al. 2017): S = s q.k, s as --scale says. */
 #include "attn_spec.h"
 
-/* q k^T for every head: [B, H, T, dk] x [B, H, dk, T] */
+/* q k^T for every head: [T, dk] x [dk, T] per (example, head), read in place */
 static Tensor *dot_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k, AttentionTrace *trace)
 {
-    (void)ly, (void)cfg, (void)trace;
-    return op_matmul(tp, q, k, TRANSPOSE_B);
+    (void)ly, (void)trace;
+    return attention_dot_products(tp, cfg, q, k);
 }
 
 const AttnSpec attn_dot = {

@@ -21,8 +21,10 @@ static Tensor *qknorm_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg,
 {
     const real eps = (real)GPT_LAYERNORM_EPS;
     Tensor *const *p = ly->attn_param;
-    Tensor *qn = attention_stored(tp, cfg, op_layernorm(tp, q, p[QNORM_G], p[QNORM_B], eps), MASK_NONE, trace);
-    Tensor *kn = attention_stored(tp, cfg, op_layernorm(tp, k, p[KNORM_G], p[KNORM_B], eps), MASK_NONE, trace);
+    /* [B, H, T, dk] copies: the gains' gradients add over rows head by head, as they always have */
+    Tensor *qh = attention_heads_first(tp, cfg, q), *kh = attention_heads_first(tp, cfg, k);
+    Tensor *qn = attention_stored(tp, cfg, op_layernorm(tp, qh, p[QNORM_G], p[QNORM_B], eps), MASK_NONE, trace);
+    Tensor *kn = attention_stored(tp, cfg, op_layernorm(tp, kh, p[KNORM_G], p[KNORM_B], eps), MASK_NONE, trace);
     return op_matmul(tp, qn, kn, TRANSPOSE_B);
 }
 

@@ -1,11 +1,12 @@
 /* attn_spec.h - the attention variants: one row (an AttnSpec) per way of forming scores.
  *
- * Multi-head attention is the same for every variant (attention.c): q, k, v per head; scores
- * S [B, H, T, T]; P = softmax(S) under the causal mask; o = P v; heads merged back. A variant
- * says only how S is formed from q and k: its score rule, the multiplier the scores get (the
- * --scale s, or a learned one of its own, such as cosine's temperature tau), its own parameters,
- * and what the rest of the program reads about it (its memory, its name in figures and logs, the
- * options it reads). A new variant is one file, model/attn_<name>.c, defining
+ * Multi-head attention is the same for every variant (attention.c): q, k, v per head (side by
+ * side in [B, T, H*dk]); scores S [B, H, T, T]; P = softmax(S) under the causal mask; o = P v,
+ * the heads side by side again. A variant says only how S is formed from q and k: its score
+ * rule, the multiplier the scores get (the --scale s, or a learned one of its own, such as
+ * cosine's temperature tau), its own parameters, and what the rest of the program reads about
+ * it (its memory, its name in figures and logs, the options it reads). A new variant is one
+ * file, model/attn_<name>.c, defining
  *     const AttnSpec attn_<name> = {.name = "<name>", ...};
  * and one row in the table of model/attn_table.c (with its extern line): --attn=<name>, --help,
  * the model, checkpoints, logs and figures follow.
@@ -29,10 +30,12 @@ typedef struct HeadMultiplier {
 /* The learned s of --scale=learned, which every variant with `scaled` gets (attn_scale.c). */
 extern const HeadMultiplier attn_learned_s;
 
-/* A score rule turns the queries and keys of every head, q and k [B, H, T, dk], into raw scores
- * [B, H, T, T]; the multiplier (s, or the variant's own) is applied after it, by attention.c. A
- * rule stores its intermediate results as the attention path stores them (attention_stored), not
- * its result. Its own parameters are ly->attn_param[...], as its add_params made them. */
+/* A score rule turns the queries and keys of every head into raw scores [B, H, T, T]; the
+ * multiplier (s, or the variant's own) is applied after it, by attention.c. q and k are
+ * [B, T, H*dk] as the projections wrote them, head h in columns h dk .. h dk + dk - 1 (the
+ * helpers below read them per head). A rule stores its intermediate results as the attention
+ * path stores them (attention_stored), not its result. Its own parameters are
+ * ly->attn_param[...], as its add_params made them. */
 typedef Tensor *(*ScoreRule)(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
                              AttentionTrace *trace);
 
@@ -76,5 +79,15 @@ const char *attn_multiplier_name(const GptConfig *c);
  * cfg->precision and counted in the trace (x itself in fp32); scores [B, H, T, T] are stored
  * under the causal mask: a hidden score is neither rounded nor counted. */
 Tensor *attention_stored(Tape *tp, const GptConfig *cfg, Tensor *x, Mask mask, AttentionTrace *trace);
+/* q.k for every pair of positions of every head, [B, H, T, T], from q and k [B, T, H*dk] read in
+ * place (op_matmul_groups: no copy). */
+Tensor *attention_dot_products(Tape *tp, const GptConfig *cfg, Tensor *q, Tensor *k);
+/* x [B, T, H*dk] viewed as [B, T, H, dk] (no copy): one row of dk per example, position and
+ * head, for an op over each head's rows (op_l2_normalize). */
+Tensor *attention_head_rows(Tape *tp, const GptConfig *cfg, Tensor *x);
+/* x [B, T, H*dk] copied to [B, H, T, dk], one dense matrix per (example, head), for a rule that
+ * needs its rows in that order: an op that sums over rows (op_layernorm's gain and bias
+ * gradients) adds them in row order, so another order would give other bits. */
+Tensor *attention_heads_first(Tape *tp, const GptConfig *cfg, Tensor *x);
 
 #endif

@@ -8,8 +8,8 @@
 static Tensor *uniform_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
                               AttentionTrace *trace)
 {
-    (void)ly, (void)cfg, (void)trace;
-    return op_scale(tp, op_matmul(tp, q, k, TRANSPOSE_B), 0);
+    (void)ly, (void)trace;
+    return op_scale(tp, attention_dot_products(tp, cfg, q, k), 0);
 }
 
 const AttnSpec attn_uniform = {

@@ -26,11 +26,20 @@
 
 GemmShape gemm_layout(GemmShape s)
 {
-    s.lda = s.trans_a ? s.M : s.K;
-    s.ldb = s.trans_b ? s.K : s.N;
-    s.ldc = s.N;
+    if (s.lda == 0) s.lda = s.trans_a ? s.M : s.K;
+    if (s.ldb == 0) s.ldb = s.trans_b ? s.K : s.N;
+    if (s.ldc == 0) s.ldc = s.N;
     if (s.batch == 0) s.batch = 1;
+    if (s.group == 0) s.group = 1;
     return s;
+}
+
+/* Where batch item n of an operand starts: n stride, or, in runs of `group`, (n / group) stride
+ * + (n % group) group_stride. */
+static inline size_t item_offset(long n, int group, size_t stride, size_t group_stride)
+{
+    if (group <= 1) return (size_t)n * stride;
+    return (size_t)(n / group) * stride + (size_t)(n % group) * group_stride;
 }
 
 /* Element (i, k) of op(A) and (k, j) of op(B). */
@@ -47,8 +56,9 @@ static inline real at_b(const GemmShape *s, const real *B, int k, int j)
 void gemm_reference(const GemmShape *s, const real *A, const real *B, real *C)
 {
     for (int b = 0; b < s->batch; b++) {
-        const real *Ab = A + b * s->stride_a, *Bb = B + b * s->stride_b;
-        real *Cb = C + b * s->stride_c;
+        const real *Ab = A + item_offset(b, s->group, s->stride_a, s->group_stride_a);
+        const real *Bb = B + item_offset(b, s->group, s->stride_b, s->group_stride_b);
+        real *Cb = C + item_offset(b, s->group, s->stride_c, s->group_stride_c);
         for (int i = 0; i < s->M; i++)
             for (int j = 0; j < s->N; j++) {
                 real sum = 0;
@@ -437,6 +447,8 @@ static void gemm_run(const Kernels *ks, const GemmShape *s, const real *A, const
 void gemm(const GemmShape *s, const real *A, const real *B, real *C)
 {
     assert(s->M >= 0 && s->N >= 0 && s->K >= 0 && s->batch >= 1);
+    /* each stored row fits in its stride */
+    assert(s->lda >= (s->trans_a ? s->M : s->K) && s->ldb >= (s->trans_b ? s->K : s->N) && s->ldc >= s->N);
     /* Parallelise only when there is enough work to pay for waking the threads. */
     double flops = 2.0 * s->batch * s->M * s->N * (double)s->K;
     int threads = flops < PARALLEL_MIN_FLOPS ? 1 : omp_get_max_threads();
@@ -460,7 +472,9 @@ void gemm(const GemmShape *s, const real *A, const real *B, real *C)
         while (lo < hi) {
             long b = lo / (nb * mb), rest = lo % (nb * mb), jb = rest / mb, ib = rest % mb;
             long end = lo + (mb - ib) < hi ? lo + (mb - ib) : hi; /* the rest of this column block */
-            gemm_run(ks, s, A + b * s->stride_a, B + b * s->stride_b, C + b * s->stride_c, nc_max, (int)jb, (int)ib,
+            gemm_run(ks, s, A + item_offset(b, s->group, s->stride_a, s->group_stride_a),
+                     B + item_offset(b, s->group, s->stride_b, s->group_stride_b),
+                     C + item_offset(b, s->group, s->stride_c, s->group_stride_c), nc_max, (int)jb, (int)ib,
                      (int)(ib + end - lo));
             lo = end;
         }

@@ -1,7 +1,10 @@
 /* gemm.h - matrix multiply kernels: C = op(A) . op(B) (+ C), op(X) = X or X^T.
  *
  * Matrices are row-major; ld* is the row stride of the matrix *as stored*. With trans_a,
- * A is stored K x M and used as its transpose; with trans_b, B is stored N x K.
+ * A is stored K x M and used as its transpose; with trans_b, B is stored N x K. A row stride
+ * may exceed the row's length (a matrix of some columns of a wider one, read and written in
+ * place): the fast path reads A in place and copies B into its panels either way, so any
+ * stride costs about the same.
  *
  * gemm() is the fast path (packed panels, cache blocking, OpenMP over output tiles).
  * gemm_reference() is the three-loop definition, kept for tests.
@@ -20,10 +23,16 @@ typedef struct GemmShape {
     int lda, ldb, ldc;
     int batch;                /* number of independent products (>= 1) */
     size_t stride_a, stride_b, stride_c; /* distance between consecutive batch items */
+    /* Optionally a batch of batches: the items come in runs of `group` (0 or 1: no runs), item
+     * n at (n / group) stride_x + (n % group) group_stride_x. E.g. a [N, R, G*C] read as N*G
+     * matrices [R, C], of columns g C .. g C + C - 1: group G, stride R G C, group stride C,
+     * ld G C. */
+    int group;
+    size_t group_stride_a, group_stride_b, group_stride_c;
 } GemmShape;
 
-/* s with the row strides of densely stored row-major matrices filled in (and batch 1 when it
- * was left 0). Written with named fields:
+/* s with the row strides of densely stored row-major matrices filled in where they were left
+ * 0 (and batch and group 1 when left 0). Written with named fields:
  *     GemmShape s = gemm_layout((GemmShape){.M = m, .N = n, .K = k, .trans_b = true}); */
 GemmShape gemm_layout(GemmShape s);
 

@@ -1,4 +1,4 @@
-/* op_shape.c - reshape (a view) and permute (a copy), to split and merge attention heads. */
+/* op_shape.c - reshape (a view) and permute (a copy), to reorder the dims of a tensor. */
 #include "ops.h"
 #include "parallel.h"
 

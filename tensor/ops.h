@@ -75,6 +75,18 @@ static inline int mask_visible(int r, int R, int N, Mask mask)
  * Backward: d op(a) = g . op(b)^T,  d op(b) = op(a)^T . g. */
 Tensor *op_matmul(Tape *tp, Tensor *a, Tensor *b, Transpose transpose);
 
+/* Which operands of op_matmul_groups are stored as groups of columns (flags, combined with |). */
+typedef enum Grouped { GROUPED_NONE = 0, GROUPED_A = 1, GROUPED_B = 2, GROUPED_OUT = 4 } Grouped;
+
+/* A batched product over groups of columns: out = op(a) . op(b) for each of N G pairs of
+ * matrices, where an operand flagged in `grouped` is a [N, R, G*C] read (or, for out, written)
+ * in place as N G matrices [R, C]: matrix (n, g) is columns g C .. g C + C - 1 of its n-th
+ * [R, G*C], a row stride of G*C. An operand not flagged is [N, G, R, C], one matrix after
+ * another; so out is [N, G, M, Ncols], or [N, M, G*Ncols] with GROUPED_OUT. The sums and their
+ * order are op_matmul's on the same matrices copied out (permuted to [N, G, R, C]): the same
+ * bits, without the copies. Backward: as op_matmul, each gradient in its operand's layout. */
+Tensor *op_matmul_groups(Tape *tp, Tensor *a, Tensor *b, Transpose transpose, int groups, Grouped grouped);
+
 /* out = x . W + b: a matmul with a shared 2-D weight W [K, N] and a bias b [N] (or NULL)
  * added in place, one tensor instead of two. Backward: as op_matmul, and db = g summed
  * over rows. */
@@ -166,7 +178,8 @@ Tensor *op_cross_entropy(Tape *tp, Tensor *logits, const int *targets, const uns
 Tensor *op_reshape(Tape *tp, Tensor *x, int ndim, const int *shape);
 
 /* out = x with its dims reordered: out.shape[i] = x.shape[perm[i]] (a copy).
- * Backward: the inverse permutation of g. Used to split and merge attention heads. */
+ * Backward: the inverse permutation of g. (A product over groups of columns needs none:
+ * op_matmul_groups reads them in place.) */
 Tensor *op_permute(Tape *tp, Tensor *x, int ndim, const int *perm);
 
 #endif

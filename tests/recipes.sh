@@ -84,8 +84,8 @@ follow "An attention variant" double <<'EOF'
 static Tensor *double_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
                              AttentionTrace *trace)
 {
-    (void)ly, (void)cfg, (void)trace;
-    return op_scale(tp, op_matmul(tp, q, k, TRANSPOSE_B), 2);
+    (void)ly, (void)trace;
+    return op_scale(tp, attention_dot_products(tp, cfg, q, k), 2);
 }
 
 const AttnSpec attn_double = {

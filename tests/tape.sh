@@ -43,13 +43,13 @@ if [ "$numbers" = "in order" ] && echo "$last" | grep -q 'cross_entropy *loss'; 
 else
     bad "--print-tape rows" "$numbers" "last: $last"
 fi
-# two layers record 18 ops more (the blocks), and the parameter count is the banner's
+# two layers record 14 ops more (the blocks), and the parameter count is the banner's
 "$train" --print-tape --layers=2 --quiet >table2.txt 2>&1
 ops2=$(sed -n 's/^total: \([0-9]*\) ops.*/\1/p' table2.txt)
 params=$(sed -n 's/^parameters: \([0-9]*\) values.*/\1/p' table.txt)
 banner=$(sed -n 's/^model: .*, \([0-9]*\) parameters;.*/\1/p' table.txt)
-if [ -n "$ops2" ] && [ "$ops2" -eq $((ops + 18)) ] && [ -n "$params" ] && [ "$params" = "$banner" ]; then
-    ok "--print-tape: a second layer adds 18 ops ($ops -> $ops2); the parameters read are the model's ($params)"
+if [ -n "$ops2" ] && [ "$ops2" -eq $((ops + 14)) ] && [ -n "$params" ] && [ "$params" = "$banner" ]; then
+    ok "--print-tape: a second layer adds 14 ops ($ops -> $ops2); the parameters read are the model's ($params)"
 else
     bad "--print-tape totals" "ops $ops -> ${ops2:-?}" "parameters ${params:-?}, banner ${banner:-?}"
 fi

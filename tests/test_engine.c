@@ -157,12 +157,10 @@ static Tensor *net(Tape *tp, NetShape n, Tensor *w1, Tensor *b1, Tensor *g, Tens
     Tensor *h = op_layernorm(tp, e, g, bb, (real)1e-5);
     h = op_gelu(tp, op_add(tp, op_matmul(tp, h, w1, TRANSPOSE_NONE), b1)); /* [B, T, C] */
     h = op_dropout(tp, h, (real)0.1);
-    int s4[4] = {n.B, n.T, 2, n.C / 2}, perm[4] = {0, 2, 1, 3};
-    Tensor *q = op_permute(tp, op_reshape(tp, h, 4, s4), 4, perm);        /* [B, 2, T, C/2] */
-    Tensor *p = op_softmax(tp, op_scale(tp, op_matmul(tp, q, q, TRANSPOSE_B), (real)0.5), MASK_CAUSAL);
-    Tensor *o = op_matmul(tp, p, q, TRANSPOSE_NONE);
-    int s3[3] = {n.B, n.T, n.C};
-    o = op_reshape(tp, op_permute(tp, o, 4, perm), 3, s3);
+    /* two groups of C/2 columns, q = k = v = h, read in place */
+    Tensor *S = op_matmul_groups(tp, h, h, TRANSPOSE_B, 2, GROUPED_A | GROUPED_B); /* [B, 2, T, T] */
+    Tensor *p = op_softmax(tp, op_scale(tp, S, (real)0.5), MASK_CAUSAL);
+    Tensor *o = op_matmul_groups(tp, p, h, TRANSPOSE_NONE, 2, GROUPED_B | GROUPED_OUT); /* [B, T, C] */
     Tensor *logits = op_matmul(tp, o, table, TRANSPOSE_B);                /* tied: [B, T, V] */
     return op_cross_entropy(tp, logits, targets, NULL);
 }
@@ -957,6 +955,52 @@ static void test_permute_moves_values_and_reshape_is_a_view(void)
     CHECK(v->data == x->data && v->grad == x->grad && v->size == x->size, "reshape copied instead of viewing");
 }
 
+/* op_matmul_groups against op_matmul on the groups copied out (op_permute) and the result
+ * copied back: the same bits forward and backward, for the two products of attention,
+ * S = q k^T per group (q, k grouped; S [B, G, T, T]) and o = S v (v and o grouped). T = 300
+ * puts the products' K past one 256-deep slice of the gemm. */
+static void test_matmul_groups_same_bits_as_permuted(void)
+{
+    int sizes[][3] = {{37, 3, 20}, {300, 2, 24}}; /* T, G, d */
+    for (int z = 0; z < 2; z++) {
+        setup();
+        int B = 2, T = sizes[z][0], G = sizes[z][1], d = sizes[z][2];
+        int sx[3] = {B, T, G * d}, split[4] = {B, T, G, d}, perm[4] = {0, 2, 1, 3};
+        Tensor *x[3] = {param(3, sx, -1, 1, 41), param(3, sx, -1, 1, 42), param(3, sx, -1, 1, 43)}; /* q, k, v */
+        size_t n = x[0]->size;
+        real *seed = mem_alloc(n * sizeof(real)), *out[2], *grads[2];
+        for (size_t i = 0; i < n; i++) seed[i] = (real)((int)(i * 7 % 13) - 6) / 4;
+        for (int permuted = 0; permuted < 2; permuted++) {
+            for (int j = 0; j < 3; j++) memset(x[j]->grad, 0, n * sizeof(real));
+            Tensor *o;
+            if (permuted) {
+                Tensor *h[3];
+                for (int j = 0; j < 3; j++) h[j] = op_permute(&g_tape, op_reshape(&g_tape, x[j], 4, split), 4, perm);
+                Tensor *S = op_matmul(&g_tape, h[0], h[1], TRANSPOSE_B);
+                o = op_reshape(&g_tape, op_permute(&g_tape, op_matmul(&g_tape, S, h[2], TRANSPOSE_NONE), 4, perm), 3, sx);
+            } else {
+                Tensor *S = op_matmul_groups(&g_tape, x[0], x[1], TRANSPOSE_B, G, GROUPED_A | GROUPED_B);
+                CHECK(S->ndim == 4 && S->shape[1] == G && S->shape[2] == T && S->shape[3] == T, "S is not [B, G, T, T]");
+                o = op_matmul_groups(&g_tape, S, x[2], TRANSPOSE_NONE, G, GROUPED_B | GROUPED_OUT);
+            }
+            CHECK(o->ndim == 3 && o->size == n, "o is not [B, T, G d]");
+            tape_backward_from(&g_tape, o, seed);
+            out[permuted] = mem_alloc(n * sizeof(real));
+            memcpy(out[permuted], o->data, n * sizeof(real));
+            grads[permuted] = mem_alloc(3 * n * sizeof(real));
+            for (int j = 0; j < 3; j++) memcpy(grads[permuted] + j * n, x[j]->grad, n * sizeof(real));
+            tape_reset(&g_tape);
+        }
+        CHECK(all_finite(out[0], n) && memcmp(out[0], out[1], n * sizeof(real)) == 0, "T = %d: (q k^T) v differs", T);
+        CHECK(memcmp(grads[0], grads[1], 3 * n * sizeof(real)) == 0, "T = %d: the gradients of q, k, v differ", T);
+        for (int k = 0; k < 2; k++) {
+            mem_free(out[k]);
+            mem_free(grads[k]);
+        }
+        mem_free(seed);
+    }
+}
+
 /* ------------------------------------------------------------------ dropout */
 
 static void test_dropout_identity_rate_and_determinism(void)
@@ -1092,6 +1136,73 @@ static void test_gemm_batched_matches_loop(void)
     mem_free(B);
     mem_free(C1);
     mem_free(C2);
+}
+
+/* Matrices read and written in place inside wider rows (row strides past the row's length),
+ * in a batch that comes in runs (GemmShape.group), give the bits of the same matrices copied
+ * out densely, on both code paths, for every transpose, with and without accumulating; and
+ * nothing outside C's matrices is written. Each operand is a [2, R, 2 C + 3]: 2 runs of 2
+ * matrices [R, C] side by side, 3 columns of padding. */
+static void test_gemm_strided_matches_dense(void)
+{
+    enum { RUNS = 2, GROUP = 2, PAD = 3, ITEMS = RUNS * GROUP };
+    int shapes[][3] = {{7, 5, 3}, {65, 33, 257}, {26, 16, 64}, {13, 40, 20}}; /* M, N, K */
+    for (int kern = 0; kern < 2; kern++) {
+        gemm_use_kernels(kern ? GEMM_KERNELS_BUILD : GEMM_KERNELS_WIDEST);
+        for (int sh = 0; sh < 4; sh++)
+            for (int t = 0; t < 8; t++) {
+                bool ta = t & 1, tb = t & 2, acc = t & 4;
+                int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
+                /* stored rows x cols of A, B and C */
+                int r[3] = {ta ? K : M, tb ? N : K, M}, c[3] = {ta ? M : K, tb ? K : N, N}, ld[3];
+                real *wide[3], *dense[3], *C2;
+                for (int o = 0; o < 3; o++) {
+                    ld[o] = GROUP * c[o] + PAD;
+                    size_t nw = (size_t)RUNS * r[o] * ld[o], nd = (size_t)ITEMS * r[o] * c[o];
+                    wide[o] = mem_alloc(nw * sizeof(real));
+                    dense[o] = mem_alloc(nd * sizeof(real));
+                    fill(wide[o], nw, 51 + o);
+                    for (int it = 0; it < ITEMS; it++) /* matrix it: run it / GROUP, columns (it % GROUP) c .. */
+                        for (int i = 0; i < r[o]; i++)
+                            memcpy(dense[o] + ((size_t)it * r[o] + i) * c[o],
+                                   wide[o] + ((size_t)(it / GROUP) * r[o] + i) * ld[o] + (it % GROUP) * c[o],
+                                   (size_t)c[o] * sizeof(real));
+                }
+                size_t nw = (size_t)RUNS * M * ld[2];
+                C2 = mem_alloc(nw * sizeof(real));
+                memcpy(C2, wide[2], nw * sizeof(real));
+                GemmShape sd = gemm_layout((GemmShape){.M = M, .N = N, .K = K, .trans_a = ta, .trans_b = tb, .accumulate = acc,
+                                                       .batch = ITEMS, .stride_a = (size_t)r[0] * c[0],
+                                                       .stride_b = (size_t)r[1] * c[1], .stride_c = (size_t)M * N});
+                GemmShape sw = gemm_layout((GemmShape){
+                    .M = M, .N = N, .K = K, .trans_a = ta, .trans_b = tb, .accumulate = acc, .lda = ld[0], .ldb = ld[1],
+                    .ldc = ld[2], .batch = ITEMS, .group = GROUP, .stride_a = (size_t)r[0] * ld[0],
+                    .stride_b = (size_t)r[1] * ld[1], .stride_c = (size_t)M * ld[2], .group_stride_a = (size_t)c[0],
+                    .group_stride_b = (size_t)c[1], .group_stride_c = (size_t)N});
+                gemm(&sd, dense[0], dense[1], dense[2]);
+                gemm(&sw, wide[0], wide[1], wide[2]);
+                int differ = 0, touched = 0;
+                for (int it = 0; it < ITEMS; it++)
+                    for (int i = 0; i < M; i++)
+                        for (int j = 0; j < N; j++)
+                            differ += float_bits(dense[2][((size_t)it * M + i) * N + j]) !=
+                                      float_bits(wide[2][((size_t)(it / GROUP) * M + i) * ld[2] + (it % GROUP) * N + j]);
+                for (int run = 0; run < RUNS; run++)
+                    for (int i = 0; i < M; i++)
+                        for (int j = GROUP * N; j < ld[2]; j++) {
+                            size_t at = ((size_t)run * M + i) * ld[2] + j;
+                            touched += float_bits(wide[2][at]) != float_bits(C2[at]);
+                        }
+                CHECK(differ == 0 && touched == 0, "%dx%dx%d ta=%d tb=%d acc=%d portable=%d: %d values differ, %d padding written",
+                      M, N, K, ta, tb, acc, kern, differ, touched);
+                for (int o = 0; o < 3; o++) {
+                    mem_free(wide[o]);
+                    mem_free(dense[o]);
+                }
+                mem_free(C2);
+            }
+    }
+    gemm_use_kernels(GEMM_KERNELS_WIDEST);
 }
 
 static void test_gemm_inside_a_parallel_region(void)
@@ -1387,10 +1498,12 @@ int main(int argc, char **argv)
         {"softmax emulated: fp32 stable within ulps of the textbook op, the textbook's entry and backward", test_softmax_emulated_without_a_variant_and_its_backward},
         {"determinism: the new ops give the same bits with 1 and 2 threads", test_new_ops_same_bits_for_any_thread_count},
         {"shape: permute moves values, reshape is a view", test_permute_moves_values_and_reshape_is_a_view},
+        {"matmul over groups of columns: the bits of permuted copies, forward and backward", test_matmul_groups_same_bits_as_permuted},
         {"fused: scaled softmax and linear equal the unfused ops", test_fused_ops_equal_unfused},
         {"dropout: identity, keep rate, deterministic masks", test_dropout_identity_rate_and_determinism},
         {"gemm: fast kernel matches the reference", test_gemm_fast_matches_reference},
         {"gemm: batched equals one by one", test_gemm_batched_matches_loop},
+        {"gemm: matrices in wider rows, in runs of a batch, give the dense bits", test_gemm_strided_matches_dense},
         {"gemm: the portable and the intrinsic paths give the same bits", test_gemm_portable_and_intrinsic_paths_agree},
         {"gemm: concurrent calls from a parallel region", test_gemm_inside_a_parallel_region},
         {"determinism: same bits with 1 and 2 threads", test_same_bits_for_any_thread_count},

@@ -111,6 +111,47 @@ static void test_matmul_shared_weight(void)
     }
 }
 
+/* --------------------------------------------------------------- matmul over groups of columns */
+
+typedef struct GroupsCase {
+    bool ta, tb;
+    int groups;
+    Grouped grouped;
+} GroupsCase;
+
+static Tensor *build_matmul_groups(Tape *tp, Tensor **in, void *ctx)
+{
+    GroupsCase *c = ctx;
+    Transpose t = (c->ta ? TRANSPOSE_A : TRANSPOSE_NONE) | (c->tb ? TRANSPOSE_B : TRANSPOSE_NONE);
+    return op_matmul_groups(tp, in[0], in[1], t, c->groups, c->grouped);
+}
+
+/* An operand of N G stored matrices [R, C]: [N, R, G*C] grouped, [N, G, R, C] not. */
+static Tensor *groups_input(int N, int G, int R, int C, bool grouped, uint64_t seed)
+{
+    int sg[3] = {N, R, G * C}, sd[4] = {N, G, R, C};
+    return grouped ? input(3, sg, -1, 1, seed) : input(4, sd, -1, 1, seed);
+}
+
+/* Every layout (each of a, b and out grouped or not) with every transpose; the tolerance is
+ * gradcheck.h's (1e-8 absolute + 1e-6 relative, in double). */
+static void test_matmul_groups(void)
+{
+    enum { N = 2, G = 3, M = 5, K = 7, NC = 4 };
+    for (int grouped = 0; grouped < 8; grouped++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                setup();
+                Tensor *in[2] = {groups_input(N, G, ta ? K : M, ta ? M : K, grouped & GROUPED_A, 3),
+                                 groups_input(N, G, tb ? NC : K, tb ? K : NC, grouped & GROUPED_B, 4)};
+                GroupsCase c = {ta, tb, G, (Grouped)grouped};
+                char what[80];
+                snprintf(what, sizeof what, "matmul over groups, grouped %d%d%d ta=%d tb=%d", !!(grouped & GROUPED_A),
+                         !!(grouped & GROUPED_B), !!(grouped & GROUPED_OUT), ta, tb);
+                expect_gradients(what, build_matmul_groups, &c, in, 2, 200);
+            }
+}
+
 /* --------------------------------------------------------------- linear */
 
 static Tensor *build_linear(Tape *tp, Tensor **in, void *ctx)
@@ -514,10 +555,13 @@ typedef struct AttnCase {
     const int *targets;
     const unsigned char *mask;
     int B, T, C, H;
+    bool permuted;
 } AttnCase;
 
-/* LN -> q, k, v -> split heads -> s q k^T -> causal softmax -> dropout -> P v -> merge heads
- * -> output projection -> cross-entropy. Inputs: x, gain, bias, Wq, Wk, Wv, Wo, bq. */
+/* LN -> q, k, v [B, T, H*dk] -> s q k^T per head (read in place) -> causal softmax -> dropout
+ * -> P v per head, written into [B, T, H*dk] -> output projection -> cross-entropy, as
+ * model/attention.c computes it; with `permuted`, the heads copied out to [B, H, T, dk] and
+ * back instead. Inputs: x, gain, bias, Wq, Wk, Wv, Wo, bq. */
 static Tensor *build_attention(Tape *tp, Tensor **in, void *ctx)
 {
     AttnCase *c = ctx;
@@ -528,14 +572,21 @@ static Tensor *build_attention(Tape *tp, Tensor **in, void *ctx)
     Tensor *q = op_add(tp, op_matmul(tp, a, in[3], TRANSPOSE_NONE), in[7]);
     Tensor *k = op_matmul(tp, a, in[4], TRANSPOSE_NONE);
     Tensor *v = op_matmul(tp, a, in[5], TRANSPOSE_NONE);
-    int split[4] = {B, T, H, dk}, perm[4] = {0, 2, 1, 3}, merged[3] = {B, T, C};
-    q = op_permute(tp, op_reshape(tp, q, 4, split), 4, perm);
-    k = op_permute(tp, op_reshape(tp, k, 4, split), 4, perm);
-    v = op_permute(tp, op_reshape(tp, v, 4, split), 4, perm);
-    Tensor *S = op_scale(tp, op_matmul(tp, q, k, TRANSPOSE_B), (real)(1 / sqrt((double)dk)));
-    Tensor *P = op_dropout(tp, op_softmax(tp, S, MASK_CAUSAL), (real)0.2);
-    Tensor *o = op_matmul(tp, P, v, TRANSPOSE_NONE);
-    o = op_reshape(tp, op_permute(tp, o, 4, perm), 3, merged);
+    real s = (real)(1 / sqrt((double)dk));
+    Tensor *o;
+    if (c->permuted) {
+        int split[4] = {B, T, H, dk}, perm[4] = {0, 2, 1, 3}, merged[3] = {B, T, C};
+        q = op_permute(tp, op_reshape(tp, q, 4, split), 4, perm);
+        k = op_permute(tp, op_reshape(tp, k, 4, split), 4, perm);
+        v = op_permute(tp, op_reshape(tp, v, 4, split), 4, perm);
+        Tensor *S = op_scale(tp, op_matmul(tp, q, k, TRANSPOSE_B), s);
+        Tensor *P = op_dropout(tp, op_softmax(tp, S, MASK_CAUSAL), (real)0.2);
+        o = op_reshape(tp, op_permute(tp, op_matmul(tp, P, v, TRANSPOSE_NONE), 4, perm), 3, merged);
+    } else {
+        Tensor *S = op_scale(tp, op_matmul_groups(tp, q, k, TRANSPOSE_B, H, GROUPED_A | GROUPED_B), s);
+        Tensor *P = op_dropout(tp, op_softmax(tp, S, MASK_CAUSAL), (real)0.2);
+        o = op_matmul_groups(tp, P, v, TRANSPOSE_NONE, H, GROUPED_B | GROUPED_OUT);
+    }
     Tensor *logits = op_matmul(tp, o, in[6], TRANSPOSE_NONE);
     return op_cross_entropy(tp, logits, c->targets, c->mask);
 }
@@ -554,8 +605,11 @@ static void test_attention_composite(void)
     Tensor *in[8] = {input(3, sx, -1, 1, 1), input(1, sc, 0.5, 1.5, 2), input(1, sc, -.5, .5, 3),
                      input2(C, C, 4), input2(C, C, 5), input2(C, C, 6), input2(C, V, 7),
                      input(1, sc, -.5, .5, 8)};
-    AttnCase c = {targets, mask, B, T, C, H};
-    expect_gradients("attention + cross-entropy", build_attention, &c, in, 8, 100);
+    for (int permuted = 0; permuted < 2; permuted++) {
+        AttnCase c = {targets, mask, B, T, C, H, permuted};
+        expect_gradients(permuted ? "attention + cross-entropy, heads permuted" : "attention + cross-entropy", build_attention,
+                         &c, in, 8, 100);
+    }
 }
 
 /* --------------------------------------------------------------- the check can fail */
@@ -600,6 +654,7 @@ int main(int argc, char **argv)
         {"grad: matmul 2-D, all transposes", test_matmul_2d_all_transposes},
         {"grad: matmul batched", test_matmul_batched},
         {"grad: matmul shared weight", test_matmul_shared_weight},
+        {"grad: matmul over groups of columns, every layout and transpose", test_matmul_groups},
         {"grad: linear (matmul + bias)", test_linear},
         {"grad: add and bias broadcast", test_add_same_shape_and_broadcast},
         {"grad: scale", test_scale},

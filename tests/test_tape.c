@@ -177,7 +177,7 @@ static void test_totals_match_the_formulas(void)
         rig_open(&g, &c);
         Seen s;
         step_seen(&g, &s);
-        int ops = 6 + 18 * layers; /* 2 embeddings + add, 18 per block, LNf, head, loss */
+        int ops = 6 + 14 * layers; /* 2 embeddings + add, 14 per block, LNf, head, loss */
         CHECK(s.totals.ops == ops && s.entries == ops, "%d layers: %d ops, want %d", layers, s.totals.ops, ops);
         CHECK(s.totals.flops == flop_formula(&c), "%d layers: %llu FLOPs, the formula says %llu", layers,
               (unsigned long long)s.totals.flops, (unsigned long long)flop_formula(&c));
