@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# ablation_doc.sh - the committed study's figures are made by the tools, not typed in:
-#   - ./report --runs docs/ablation/runs.csv makes docs/ablation/summary.md, best_lr.tsv and the
-#     plots lr_*.svg and dk_*.svg again, byte for byte, and ./report --probe docs/ablation/probe.md
-#     the probe figure;
+# ablation_doc.sh - the committed studies' figures are made by the tools, not typed in:
+#   - for each study folder DIR (docs/ablation, the second study, once its runs are committed;
+#     docs/ablation/first, the first, kept as history), ./report --runs DIR/runs.csv makes
+#     DIR/summary.md, best_lr.tsv, outcomes.md and the plots again, byte for byte, and ./report
+#     --probe docs/ablation/probe.md the probe figure;
 #   - with `probe`: ./probe prints docs/ablation/probe.md again (below its header of provenance);
-#   - every table docs/ABLATION.md (and README.md) quotes from summary.md or probe.md equals it
-#     (scripts/embed_tables.sh);
+#   - every table a study's page quotes (docs/ABLATION.md and README.md from the second study's
+#     outcomes.md, docs/ablation/first/ABLATION.md from its summary.md; both from probe.md)
+#     equals it (scripts/embed_tables.sh);
 #   - and the check can fail: a quoted number changed by one digit is caught.
 # Prints "N passed, N failed".
 #
@@ -25,28 +27,38 @@ failed=0
 ok() { passed=$((passed + 1)); echo "ok    $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $1"; shift; for line in "$@"; do echo "    $line"; done; }
 
-committed=docs/ablation
-if "$report" --runs "$committed/runs.csv" --out "$dir" >"$dir/report.out" 2>&1; then
-    for f in summary.md best_lr.tsv; do
-        if cmp -s "$dir/$f" "$committed/$f"; then ok "docs/ablation/$f is what ./report makes from runs.csv"; else
-            bad "docs/ablation/$f is what ./report makes from runs.csv" "$(diff "$committed/$f" "$dir/$f" | head -5)"; fi
-    done
-else
-    bad "./report --runs docs/ablation/runs.csv" "$(head -5 "$dir/report.out")"
-fi
-
-# the plots a runs.csv makes (lr_*, dk_*): the committed ones are those, byte for byte (curves_* need the runs'
-# logs, which are not committed: they are left as the study's report drew them)
-if [ -f "$dir/summary.md" ]; then
+# check_study DIR PLOTS: ./report --runs DIR/runs.csv makes DIR's tables and the plots named by
+# the patterns PLOTS again, into $dir/DIR
+check_study() {
+    local committed=$1 plots=$2 out=$dir/$1 f name n differ pattern
+    mkdir -p "$out"
+    if "$report" --runs "$committed/runs.csv" --out "$out" >"$out/report.out" 2>&1; then
+        for f in summary.md best_lr.tsv outcomes.md; do
+            [ -f "$committed/$f" ] || [ "$f" = outcomes.md ] || bad "$committed/$f is missing"
+            [ -f "$committed/$f" ] || continue
+            if cmp -s "$out/$f" "$committed/$f"; then ok "$committed/$f is what ./report makes from runs.csv"; else
+                bad "$committed/$f is what ./report makes from runs.csv" "$(diff "$committed/$f" "$out/$f" | head -5)"; fi
+        done
+    else
+        bad "./report --runs $committed/runs.csv" "$(head -5 "$out/report.out")"
+    fi
+    # the plots a runs.csv makes (all but curves_*, which need the runs' logs, not committed: they
+    # are left as the study's report drew them): the committed ones are those, byte for byte
+    [ -f "$out/summary.md" ] || return
     n=0 differ=""
-    for f in "$dir"/lr_*.svg "$dir"/dk_*.svg "$committed"/lr_*.svg "$committed"/dk_*.svg; do
+    for pattern in $plots; do for f in "$out"/$pattern "$committed"/$pattern; do
+        [ -e "$f" ] || continue
         name=$(basename "$f")
         n=$((n + 1))
-        cmp -s "$dir/$name" "$committed/$name" || differ="$differ $name"
-    done
-    if [ -z "$differ" ] && [ "$n" -gt 0 ]; then ok "docs/ablation/lr_*.svg and dk_*.svg are what ./report makes from runs.csv ($((n / 2)) plots)"; else
-        bad "docs/ablation's plots are what ./report makes from runs.csv" "differ or missing:$differ"; fi
-fi
+        cmp -s "$out/$name" "$committed/$name" || differ="$differ $name"
+    done; done
+    if [ -z "$differ" ] && [ "$n" -gt 0 ]; then ok "$committed's plots are what ./report makes from runs.csv ($((n / 2)) plots)"; else
+        bad "$committed's plots are what ./report makes from runs.csv" "differ or missing:$differ"; fi
+}
+# the second study (once its runs are committed), and the first, kept as history in first/ (its
+# plots of then: the outcome plots came with the second study, whose tasks' budgets they assume)
+[ ! -f docs/ablation/runs.csv ] || check_study docs/ablation "lr_*.svg dk_*.svg outcomes_*.svg"
+check_study docs/ablation/first "lr_*.svg dk_*.svg"
 
 if "$report" --probe docs/ablation/probe.md --out "$dir/probe" >/dev/null 2>&1 &&
     cmp -s "$dir/probe/probe_softmax.svg" docs/ablation/probe_softmax.svg; then
@@ -65,31 +77,38 @@ if [ "$rerun_probe" = probe ]; then
             diff - "$dir/probe.md" | head -5)" "$(head -3 "$dir/probe.err")"
     fi
 fi
-n=$(grep -c '^<!-- from probe\.md: ' docs/ABLATION.md)
-if [ "$n" -gt 0 ] && scripts/embed_tables.sh --check docs/ABLATION.md docs/ablation/probe.md 2>"$dir/check_probe.err"; then
-    ok "docs/ABLATION.md: its $n tables quoted from probe.md equal it"
-else
-    bad "docs/ABLATION.md quotes probe.md exactly ($n blocks)" "$(head -8 "$dir/check_probe.err")"
-fi
-
-if [ -f "$dir/summary.md" ]; then
-    for doc in docs/ABLATION.md README.md; do
-        n=$(grep -c '^<!-- from summary\.md: ' "$doc")
-        if [ "$n" -gt 0 ] && scripts/embed_tables.sh --check "$doc" "$dir/summary.md" 2>"$dir/check.err"; then
-            ok "$doc: its $n quoted tables equal the regenerated summary.md"
-        else
-            bad "$doc quotes summary.md exactly ($n blocks)" "$(head -8 "$dir/check.err")"
-        fi
-    done
-    # the check can fail: change the first digit of the first quoted table row
-    awk 'q && /^\| / && !done && match($0, /[0-9]/) {
-             d = substr($0, RSTART, 1); $0 = substr($0, 1, RSTART - 1) ((d + 1) % 10) substr($0, RSTART + 1); done = 1 }
-         /^<!-- from summary\.md: / { q = 1 } /^<!-- end -->/ { q = 0 } { print }' docs/ABLATION.md >"$dir/altered.md"
-    if ! cmp -s "$dir/altered.md" docs/ABLATION.md && ! scripts/embed_tables.sh --check "$dir/altered.md" "$dir/summary.md" 2>/dev/null; then
-        ok "a quoted table with one digit changed is caught"
+# quote_check DOC SOURCE: every block DOC quotes from SOURCE's file name equals SOURCE
+quote_check() {
+    local doc=$1 source=$2 n
+    n=$(grep -c "^<!-- from $(basename "$source" | sed 's/\./\\./g'): " "$doc")
+    if [ "$n" -gt 0 ] && scripts/embed_tables.sh --check "$doc" "$source" 2>"$dir/check.err"; then
+        ok "$doc: its $n tables quoted from $(basename "$source") equal it"
     else
-        bad "a quoted table with one digit changed is caught"
+        bad "$doc quotes $(basename "$source") exactly ($n blocks)" "$(head -8 "$dir/check.err")"
     fi
+}
+first=docs/ablation/first
+quote_check "$first/ABLATION.md" docs/ablation/probe.md
+[ -f "$dir/$first/summary.md" ] && quote_check "$first/ABLATION.md" "$dir/$first/summary.md"
+if [ -f docs/ablation/runs.csv ]; then
+    quote_check docs/ABLATION.md docs/ablation/probe.md
+    for doc in docs/ABLATION.md README.md; do quote_check "$doc" "$dir/docs/ablation/outcomes.md"; done
+    checked=$dir/docs/ablation/outcomes.md
+    quoting=docs/ABLATION.md
+else
+    quote_check README.md "$dir/$first/summary.md"
+    checked=$dir/$first/summary.md
+    quoting=$first/ABLATION.md
+fi
+# the check can fail: change the first digit of the first quoted table row
+name=$(basename "$checked" | sed 's/\./\\./g')
+awk -v start="^<!-- from $name: " 'q && /^\| / && !done && match($0, /[0-9]/) {
+         d = substr($0, RSTART, 1); $0 = substr($0, 1, RSTART - 1) ((d + 1) % 10) substr($0, RSTART + 1); done = 1 }
+     $0 ~ start { q = 1 } /^<!-- end -->/ { q = 0 } { print }' "$quoting" >"$dir/altered.md"
+if ! cmp -s "$dir/altered.md" "$quoting" && ! scripts/embed_tables.sh --check "$dir/altered.md" "$checked" 2>/dev/null; then
+    ok "a quoted table with one digit changed is caught ($quoting)"
+else
+    bad "a quoted table with one digit changed is caught ($quoting)"
 fi
 
 echo "$passed passed, $failed failed"

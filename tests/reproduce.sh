@@ -5,8 +5,10 @@
 # test_loss, test_acc, test_examples, as text (the report copies them from the summary line, so
 # the same bits print the same text). time_s is not compared.
 #
-#   tests/reproduce.sh BIN_DIR RUNS.csv [K [SEED]]   K rows (default 3), chosen with SEED (default:
-#                                                   the time; printed, so a failure can be re-run)
+#   tests/reproduce.sh BIN_DIR RUNS.csv [K [SEED [MAX_S]]]   K rows (default 3), chosen with SEED
+#                     (default: the time; printed, so a failure can be re-run) among the done
+#                     rows whose time_s was at most MAX_S (default: any), which keeps a check
+#                     in make test short
 # A row's command is the one its study ran; its ./train and its --config are replaced by BIN_DIR's
 # and configs/ of this tree (the paths of the machine it ran on), its --log and redirections
 # dropped. Prints "N passed, N failed"; exit 1 when one failed, 2 on bad arguments.
@@ -15,9 +17,11 @@ bin=$(cd "${1:?usage: tests/reproduce.sh BIN_DIR RUNS.csv [K [SEED]]}" && pwd)
 runs=${2:?usage: tests/reproduce.sh BIN_DIR RUNS.csv [K [SEED]]}
 k=${3:-3}
 seed=${4:-$(date +%s)}
+max_s=${5:-}
 [ -f "$runs" ] || { echo "error: no file $runs" >&2; exit 2; }
 [[ "$k" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "error: K=$k: expected a whole number from 1 to 9999" >&2; exit 2; }
 [[ "$seed" =~ ^[0-9]{1,18}$ ]] || { echo "error: SEED=$seed: expected a whole number" >&2; exit 2; }
+[ -z "$max_s" ] || [[ "$max_s" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "error: MAX_S=$max_s: expected a number of seconds" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -27,7 +31,7 @@ bad() { failed=$((failed + 1)); echo "FAIL  $1"; shift; for line in "$@"; do ech
 
 fields="steps final_loss val_loss val_acc steps_to_threshold nan_count fp_overflows fp_underflows fp_nans test_loss test_acc test_examples"
 # the chosen rows, one per line: id, then "name=value" for each field, then the ./train flags
-awk -v k="$k" -v seed="$seed" -v fields="$fields" '
+awk -v k="$k" -v seed="$seed" -v fields="$fields" -v max_s="$max_s" '
     # split_csv(LINE, F): the fields of one CSV line into F[1..n] (quotes "" inside a quoted field)
     function split_csv(s, F,    n, i, c, q, v) {
         n = 1; v = ""; q = 0
@@ -42,7 +46,7 @@ awk -v k="$k" -v seed="$seed" -v fields="$fields" '
         return n
     }
     NR == 1 { split_csv($0, h); for (i in h) col[h[i]] = i; next }
-    { split_csv($0, F); if (F[col["status"]] == "done") row[++n] = $0 }
+    { split_csv($0, F); if (F[col["status"]] == "done" && (max_s == "" || F[col["time_s"]] + 0 <= max_s + 0)) row[++n] = $0 }
     END {
         srand(seed); m = split(fields, f, " ")
         for (i = n; i > 1; i--) { j = int(rand() * i) + 1; t = row[i]; row[i] = row[j]; row[j] = t }
@@ -53,7 +57,7 @@ awk -v k="$k" -v seed="$seed" -v fields="$fields" '
         }
     }' "$runs" >"$dir/rows"
 [ -s "$dir/rows" ] || { bad "$runs has no done row"; echo "$passed passed, $failed failed"; exit 1; }
-echo "reproduce: $(wc -l <"$dir/rows") of the done rows of $runs, chosen with seed $seed"
+echo "reproduce: $(wc -l <"$dir/rows") of the done rows of $runs${max_s:+ that took at most $max_s s}, chosen with seed $seed"
 
 n_fields=$(echo "$fields" | wc -w)
 while IFS= read -r line; do

@@ -95,7 +95,7 @@ if [ "$golden" = golden ] && [ -z "$emulator" ]; then
     # summaries (the second study's, whose runs are stage "test"; the first study's predate the
     # fixed-order sums and differ in their last digits: said, not checked)
     if grep -q '^[^,]*,test,' docs/ablation/runs.csv; then
-        run_program "reproduce.sh ($bin, docs/ablation/runs.csv)" tests/reproduce.sh "$bin" docs/ablation/runs.csv 3
+        run_program "reproduce.sh ($bin, docs/ablation/runs.csv)" tests/reproduce.sh "$bin" docs/ablation/runs.csv 3 "$(date +%s)" 8
     else
         echo "skip  reproduce.sh: docs/ablation/runs.csv is the first study's (made before the fixed-order sums; not reproducible to the last digit)"
     fi
