@@ -228,7 +228,7 @@ static void draw_figure(const char *dir, const char *name, const GlanceRun *runs
     else snprintf(title, sizeof title, "%d runs at a glance, named by the flags in which they differ", n);
     const char *subtitle = n == 1 && runs[0].log.command ? runs[0].log.command : "the attention statistics: means over layers";
     int rows = (N_PANELS + PANEL_COLS - 1) / PANEL_COLS;
-    int width = figure_width(MARGIN + PANEL_COLS * (PANEL_W + MARGIN) + GLANCE_LEGEND_W), top = figure_top(width, subtitle);
+    int width = figure_width(MARGIN + PANEL_COLS * (PANEL_W + MARGIN) + GLANCE_LEGEND_W), top = figure_top(width, title, subtitle);
     Plot plot;
     Svg *s = plot_open(&plot, dir, name, width, top + rows * (PANEL_H + 80));
     for (int k = 0; k < N_PANELS; k++) {

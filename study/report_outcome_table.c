@@ -89,44 +89,44 @@ void outcome_table_markdown(FILE *f)
     }
 }
 
-/* The study's cells, in order: each primary's a then b, then the secondaries; each (optim, dk,
- * side) once. */
-enum { MAX_STUDY_CELLS = 64 };
-typedef struct StudyCells {
-    StudyCell cell[MAX_STUDY_CELLS];
-    bool primary[MAX_STUDY_CELLS];
-    int n;
-} StudyCells;
-
-static void add_cell(StudyCells *cs, const char *optim, double dk, OutcomeSide side, bool primary)
+/* Appends a cell to the list unless it is there already (each (optim, dk, side) once). */
+static void add_cell(StudyCell *cells, bool *primary, int *n, const char *optim, double dk, OutcomeSide side, bool is_primary)
 {
-    for (int j = 0; j < cs->n; j++) {
-        const StudyCell *c = &cs->cell[j];
+    for (int j = 0; j < *n; j++) {
+        const StudyCell *c = &cells[j];
         if (!strcmp(c->optim, optim) && c->dk == dk && !strcmp(c->side.variant, side.variant) &&
             !strcmp(c->side.scale, side.scale))
             return;
     }
-    assert(cs->n < MAX_STUDY_CELLS);
-    cs->primary[cs->n] = primary;
-    cs->cell[cs->n++] = (StudyCell){optim, dk, side};
+    assert(*n < MAX_STUDY_CELLS);
+    primary[*n] = is_primary;
+    cells[(*n)++] = (StudyCell){optim, dk, side};
+}
+
+int outcome_study_cells(StudyCell cells[MAX_STUDY_CELLS], bool primary[MAX_STUDY_CELLS])
+{
+    int n = 0;
+    for (int i = 0; i < g_n_primary_contrasts; i++) {
+        const PrimaryContrast *p = &g_primary_contrasts[i];
+        add_cell(cells, primary, &n, p->optim, p->dk, p->a, true);
+        add_cell(cells, primary, &n, p->optim, p->dk, p->b, true);
+    }
+    for (int i = 0; i < g_n_secondary_cells; i++)
+        add_cell(cells, primary, &n, g_secondary_cells[i].optim, g_secondary_cells[i].dk, g_secondary_cells[i].side, false);
+    return n;
 }
 
 void outcome_design_tsv(FILE *f)
 {
-    StudyCells cs = {.n = 0};
-    for (int i = 0; i < g_n_primary_contrasts; i++) {
-        const PrimaryContrast *p = &g_primary_contrasts[i];
-        add_cell(&cs, p->optim, p->dk, p->a, true);
-        add_cell(&cs, p->optim, p->dk, p->b, true);
-    }
-    for (int i = 0; i < g_n_secondary_cells; i++)
-        add_cell(&cs, g_secondary_cells[i].optim, g_secondary_cells[i].dk, g_secondary_cells[i].side, false);
+    StudyCell cells[MAX_STUDY_CELLS];
+    bool primary[MAX_STUDY_CELLS];
+    int n = outcome_study_cells(cells, primary);
     fprintf(f, "task\trole\toptim\tscale\tdk\tvariant\tflags\tthreshold\tchance\ttest\n");
     for (int t = 0; t < g_n_outcome_tasks; t++)
-        for (int i = 0; i < cs.n; i++) {
+        for (int i = 0; i < n; i++) {
             const OutcomeTask *task = &g_outcome_tasks[t];
-            const StudyCell *c = &cs.cell[i];
-            fprintf(f, "%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%.2f\t%.3f\t%s\n", task->task, cs.primary[i] ? "primary" : "secondary",
+            const StudyCell *c = &cells[i];
+            fprintf(f, "%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%.2f\t%.3f\t%s\n", task->task, primary[i] ? "primary" : "secondary",
                     c->optim, c->side.scale, c->dk, c->side.variant, task->flags, task->threshold, task->chance,
                     task->test == OUTCOME_FISHER ? "fisher" : "sign-flip");
         }

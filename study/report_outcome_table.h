@@ -6,6 +6,7 @@
 #ifndef STUDY_REPORT_OUTCOME_TABLE_H
 #define STUDY_REPORT_OUTCOME_TABLE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* The test of a task's contrasts: success counts (Fisher's exact test, for tasks whose runs
@@ -49,6 +50,12 @@ typedef struct StudyCell {
 } StudyCell;
 extern const StudyCell g_secondary_cells[];
 extern const int g_n_secondary_cells;
+
+/* The study's cells, the same for every task, in the order ./report --design lists them: each
+ * primary's a then b, then the secondary cells; each (optim, dk, side) once. Writes them and
+ * whether each is a side of a primary; returns how many. */
+enum { MAX_STUDY_CELLS = 64 };
+int outcome_study_cells(StudyCell cells[MAX_STUDY_CELLS], bool primary[MAX_STUDY_CELLS]);
 
 /* The significance level of every verdict, applied to corrected p-values. */
 #define OUTCOME_ALPHA 0.05

@@ -17,8 +17,7 @@ OutcomeVerdict outcome_verdict(double p_corrected, double effect)
     return OUTCOME_NOT_DISTINCT;
 }
 
-/* A run counts when it is done and has a test accuracy. */
-static bool counts(const Row *r) { return r->done && isfinite(r->value[M_TEST_ACC]); }
+bool outcome_counts(const Row *r) { return r->done && isfinite(r->value[M_TEST_ACC]); }
 
 /* The steps of run r to the loss threshold: the step it reached it (event), or its last step
  * (censored: steps_to_threshold = -1). False when the run has neither. */
@@ -35,7 +34,7 @@ static int cell_times(const Cell *c, double *t, bool *e)
 {
     int n = 0;
     for (int i = 0; i < c->n; i++)
-        if (counts(c->runs[i]) && steps_of(c->runs[i], &t[n], &e[n])) n++;
+        if (outcome_counts(c->runs[i]) && steps_of(c->runs[i], &t[n], &e[n])) n++;
     return n;
 }
 
@@ -43,7 +42,7 @@ OutcomeCell outcome_cell(const Cell *c, const OutcomeTask *t)
 {
     OutcomeCell o = {0, 0, {NAN, NAN, NAN}, {NAN, 0, 0}};
     for (int i = 0; i < c->n; i++)
-        if (counts(c->runs[i])) {
+        if (outcome_counts(c->runs[i])) {
             o.n++;
             o.successes += c->runs[i]->value[M_TEST_ACC] >= t->threshold;
         }
@@ -56,9 +55,7 @@ OutcomeCell outcome_cell(const Cell *c, const OutcomeTask *t)
     return o;
 }
 
-/* The cell of (task, optim, side, dk) at its best rate, from the stage (not "lr") where it has
- * the most done runs (ties: the first stage); NULL when no stage has it. */
-static const Cell *outcome_find(const Cells *cs, const char *task, const char *optim, const OutcomeSide *s, double dk)
+const Cell *outcome_find(const Cells *cs, const char *task, const char *optim, const OutcomeSide *s, double dk)
 {
     const Cell *best = NULL;
     for (int k = 0; k < cs->n_stages; k++) {
@@ -78,12 +75,12 @@ static int paired_diffs(const Cell *a, const Cell *b, double *d)
     double *va = xmalloc(sizeof(double) * (size_t)a->n), *vb = xmalloc(sizeof(double) * (size_t)b->n);
     int na = 0, nb = 0;
     for (int i = 0; i < a->n; i++)
-        if (counts(a->runs[i])) {
+        if (outcome_counts(a->runs[i])) {
             sa[na] = a->runs[i]->seed;
             va[na++] = a->runs[i]->value[M_TEST_ACC];
         }
     for (int i = 0; i < b->n; i++)
-        if (counts(b->runs[i])) {
+        if (outcome_counts(b->runs[i])) {
             sb[nb] = b->runs[i]->seed;
             vb[nb++] = b->runs[i]->value[M_TEST_ACC];
         }

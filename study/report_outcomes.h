@@ -24,6 +24,9 @@ typedef enum OutcomeVerdict { OUTCOME_NO_TEST, OUTCOME_HIGHER, OUTCOME_LOWER, OU
  * else not distinguishable; no test when p or the effect is NaN. */
 OutcomeVerdict outcome_verdict(double p_corrected, double effect);
 
+/* A run counts in the outcomes when it is done and has a test accuracy. */
+bool outcome_counts(const Row *r);
+
 /* A cell's outcome. */
 typedef struct OutcomeCell {
     int n, successes;      /* done runs with a test accuracy; those at or above the threshold */
@@ -31,6 +34,10 @@ typedef struct OutcomeCell {
     StatsKm km;            /* steps to the loss threshold */
 } OutcomeCell;
 OutcomeCell outcome_cell(const Cell *c, const OutcomeTask *t);
+/* The cell of (task, optim, side, dk) at its best rate, from the stage (not "lr") where it has
+ * the most done runs (ties: the first stage); NULL when no stage has it. The cell every table
+ * and plot of the outcomes reads for that side. */
+const Cell *outcome_find(const Cells *cs, const char *task, const char *optim, const OutcomeSide *s, double dk);
 
 typedef struct OutcomeContrast {
     const OutcomeTask *task;

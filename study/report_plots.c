@@ -6,20 +6,24 @@
  *   dk_TASK.svg            test accuracy vs dk, each scale at its best learning rate, one panel
  *                          per optimizer; bars = 95 % CI over seeds, clipped to [0, 1]
  *   curves_TASK_OPTIM.svg  score std, per-query gradient median (log y) and loss vs step, median
- *                          over seeds: a row of panels per dk, a column per quantity; only where
- *                          the runs' logs were read
+ *                          over seeds over a shaded band of their 25th-75th percentile: a row of
+ *                          panels per dk, a column per quantity; only where the runs' logs were read
+ *   outcomes_TASK.svg      every test run of each cell of the design, for the tasks of the outcome
+ *                          table, with the statistic of the task's test (report_plot_outcomes.c)
  *
  * Every scale has one style (colour, dash, marker) in every plot and a legend entry; the points
  * of one x are dodged a few pixels apart by scale, centred on their x (a legend note says so),
  * so that equal values stay visible and every cluster reads as one x; the curves are drawn at
  * their true steps, told apart by their markers; each panel states its n; accuracy axes are
- * [0, 1] in every panel, and the step and loss axes start at 0; subtitles wrap inside the figure.
+ * [0, 1] in every panel, and the step and loss axes start at 0; titles, subtitles and legend
+ * entries wrap inside the figure (by svg_text_width's conservative estimate).
  */
 #include "report_plots.h"
 
 #include "report_cells.h"
 #include "report_common.h"
 #include "report_figure.h"
+#include "report_plot_outcomes.h"
 #include "stats.h"
 
 #include <math.h>
@@ -127,29 +131,7 @@ static double best_lr(const Cells *cs, const CellKey *k)
     return c ? cell_row(c)->lr : NAN;
 }
 
-/* ------------------------------------------------------------------ styles */
-
-static const char *g_scales[MAX_LIST]; /* every scale of the study, in order: index = style */
-static int g_n_scales;
-
-static SvgStyle scale_style(const char *scale)
-{
-    static const char *const constant_colors[4] = {"#ff7f0e", "#8c564b", "#e377c2", "#bcbd22"};
-    int constants = 0;
-    for (int i = 0; i < g_n_scales && strcmp(g_scales[i], scale); i++) {
-        double c;
-        constants += scale_valid(g_scales[i], &c) && isfinite(c) && strcmp(g_scales[i], "1");
-    }
-    SvgStyle st = {"#1f77b4", NULL, SVG_SQUARE, 1.8, SVG_FILLED};
-    if (!strcmp(scale, "1")) st = (SvgStyle){"#d62728", NULL, SVG_CIRCLE, 1.8, SVG_FILLED};
-    else if (!strcmp(scale, "sqrt")) st = (SvgStyle){"#1f77b4", NULL, SVG_SQUARE, 1.8, SVG_FILLED};
-    else if (!strcmp(scale, "dk")) st = (SvgStyle){"#2ca02c", "7,3", SVG_TRIANGLE, 1.8, SVG_FILLED};
-    else if (!strcmp(scale, "learned-sqrt")) st = (SvgStyle){"#9467bd", "8,3,2,3", SVG_CROSS, 1.8, SVG_FILLED};
-    else if (!strcmp(scale, "learned-1")) st = (SvgStyle){"#7f7f7f", "3,3", SVG_PLUS, 1.8, SVG_FILLED};
-    else if (!strcmp(scale, "none")) st = (SvgStyle){"#17becf", "1,3", SVG_CIRCLE, 1.8, SVG_HOLLOW};
-    else st = (SvgStyle){constant_colors[constants % 4], "2,2", SVG_DIAMOND, 1.8, SVG_FILLED};
-    return st;
-}
+/* ------------------------------------------------------------------ points and legends (the styles: report_figure.c) */
 
 /* The points of a panel, scale i at x value j: their means and intervals, and the x each is
  * drawn at. The points of one x value are dodged DODGE_PX pixels apart, in the order of the
@@ -178,7 +160,7 @@ static void dodge_points(const SvgPanel *panel, const double *xs, int nx, int ns
 static void draw_points(Svg *s, const SvgPanel *panel, const char *const *scales, int ns, int nx, const PanelPoints *pts)
 {
     for (int i = 0; i < ns; i++) {
-        SvgStyle st = scale_style(scales[i]);
+        SvgStyle st = figure_scale_style(scales[i]);
         double y[MAX_LIST];
         for (int j = 0; j < nx; j++) {
             const StatsCi *ci = &pts->ci[i][j];
@@ -187,15 +169,6 @@ static void draw_points(Svg *s, const SvgPanel *panel, const char *const *scales
         }
         svg_series(s, panel, pts->x[i], y, nx, &st);
     }
-}
-
-static const char *scale_name(const char *scale)
-{
-    static char b[8][80];
-    static int next;
-    char *out = b[next++ % 8];
-    snprintf(out, 80, "s = %s", scale_label(scale, SCALE_FOR_PLOTS));
-    return out;
 }
 
 /* "n = 5 per point" or "n = 3–5 per point" (per: "point", "line") */
@@ -215,8 +188,8 @@ static void scale_legend(Svg *s, double x, double y, const char **scales, int ns
     const SvgStyle *ptr[MAX_LIST + 8];
     int n = 0;
     for (int i = 0; i < ns; i++) {
-        styles[n] = scale_style(scales[i]);
-        labels[n++] = scale_name(scales[i]);
+        styles[n] = figure_scale_style(scales[i]);
+        labels[n++] = figure_scale_name(scales[i]);
     }
     if (extra) {
         styles[n] = *extra;
@@ -227,7 +200,7 @@ static void scale_legend(Svg *s, double x, double y, const char **scales, int ns
         ptr[n] = NULL;
         labels[n++] = notes[i];
     }
-    svg_legend(s, x, y, 250, labels, ptr, n);
+    svg_legend(s, x, y, LEGEND_W - 10, labels, ptr, n);
 }
 
 /* A panel at (left, top): its x axis log, a tick at each of the n values xs (ascending), with
@@ -323,7 +296,7 @@ static void draw_lr_panel(Svg *s, const LrPlot *lp, int k, const SvgPanel *panel
         double chosen = best_lr(lp->cs, &line);
         for (int l = 0; l < lp->nl; l++)
             if (lp->lrs[l] == chosen && pts.ci[i][l].n)
-                svg_shape(s, panel, pts.x[i][l], pts.ci[i][l].mean, SVG_CIRCLE, 8, scale_style(lp->scales[i]).color, SVG_HOLLOW);
+                svg_shape(s, panel, pts.x[i][l], pts.ci[i][l].mean, SVG_CIRCLE, 8, figure_scale_style(lp->scales[i]).color, SVG_HOLLOW);
     }
 }
 
@@ -345,7 +318,7 @@ static void plot_lr(const char *dir, const Cells *cs, const char *stage, const c
              "%s; ringed: the chosen rate of each line (highest mean validation accuracy; ties: the smaller)",
              hi_n > 1 ? "Mean over seeds, n in each panel" : "One seed per point");
     int cols = lp.np < 4 ? lp.np : 4, panel_rows = (lp.np + cols - 1) / cols;
-    int width = figure_width(MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, subtitle);
+    int width = figure_width(MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, title, subtitle);
     Plot plot;
     Svg *s = plot_open(&plot, dir, name, width, top + panel_rows * (PANEL_H + 80) + 20);
     for (int k = 0; k < lp.np; k++) {
@@ -492,7 +465,7 @@ static void plot_dk(const char *dir, const Cells *cs, const char *task)
     snprintf(name, sizeof name, "dk_%s.svg", task);
     snprintf(title, sizeof title, "%s: test accuracy vs dk, each scale at its best learning rate", task);
     dk_subtitle(subtitle, sizeof subtitle, &dp, all_hi);
-    int width = figure_width(MARGIN + dp.no * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, subtitle);
+    int width = figure_width(MARGIN + dp.no * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, title, subtitle);
     Plot plot;
     Svg *s = plot_open(&plot, dir, name, width, top + PANEL_H + 100);
     for (int o = 0; o < dp.no; o++) {
@@ -556,8 +529,14 @@ static double curve_value(const Curve *c, int metric, int i)
     return metric == CURVE_STD ? c->score_std[i] : metric == CURVE_QGRAD ? c->qgrad_median[i] : c->loss[i];
 }
 
-/* Per logged row of the first curve: the median over the curves that logged the same step. */
-static int median_curve(const Curve *const *cs, int n, int metric, double *x, double *y, int max)
+/* One line of the curves plot: per logged row of its first run, the step, and the median and
+ * the quartiles (25th and 75th percentiles) over its runs that logged the same step. */
+typedef struct CurveLine {
+    double *x, *median, *q25, *q75; /* room for MAX_POINTS each */
+    int n;
+} CurveLine;
+
+static void quartile_curve(const Curve *const *cs, int n, int metric, CurveLine *line, int max)
 {
     int rows = cs[0]->n < max ? cs[0]->n : max;
     double v[256];
@@ -568,10 +547,12 @@ static int median_curve(const Curve *const *cs, int n, int metric, double *x, do
             double value = curve_value(cs[k], metric, i);
             if (isfinite(value) && (value > 0 || metric == CURVE_LOSS)) v[m++] = value;
         }
-        x[i] = cs[0]->step[i];
-        y[i] = stats_quantile(v, m, 0.5);
+        line->x[i] = cs[0]->step[i];
+        line->median[i] = stats_quantile(v, m, 0.5);
+        line->q25[i] = stats_quantile(v, m, 0.25);
+        line->q75[i] = stats_quantile(v, m, 0.75);
     }
-    return rows;
+    line->n = rows;
 }
 
 /* A curves plot of one (task, optim) of the plain model: a row of panels per metric, a panel
@@ -588,7 +569,7 @@ typedef struct CurvesPlot {
     double max_step, vocab, chance;        /* chance: the loss of a uniform guess (NAN: no one vocabulary) */
     int top;                               /* where the panels start, below the titles */
     const Curve **line;                    /* room for the curves of one line */
-    double *x, *y;                         /* room for one line's points */
+    CurveLine points;                      /* room for one line's points */
 } CurvesPlot;
 enum { MAX_POINTS = 4096 };
 
@@ -653,18 +634,47 @@ static void curves_ranges(CurvesPlot *cp)
                     if (isnan(cp->vocab)) cp->vocab = cp->line[c]->vocab;
                     one_vocab &= cp->line[c]->vocab == cp->vocab;
                 }
-                int k = median_curve(cp->line, n, m, cp->x, cp->y, MAX_POINTS);
-                for (int j = 0; j < k; j++) {
-                    cp->max_step = fmax(cp->max_step, cp->x[j]);
-                    double v = cp->y[j];
-                    if (!isfinite(v) || (m != CURVE_LOSS && !(v > 0))) continue;
-                    if (m != CURVE_LOSS) cp->lo[m] = fmin(cp->lo[m], v);
-                    cp->hi[m] = fmax(cp->hi[m], v);
+                CurveLine *line = &cp->points;
+                quartile_curve(cp->line, n, m, line, MAX_POINTS);
+                for (int j = 0; j < line->n; j++) { /* the band with its line: from its 25th to its 75th percentile */
+                    cp->max_step = fmax(cp->max_step, line->x[j]);
+                    double lo = line->q25[j], hi = line->q75[j];
+                    if (!isfinite(lo) || !isfinite(hi) || (m != CURVE_LOSS && !(lo > 0))) continue;
+                    if (m != CURVE_LOSS) cp->lo[m] = fmin(cp->lo[m], lo);
+                    cp->hi[m] = fmax(cp->hi[m], hi);
                 }
             }
     cp->chance = one_vocab && cp->vocab > 1 ? log(cp->vocab) : NAN; /* uniform over the vocabulary */
     if (isfinite(cp->chance)) cp->hi[CURVE_LOSS] = fmax(cp->hi[CURVE_LOSS], cp->chance);
     if (!(cp->hi[CURVE_LOSS] > 0)) cp->hi[CURVE_LOSS] = 1;
+}
+
+/* The interquartile band of scale i's runs at dk d: at each logged step, from the 25th to the
+ * 75th percentile over them, shaded in the scale's colour (the spread the median hides). */
+static void draw_curve_band(Svg *s, CurvesPlot *cp, const SvgPanel *panel, int m, int d, int i)
+{
+    int n = line_runs(cp, i, d);
+    if (!n) return;
+    CurveLine *line = &cp->points;
+    quartile_curve(cp->line, n, m, line, MAX_POINTS);
+    svg_band(s, panel, line->x, line->q25, line->q75, line->n, figure_scale_style(cp->scales[i]).color, "iqr");
+}
+
+/* The median line of scale i's runs at dk d, at the true steps, with markers at about 8 points,
+ * each scale at its own phase, so that equal curves stay told apart by their markers. */
+static void draw_curve_line(Svg *s, CurvesPlot *cp, const SvgPanel *panel, int m, int d, int i)
+{
+    int n = line_runs(cp, i, d);
+    if (!n) return;
+    CurveLine *line = &cp->points;
+    quartile_curve(cp->line, n, m, line, MAX_POINTS);
+    int k = line->n;
+    SvgStyle st = figure_scale_style(cp->scales[i]);
+    st.marker = SVG_NO_MARKER;
+    svg_series(s, panel, line->x, line->median, k, &st);
+    int every = k / 8 > 1 ? k / 8 : 1, phase = figure_scale_index(cp->scales[i]) % every;
+    SvgStyle mk = figure_scale_style(cp->scales[i]);
+    for (int j = phase; j < k; j += every) svg_shape(s, panel, line->x[j], line->median[j], mk.marker, 3.5, mk.color, SVG_FILLED);
 }
 
 /* The panel of metric m at dk d: its frame, the chance level, a line per scale. */
@@ -693,21 +703,8 @@ static void draw_curves_panel(Svg *s, CurvesPlot *cp, int m, int d)
         snprintf(label, sizeof label, "chance: ln %.0f = %.2f (uniform over the vocabulary)", cp->vocab, cp->chance);
         svg_hline(s, &panel, cp->chance, "#888888", label);
     }
-    for (int i = 0; i < cp->ns; i++) {
-        int n = line_runs(cp, i, d);
-        if (!n) continue;
-        int k = median_curve(cp->line, n, m, cp->x, cp->y, MAX_POINTS);
-        SvgStyle st = scale_style(cp->scales[i]);
-        st.marker = SVG_NO_MARKER;
-        svg_series(s, &panel, cp->x, cp->y, k, &st); /* at the true steps */
-        /* markers at about 8 points, each scale at its own phase, so that equal curves stay
-         * told apart by their markers */
-        int g = 0;
-        while (g < g_n_scales && strcmp(g_scales[g], cp->scales[i])) g++;
-        int every = k / 8 > 1 ? k / 8 : 1, phase = g % every;
-        SvgStyle mk = scale_style(cp->scales[i]);
-        for (int j = phase; j < k; j += every) svg_shape(s, &panel, cp->x[j], cp->y[j], mk.marker, 3.5, mk.color, SVG_FILLED);
-    }
+    for (int i = 0; i < cp->ns; i++) draw_curve_band(s, cp, &panel, m, d, i); /* every band under every line */
+    for (int i = 0; i < cp->ns; i++) draw_curve_line(s, cp, &panel, m, d, i);
 }
 
 static bool plot_curves(const char *dir, const Cells *cs, const Curve *curves, int n_curves, const char *task, const char *optim)
@@ -721,26 +718,32 @@ static bool plot_curves(const char *dir, const Cells *cs, const Curve *curves, i
     cp.ns = distinct_text(cs, &cp.pick, JOB_SCALE, cp.scales);
     cp.nd = distinct_number(cs, &cp.pick, JOB_DK, cp.dks);
     cp.line = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
-    cp.x = xmalloc(sizeof(double) * MAX_POINTS);
-    cp.y = xmalloc(sizeof(double) * MAX_POINTS);
+    CurveLine *points = &cp.points;
+    points->x = xmalloc(sizeof(double) * MAX_POINTS);
+    points->median = xmalloc(sizeof(double) * MAX_POINTS);
+    points->q25 = xmalloc(sizeof(double) * MAX_POINTS);
+    points->q75 = xmalloc(sizeof(double) * MAX_POINTS);
     curves_ranges(&cp);
     char name[256], title[512];
     snprintf(name, sizeof name, "curves_%s_%s.svg", task, optim);
     snprintf(title, sizeof title, "%s, %s: attention statistics and loss during training (stage %s)", task, optim, stage);
     const char *subtitle = "The plain model (no variant flags), each scale at its best learning rate; a line: the median over "
-                           "seeds (of the mean over layers, for the attention statistics)";
+                           "seeds (of the mean over layers, for the attention statistics); its shaded band: the 25th to "
+                           "75th percentile over the same runs at each logged step";
     int width = figure_width(MARGIN + N_CURVE_METRICS * (PANEL_W + MARGIN) + LEGEND_W);
-    cp.top = figure_top(width, subtitle);
+    cp.top = figure_top(width, title, subtitle);
     Plot plot;
     Svg *s = plot_open(&plot, dir, name, width, cp.top + cp.nd * (PANEL_H + 80) + 20);
     for (int m = 0; m < N_CURVE_METRICS; m++)
         for (int d = 0; d < cp.nd; d++) draw_curves_panel(s, &cp, m, d);
     free(cp.line);
-    free(cp.x);
-    free(cp.y);
+    free(points->x);
+    free(points->median);
+    free(points->q25);
+    free(points->q75);
     figure_titles(s, width, title, subtitle);
-    const char *notes[1] = {"n: logged runs per line"};
-    scale_legend(s, MARGIN + N_CURVE_METRICS * (PANEL_W + MARGIN) - 30, cp.top, cp.scales, cp.ns, NULL, NULL, notes, 1);
+    const char *notes[2] = {"line: median over runs; band: their 25th–75th percentile", "n: logged runs per line"};
+    scale_legend(s, MARGIN + N_CURVE_METRICS * (PANEL_W + MARGIN) - 30, cp.top, cp.scales, cp.ns, NULL, NULL, notes, 2);
     plot_close(&plot);
     return true;
 }
@@ -760,7 +763,8 @@ static bool sweeps(const Cells *cs, const CellKey *q)
 int write_plots(const char *dir, const Cells *cs, const Curve *curves, int n_curves)
 {
     CellKey all = any_key();
-    g_n_scales = distinct_text(cs, &all, JOB_SCALE, g_scales);
+    const char *scales[MAX_LIST];
+    figure_set_scales(scales, distinct_text(cs, &all, JOB_SCALE, scales));
     const char *tasks[MAX_LIST], *optims[MAX_LIST];
     int nt = distinct_text(cs, &all, JOB_TASK, tasks), plots = 0;
     for (int t = 0; t < nt; t++) {
@@ -788,5 +792,6 @@ int write_plots(const char *dir, const Cells *cs, const Curve *curves, int n_cur
             plots++;
         }
     }
+    for (int t = 0; t < g_n_outcome_tasks; t++) plots += plot_outcomes(dir, cs, &g_outcome_tasks[t]);
     return plots;
 }

@@ -380,17 +380,126 @@ fi
 refuse "a log and a result folder together" "not both" s1.csv all
 refuse "a runs.csv given as a log" "runs.csv:1: not a log of ./train (no step column first); a runs.csv of ./report is read with --runs" all/runs.csv
 
+# ---------------------------------------------------------------- the outcomes plot (the second study's tasks)
+# job2 ID STAGE TASK SCALE DK LR SEED VARIANT: a planned run of the folder study2 (AdamW)
+jobs2=()
+job2() { jobs2+=("$1	$2	$3	adamw	$4	$5	$6	$7	$8	./train --task=$3 --scale=$4 --dk=$5 --lr=$6 --seed=$7"); }
+# lookup (Fisher), stage test: cells of the design s = 1, 1/sqrt(dk), 1/dk and additive at dk 64 (primaries), unit q, k
+# (a secondary); additive's seed 13 never run; 1/sqrt(dk) at dk 32, not a cell of the design. Stage lr: s = 1 at two
+# rates, and unit q, k with more runs (3) than its test cell (2), at test accuracy 0.333, which no test run has.
+# reverse (sign-flip): s = 1 and 1/sqrt(dk) at dk 64, and a sweep.
+lookup_test=("1 - 0.05 0.04 0.62 0.05" "sqrt - 0.98 0.97 0.05 0.99 0.96" "dk - 0.05 0.06 0.04" "none attn=additive 0.97 0.05 x"
+    "sqrt qk-init=unit 0.95 0.96")
+for cell in "${lookup_test[@]}"; do
+    set -- $cell
+    sc=$1 var=$2 seed=11
+    shift 2
+    for acc in "$@"; do job2 "test_lookup_${sc}_${var//=/-}_s$seed" test lookup "$sc" 64 1e-3 $seed "$var"; seed=$((seed + 1)); done
+done
+for seed in 11 12; do job2 "test_lookup_sqrt_dk32_s$seed" test lookup sqrt 32 1e-3 $seed -; done
+for lr in 1e-3 3e-3; do for seed in 101 102; do job2 "lr_lookup_1_lr${lr}_s$seed" lr lookup 1 64 $lr $seed -; done; done
+for seed in 101 102 103; do job2 "lr_lookup_unit_s$seed" lr lookup sqrt 64 1e-3 $seed qk-init=unit; done
+for seed in 11 12 13; do job2 "test_reverse_1_s$seed" test reverse 1 64 1e-3 $seed -; job2 "test_reverse_sqrt_s$seed" test reverse sqrt 64 1e-3 $seed -; done
+for seed in 101 102; do job2 "lr_reverse_sqrt_s$seed" lr reverse sqrt 64 1e-3 $seed -; done
+mkdir -p study2/runs
+{ echo "$header"; printf '%s\n' "${jobs2[@]}"; } >study2/jobs.tsv
+for cell in "${lookup_test[@]}"; do
+    set -- $cell
+    sc=$1 var=$2 seed=11
+    shift 2
+    for acc in "$@"; do
+        [ "$acc" = x ] || finish study2 "test_lookup_${sc}_${var//=/-}_s$seed" 0.5 "$acc"
+        seed=$((seed + 1))
+    done
+done
+for id in test_lookup_sqrt_dk32_s11 test_lookup_sqrt_dk32_s12; do finish study2 $id 0.5 0.90; done
+for lr in 1e-3 3e-3; do for seed in 101 102; do finish study2 "lr_lookup_1_lr${lr}_s$seed" 0.1 0.333; done; done
+for seed in 101 102 103; do finish study2 "lr_lookup_unit_s$seed" 0.9 0.333; done
+reverse_acc=(0.30 0.70 0.40 0.75 0.35 0.65)
+for seed in 11 12 13; do
+    finish study2 "test_reverse_1_s$seed" 0.5 "${reverse_acc[$(((seed - 11) * 2))]}"
+    finish study2 "test_reverse_sqrt_s$seed" 0.5 "${reverse_acc[$(((seed - 11) * 2 + 1))]}"
+done
+for seed in 101 102; do finish study2 "lr_reverse_sqrt_s$seed" 0.5 0.333; done
+"$report" study2 >study2.out 2>&1
+# frames FILE: the panels of an SVG, "x y width height" each
+frames() { grep -o '<rect x="[0-9.]*" y="[0-9.]*" width="[0-9.]*" height="[0-9.]*" fill="none" stroke="black"/>' "$1" |
+    sed 's/<rect x="\([0-9.]*\)" y="\([0-9.]*\)" width="\([0-9.]*\)" height="\([0-9.]*\)".*/\1 \2 \3 \4/'; }
+# seeds CLASS FILE: the circles of a class; n_labels FILE: the "n=" texts in order; design_value TASK COLUMN: a column of
+# ./report --design (the task's chance and threshold, as the table in code has them)
+seeds() { grep -c "<circle class=\"$1\"" "$2"; }
+n_labels() { grep -o '>n=[^<]*<' "$1" | tr -d '<>' | paste -sd' ' -; }
+design_value() { "$report" --design | awk -F'\t' -v t="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $1 == t { print $col[c]; exit }'; }
+# line_y CLASS FILE: the y of a horizontal line of a class; want_y VALUE FILE: where a y value of the accuracy axis
+# (-0.03 .. 1.03, study/report_figure.c's accuracy_axis) stands in the panel (the frame: the rect drawn black)
+line_y() { grep -o "<line class=\"$1\" [^>]*" "$2" | sed 's/.* y1="\([-0-9.]*\)".*/\1/'; }
+want_y() { frames "$2" | awk -v v="$1" '{ printf "%.1f", $2 + (1 - (v + 0.03) / 1.06) * $4 }'; }
+o=study2/outcomes_lookup.svg
+if [ -f "$o" ] && [ -f study2/outcomes_reverse.svg ] && [ ! -e study2/outcomes_recall.svg ] && [ ! -e all/outcomes_sort.svg ]; then
+    ok "outcomes_TASK.svg for each task of the outcome table with test runs (lookup, reverse), none for the others"
+else
+    bad "outcomes_TASK.svg written" "$(ls study2 all | grep outcomes)" "$(head -c 300 study2.out)"
+fi
+# 4 + 5 + 3 + 2 (of 3) + 2 runs in the design's cells; none of stage lr (0.333), none of dk 32
+if [ "$(seeds seed "$o")" = 16 ] && [ "$(seeds seed study2/outcomes_reverse.svg)" = 6 ] && ! grep -q '<title>lr_' "$o" &&
+    ! grep -q 'test accuracy 0.333 ' "$o" && ! grep -q '_dk32_' "$o"; then
+    ok "the outcomes plot: a disc per test run of the design's cells (16, 6), no run of stage lr, no cell outside the design"
+else
+    bad "the outcomes plot's discs" "lookup $(seeds seed "$o") (want 16), reverse $(seeds seed study2/outcomes_reverse.svg) (want 6)" \
+        "$(grep -o '<title>[^<]*' "$o" | grep -E 'lr_|0\.333|dk32' | head -n 3)"
+fi
+if [ "$(n_labels "$o")" = "n=4 n=5 n=3 n=2 of 3 n=2" ] && [ "$(n_labels study2/outcomes_reverse.svg)" = "n=3 n=3" ] &&
+    grep -q '>s = 1/√dk<' "$o" && grep -q '>additive<' "$o" && grep -q '>qk-init=unit<' "$o"; then
+    ok "the outcomes plot: n under each column, in the design's order (primaries' sides, then secondaries), named"
+else
+    bad "the outcomes plot's n labels" "lookup: $(n_labels "$o") (want n=4 n=5 n=3 n=2 of 3 n=2)" "reverse: $(n_labels study2/outcomes_reverse.svg)"
+fi
+placed=""
+for task in lookup reverse; do
+    f=study2/outcomes_$task.svg
+    for line in chance threshold; do
+        got=$(line_y $line "$f") want=$(want_y "$(design_value $task $line)" "$f")
+        [ -n "$got" ] && [ "$got" = "$want" ] || placed="$placed $task $line at y = ${got:-none} (want $want)"
+    done
+done
+if [ -z "$placed" ] && grep -q 'stroke-dasharray="6,4"/>' <(grep 'class="chance"' "$o") && grep -q '>chance 0.046<' "$o" &&
+    grep -q '>success ≥ 0.50<' "$o" && grep -q 'Wilson' "$o" && grep -q 't interval' study2/outcomes_reverse.svg; then
+    ok "the outcomes plot: the task's chance (dashed) and success threshold (dotted) at their y, labelled; Wilson or t as its test"
+else
+    bad "the outcomes plot's reference lines" "$placed"
+fi
+# the curves: a band (the interquartile range over the runs) under each median line, as many as lines
+lines_of() { grep -c '<polyline fill="none" stroke="[^"]*" stroke-width="1.80"' "$1"; }
+bands_of() { grep -c '<path class="iqr"' "$1"; }
+if [ "$(bands_of all/curves_sort_adamw.svg)" -gt 0 ] && [ "$(bands_of all/curves_sort_adamw.svg)" = "$(lines_of all/curves_sort_adamw.svg)" ] &&
+    grep -q '25th–75th' all/curves_sort_adamw.svg; then
+    ok "the curves: an interquartile band per median line ($(bands_of all/curves_sort_adamw.svg)), said in the legend"
+else
+    bad "the curves' bands" "$(bands_of all/curves_sort_adamw.svg) bands, $(lines_of all/curves_sort_adamw.svg) lines"
+fi
+
 # ---------------------------------------------------------------- the figures' layout
-# text_overflow FILE: the texts of an SVG that stand past its left or right edge (at 0.6 em a character, the estimate
-# the figures are laid out by; a UTF-8 character counted once; rotated texts left out)
+# text_overflow FILE...: the texts of an SVG that stand past its left or right edge, or past the right side of the
+# legend box they stand in; by the estimate the figures are laid out by (viz/svg.c, char_em: a width per class of
+# character, which neither Helvetica/Arial nor DejaVu Sans exceeds), done again here; a UTF-8 character counted once;
+# rotated texts left out
 text_overflow() {
-    LC_ALL=C awk '/^<svg / { match($0, /width="[0-9.]+"/); width = substr($0, RSTART + 7, RLENGTH - 8) + 0 }
-        /^<text x=/ { match($0, /x="[-0-9.]+"/); x = substr($0, RSTART + 3, RLENGTH - 4) + 0
-            match($0, /font-size="[0-9]+"/); size = substr($0, RSTART + 11, RLENGTH - 12) + 0
+    LC_ALL=C awk 'function em(c) {
+            if (c ~ /[\200-\277]/) return 0; if (c ~ /[\300-\377]/) return 1.0
+            if (index(" .,:;\047|ijl", c)) return 0.34; if (index("ftrI()[]/\\-!\"", c)) return 0.46
+            if (index("mwMW", c)) return 1.0; if (index("=+<>#~^", c)) return 0.84; if (c == "%" || c == "@") return 1.05
+            if (c ~ /[A-Z&]/) return 0.8; return 0.66 }
+        function attr(line, name) { if (!match(line, " " name "=\"[-0-9.]+\"")) return ""; return substr(line, RSTART + length(name) + 3, RLENGTH - length(name) - 4) + 0 }
+        /^<svg / { width = attr($0, "width"); box_w = 0 }
+        /^<rect .*fill="white" stroke="#999"/ { box_x = attr($0, "x"); box_y = attr($0, "y"); box_w = attr($0, "width"); box_h = attr($0, "height") }
+        /^<text x=/ { x = attr($0, "x"); y = attr($0, "y"); size = attr($0, "font-size")
             match($0, /text-anchor="[a-z]+"/); anchor = substr($0, RSTART + 13, RLENGTH - 14)
-            t = $0; sub(/^<text[^>]*>/, "", t); sub(/<\/text>$/, "", t); gsub(/&[a-z]+;/, "x", t); gsub(/[\200-\277]/, "", t)
-            w = 0.6 * size * length(t); lo = anchor == "start" ? x : anchor == "end" ? x - w : x - w / 2
-            if (lo < -0.5 || lo + w > width + 0.5) print FILENAME ": \"" t "\" from x = " lo " to " lo + w " (width " width ")" }' "$@"
+            t = $0; sub(/^<text[^>]*>/, "", t); sub(/<\/text>$/, "", t); gsub(/&lt;/, "<", t); gsub(/&gt;/, ">", t); gsub(/&amp;/, "W", t)
+            w = 0; for (i = 1; i <= length(t); i++) w += em(substr(t, i, 1)) * size
+            lo = anchor == "start" ? x : anchor == "end" ? x - w : x - w / 2
+            if (lo < -0.5 || lo + w > width + 0.5) print FILENAME ": \"" t "\" from x = " lo " to " lo + w " (width " width ")"
+            if (box_w && x >= box_x && x <= box_x + box_w && y >= box_y && y <= box_y + box_h && lo + w > box_x + box_w + 0.5)
+                print FILENAME ": \"" t "\" to x = " lo + w ", past its legend box (to " box_x + box_w ")" }' "$@"
 }
 # the runs of one dk with logs: the curves figure of a single row of panels
 mkdir -p one_dk/runs
@@ -398,15 +507,12 @@ mkdir -p one_dk/runs
     echo "h_${sc}_s$seed	headline	sort	adamw	$sc	64	1e-3	$seed	-	./train --scale=$sc --seed=$seed"; done; done; } >one_dk/jobs.tsv
 for id in h_1_s1 h_1_s2 h_sqrt_s1 h_sqrt_s2; do finish one_dk "$id" 0.5 0.6; done
 "$report" one_dk >/dev/null 2>&1
-overflow=$(text_overflow all/*.svg one_dk/*.svg "$svg" glance_out/nan.svg 2>&1)
+overflow=$(text_overflow all/*.svg one_dk/*.svg "$svg" glance_out/nan.svg study2/*.svg 2>&1)
 if [ -f one_dk/dk_sort.svg ] && [ -z "$overflow" ]; then
-    ok "every title, subtitle, label and legend inside its figure (the long subtitles wrapped)"
+    ok "every title, subtitle, label and legend inside its figure, and every legend's text inside its box (the long ones wrapped)"
 else
     bad "texts past a figure's edge" "$(echo "$overflow" | head -n 3)"
 fi
-# frames WIDTH FILE: the panels of an SVG, "x y width height" each
-frames() { grep -o '<rect x="[0-9.]*" y="[0-9.]*" width="[0-9.]*" height="[0-9.]*" fill="none" stroke="black"/>' "$1" |
-    sed 's/<rect x="\([0-9.]*\)" y="\([0-9.]*\)" width="\([0-9.]*\)" height="\([0-9.]*\)".*/\1 \2 \3 \4/'; }
 width=$(grep -o '^<svg [^>]*width="[0-9]*"' one_dk/curves_sort_adamw.svg | sed 's/.*width="//; s/"//')
 layout=$(frames one_dk/curves_sort_adamw.svg | awk -v w="${width:-1}" '{ n++; tops[$2] = 1; if ($1 + $3 > right) right = $1 + $3 }
     END { t = 0; for (y in tops) t++; print n, t, (right / w >= 0.6) }')

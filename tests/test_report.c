@@ -1,12 +1,15 @@
 /* test_report.c - the statistics of ./report (study/stats.c, study/stats_outcomes.c), against
- * values worked out by hand or counted by brute force here (never the code's own output). */
+ * values worked out by hand or counted by brute force here (never the code's own output); and
+ * two parts of the SVG writer the plots rely on (viz/svg.c): the text estimate and the bands. */
 #include "test.h"
 
 #include "../study/stats.h"
 #include "../study/stats_outcomes.h"
+#include "../viz/svg.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static bool near(double a, double b, double tol) { return fabs(a - b) <= tol; }
 
@@ -412,6 +415,54 @@ static void test_logrank(void)
     CHECK(isnan(stats_logrank(ta, no, 2, tb, no, 2)), "no event: NAN");
 }
 
+/* The estimate by its classes (viz/svg.c, char_em), by hand: i, l and a space 0.34 em; a, 0..9
+ * 0.66; A 0.8; m, W 1.0; a UTF-8 character (√: 3 bytes) once, at 1 em. */
+static void test_text_width(void)
+{
+    CHECK(near(svg_text_width("il ", 10), 3 * 3.4, 1e-9), "i, l, space: %g", svg_text_width("il ", 10));
+    CHECK(near(svg_text_width("a0A", 10), 6.6 + 6.6 + 8, 1e-9), "a, 0, A: %g", svg_text_width("a0A", 10));
+    CHECK(near(svg_text_width("mW", 12), 24, 1e-9), "m, W at 12 px: %g", svg_text_width("mW", 12));
+    CHECK(near(svg_text_width("1/√dk", 10), 6.6 + 4.6 + 10 + 6.6 + 6.6, 1e-9), "√ counted once: %g",
+          svg_text_width("1/√dk", 10));
+    /* wrapped: as many words as fit in 65 px (m 10 px, a space 3.4): "mmmmmm" (60), "mm mmm" (53.4),
+     * "mmmmm m" (63.4), "mmmm" (40; with " mmmmmm" 103.4), "mmmmmm" */
+    const char *text = "mmmmmm mm mmm mmmmm m mmmm mmmmmm";
+    CHECK(svg_text_lines(text, 10, 65) == 5, "lines: %d (want 5)", svg_text_lines(text, 10, 65));
+    CHECK(svg_text_lines("short", 10, 200) == 1, "a short text: one line");
+}
+
+/* The text an SVG writer call writes, through a temporary file (room for 4 KB). */
+static char g_written[4096];
+static const char *written_by_band(const double *x, const double *lo, const double *hi, int n)
+{
+    FILE *f = tmpfile();
+    Svg s;
+    svg_begin(&s, f, 100, 100);
+    SvgPanel p = {0, 0, 100, 100, {0, 10, SVG_LINEAR, NULL, NULL, 0}, {0, 10, SVG_LINEAR, NULL, NULL, 0}, NULL};
+    svg_band(&s, &p, x, lo, hi, n, "#123456", "iqr");
+    svg_end(&s);
+    rewind(f);
+    size_t k = fread(g_written, 1, sizeof g_written - 1, f);
+    g_written[k] = 0;
+    fclose(f);
+    return strstr(g_written, "<path") ? strstr(g_written, "<path") : "";
+}
+
+/* One path element per band; a closed outline per run of drawable points (a NaN breaks it), along
+ * the lower edge and back along the upper one; values past the panel at its edge. */
+static void test_band(void)
+{
+    double x[5] = {0, 1, 2, 3, 4}, lo[5] = {1, 2, NAN, 4, -5}, hi[5] = {2, 3, 3, 20, 6};
+    const char *band = written_by_band(x, lo, hi, 5);
+    CHECK(!strncmp(band, "<path class=\"iqr\" fill=\"#123456\" fill-opacity=\"0.18\" stroke=\"none\" d=\"", 70),
+          "the band's element: %.80s", band);
+    CHECK(strstr(band, "d=\"M0.0,90.0 L10.0,80.0 L10.0,70.0 L0.0,80.0 Z M30.0,60.0 L40.0,100.0 L40.0,40.0 L30.0,0.0 Z \"/>"),
+          "two outlines, clipped to the panel: %s", band);
+    CHECK(!strstr(band + 1, "<path"), "one element");
+    double none[2] = {NAN, NAN};
+    CHECK(!*written_by_band(x, none, none, 2), "no drawable point: no element");
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -431,6 +482,8 @@ int main(int argc, char **argv)
         {"outcome stats: minimum detectable differences (proportions: exact power 0.8; paired)", test_minimum_detectable_differences},
         {"outcome stats: Kaplan-Meier median with censoring, 'not reached'", test_kaplan_meier},
         {"outcome stats: log-rank test by hand", test_logrank},
+        {"plots: the text width estimate by its classes, wrapping inside a width", test_text_width},
+        {"plots: an interquartile band, one element, an outline per run of points, clipped", test_band},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -59,14 +59,38 @@ void svg_text(Svg *s, double x, double y, int size, const char *anchor, const ch
     fprintf(s->f, "</text>\n");
 }
 
-/* The estimated width of text in pixels: 0.6 em a character (a UTF-8 sequence counts once),
- * which Helvetica's letters do not exceed on average. */
+/* The estimated width of one character, in em: no font metrics here, so a class of widths
+ * that neither Helvetica/Arial (the font asked for; Liberation Sans has their widths) nor DejaVu
+ * Sans (the usual fallback on Linux, the wider) exceeds for any printable ASCII character (checked
+ * against both fonts' advance widths): narrow punctuation and i, j, l; f, t, r, I, brackets and
+ * dashes; most lowercase letters and the digits; capitals; m, w, M, W; maths signs; % and @;
+ * and any other character (a UTF-8 sequence, counted once) as a whole em, which the few the
+ * figures use (· – − √ ‖ ∂ ≥ ±) do not exceed either. */
+static double char_em(unsigned char c)
+{
+    if (c == 0) return 0;
+    if (c >= 0x80) return 1.0;
+    if (strchr(" .,:;'|ijl", c)) return 0.34;
+    if (strchr("ftrI()[]/\\-!\"", c)) return 0.46;
+    if (strchr("mwMW", c)) return 1.0;
+    if (strchr("=+<>#~^", c)) return 0.84;
+    if (c == '%' || c == '@') return 1.05;
+    if ((c >= 'A' && c <= 'Z') || c == '&') return 0.8;
+    return 0.66;
+}
+
+/* The estimated width of the first len bytes of text in pixels at a font size. */
 static double text_width(const char *text, size_t len, int size)
 {
-    size_t chars = 0;
-    for (size_t i = 0; i < len; i++) chars += ((unsigned char)text[i] & 0xC0) != 0x80;
-    return 0.6 * size * (double)chars;
+    double em = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if ((c & 0xC0) != 0x80) em += char_em(c); /* a continuation byte belongs to the character before */
+    }
+    return em * size;
 }
+
+double svg_text_width(const char *text, int size) { return text_width(text, strlen(text), size); }
 
 /* The length of the next line of wrapped text: as many words as fit (one at least), ending
  * after a clause ("; ") rather than inside one when that fills half the line or more. */
@@ -93,18 +117,23 @@ int svg_text_lines(const char *text, int size, double max_width)
     return lines;
 }
 
-int svg_text_wrapped(Svg *s, double x, double y, int size, double max_width, const char *text)
+int svg_text_wrapped_at(Svg *s, double x, double y, int size, double max_width, const char *anchor, const char *text)
 {
     int lines = 0;
     char line[1024];
     for (const char *t = text; *t; lines++) {
         size_t n = line_length(t, size, max_width);
         snprintf(line, sizeof line, "%.*s", (int)n, t);
-        svg_text(s, x, y + 1.3 * size * lines, size, "start", line);
+        svg_text(s, x, y + 1.3 * size * lines, size, anchor, line);
         t += n;
         while (*t == ' ') t++;
     }
     return lines;
+}
+
+int svg_text_wrapped(Svg *s, double x, double y, int size, double max_width, const char *text)
+{
+    return svg_text_wrapped_at(s, x, y, size, max_width, "start", text);
 }
 
 /* Position of a data value along an axis, as a fraction 0..1 (NaN when it cannot be drawn). */
@@ -293,14 +322,97 @@ void svg_hline(Svg *s, const SvgPanel *p, double y, const char *color, const cha
     if (label) svg_text(s, p->left + p->width - 4, b - 4, 10, "end", label);
 }
 
+void svg_hline_styled(Svg *s, const SvgPanel *p, double y, const SvgStyle *st, const char *cls, const char *label,
+                      const char *label_anchor)
+{
+    double b = py(p, y);
+    if (!isfinite(b) || b < p->top || b > p->top + p->height) return;
+    fprintf(s->f, "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" ", cls, p->left, b,
+            p->left + p->width, b);
+    put_stroke(s->f, st);
+    fprintf(s->f, "/>\n");
+    bool left = !strcmp(label_anchor, "start");
+    if (label) svg_text(s, left ? p->left + 4 : p->left + p->width - 4, b - 4, 10, label_anchor, label);
+}
+
+void svg_dot(Svg *s, const SvgPanel *p, double x, double y, double r, const char *color, const char *cls,
+             const char *title)
+{
+    double a = px(p, x), b = py(p, y);
+    if (!isfinite(a) || !isfinite(b) || b < p->top - 0.5 || b > p->top + p->height + 0.5) return;
+    fprintf(s->f, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" fill-opacity=\"0.55\" stroke=\"%s\" "
+                  "stroke-width=\"0.8\"><title>", cls, a, b, r, color, color);
+    put_text(s->f, title);
+    fprintf(s->f, "</title></circle>\n");
+}
+
+/* The pixel position of a point (x, lo, hi) of a band, its lower and upper edge clipped to the panel;
+ * false when it cannot be drawn. */
+static bool band_point(const SvgPanel *p, double x, double lo, double hi, double *a, double *b_lo, double *b_hi)
+{
+    *a = px(p, x);
+    *b_lo = py(p, lo);
+    *b_hi = py(p, hi);
+    if (!isfinite(*a) || !isfinite(*b_lo) || !isfinite(*b_hi)) return false;
+    *b_lo = fmin(fmax(*b_lo, p->top), p->top + p->height);
+    *b_hi = fmin(fmax(*b_hi, p->top), p->top + p->height);
+    return true;
+}
+
+void svg_band(Svg *s, const SvgPanel *p, const double *x, const double *lo, const double *hi, int n, const char *color,
+              const char *cls)
+{
+    double a, b_lo, b_hi;
+    bool any = false;
+    for (int i = 0; i < n && !any; i++) any = band_point(p, x[i], lo[i], hi[i], &a, &b_lo, &b_hi);
+    if (!any) return;
+    fprintf(s->f, "<path class=\"%s\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" d=\"", cls, color);
+    for (int i = 0; i < n;) { /* one closed outline per run of drawable points: along the lower edge, back along the upper */
+        if (!band_point(p, x[i], lo[i], hi[i], &a, &b_lo, &b_hi)) {
+            i++;
+            continue;
+        }
+        int end = i;
+        while (end < n && band_point(p, x[end], lo[end], hi[end], &a, &b_lo, &b_hi)) end++;
+        for (int j = i; j < end; j++) {
+            band_point(p, x[j], lo[j], hi[j], &a, &b_lo, &b_hi);
+            fprintf(s->f, "%s%.1f,%.1f ", j == i ? "M" : "L", a, b_lo);
+        }
+        for (int j = end - 1; j >= i; j--) {
+            band_point(p, x[j], lo[j], hi[j], &a, &b_lo, &b_hi);
+            fprintf(s->f, "L%.1f,%.1f ", a, b_hi);
+        }
+        fprintf(s->f, "Z ");
+        i = end;
+    }
+    fprintf(s->f, "\"/>\n");
+}
+
+/* The legend's labels start 44 pixels into the box after a sample of their style, 8 pixels in
+ * without one, and end 6 pixels before its right side; a label longer than that is wrapped, its
+ * entry taller by a line of 12 px text (1.3 em) for each line past the first. */
+enum { LEGEND_FONT = 12, LEGEND_ROW = 18 };
+static double legend_text_x(const SvgStyle *st) { return st ? 44 : 8; }
+static double legend_row_height(const char *label, const SvgStyle *st, double width)
+{
+    int lines = svg_text_lines(label, LEGEND_FONT, width - legend_text_x(st) - 6);
+    return LEGEND_ROW + 1.3 * LEGEND_FONT * (lines > 1 ? lines - 1 : 0);
+}
+
+double svg_legend_height(double width, const char *const *labels, const SvgStyle *const *styles, int n)
+{
+    double h = 8;
+    for (int i = 0; i < n; i++) h += legend_row_height(labels[i], styles[i], width);
+    return h;
+}
+
 void svg_legend(Svg *s, double x, double y, double width, const char *const *labels, const SvgStyle *const *styles,
                 int n)
 {
-    double h = 18 * n + 8;
     fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"white\" stroke=\"#999\"/>\n", x, y,
-            width, h);
+            width, svg_legend_height(width, labels, styles, n));
+    double yy = y + 16;
     for (int i = 0; i < n; i++) {
-        double yy = y + 16 + 18 * i;
         const SvgStyle *st = styles[i];
         if (st && st->width > 0) {
             fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" ", x + 8, yy - 4, x + 36, yy - 4);
@@ -308,7 +420,8 @@ void svg_legend(Svg *s, double x, double y, double width, const char *const *lab
             fprintf(s->f, "/>\n");
         }
         if (st) put_shape(s->f, x + 22, yy - 4, st->marker, st->fill == SVG_HOLLOW ? 6 : 3.5, st->color, st->fill);
-        svg_text(s, st ? x + 44 : x + 8, yy, 12, "start", labels[i]);
+        svg_text_wrapped_at(s, x + legend_text_x(st), yy, LEGEND_FONT, width - legend_text_x(st) - 6, "start", labels[i]);
+        yy += legend_row_height(labels[i], st, width);
     }
 }
 
