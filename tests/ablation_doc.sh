@@ -90,8 +90,8 @@ quote_check() {
 first=docs/ablation/first
 quote_check "$first/ABLATION.md" docs/ablation/probe.md
 [ -f "$dir/$first/summary.md" ] && quote_check "$first/ABLATION.md" "$dir/$first/summary.md"
+quote_check docs/ABLATION.md docs/ablation/probe.md
 if [ -f docs/ablation/runs.csv ]; then
-    quote_check docs/ABLATION.md docs/ablation/probe.md
     for doc in docs/ABLATION.md README.md; do quote_check "$doc" "$dir/docs/ablation/outcomes.md"; done
     checked=$dir/docs/ablation/outcomes.md
     quoting=docs/ABLATION.md
