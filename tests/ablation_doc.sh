@@ -5,8 +5,9 @@
 #     DIR/summary.md, best_lr.tsv, outcomes.md and the plots again, byte for byte, and ./report
 #     --probe docs/ablation/probe.md the probe figure;
 #   - with `probe`: ./probe prints docs/ablation/probe.md again (below its header of provenance);
-#   - every table a study's page quotes (docs/ABLATION.md and README.md from the second study's
-#     outcomes.md, docs/ablation/first/ABLATION.md from its summary.md; both from probe.md)
+#   - every table a study's page quotes (docs/ABLATION.md from the second study's outcomes.md and
+#     summary.md, README.md from its outcomes.md, docs/ablation/first/ABLATION.md from its
+#     summary.md; both pages from probe.md)
 #     equals it (scripts/embed_tables.sh);
 #   - and the check can fail: a quoted number changed by one digit is caught.
 # Prints "N passed, N failed".
@@ -93,6 +94,7 @@ quote_check "$first/ABLATION.md" docs/ablation/probe.md
 quote_check docs/ABLATION.md docs/ablation/probe.md
 if [ -f docs/ablation/runs.csv ]; then
     for doc in docs/ABLATION.md README.md; do quote_check "$doc" "$dir/docs/ablation/outcomes.md"; done
+    quote_check docs/ABLATION.md "$dir/docs/ablation/summary.md"
     checked=$dir/docs/ablation/outcomes.md
     quoting=docs/ABLATION.md
 else
