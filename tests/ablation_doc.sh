@@ -7,8 +7,7 @@
 #   - with `probe`: ./probe prints docs/ablation/probe.md again (below its header of provenance);
 #   - every table a study's page quotes (docs/ABLATION.md from the second study's outcomes.md and
 #     summary.md, README.md from its outcomes.md, docs/ablation/first/ABLATION.md from its
-#     summary.md; both pages from probe.md)
-#     equals it (scripts/embed_tables.sh);
+#     summary.md; both pages from probe.md) equals it (scripts/embed_tables.sh);
 #   - and the check can fail: a quoted number changed by one digit is caught.
 # Prints "N passed, N failed".
 #

@@ -746,21 +746,25 @@ else
     bad "--phase 2 with --quick" "exit $rc" "$(cat "$dir/jobs3.err")" "$(head -c 300 "$dir/jobs3.txt")"
 fi
 # the README's --standard, at the committed rates of the full study (docs/ablation/best_lr.tsv):
-# 180 runs, seeds 11-20, dk 16 and 64, each at a rate the full study chose for its task and dk
+# 180 runs, seeds 11-20, dk 16 and 64, each at the rate the full study chose for its cell (task,
+# scale, dk and variant: a run without --scale is scale "none", one with --attn or --qk-init has
+# that variant)
 if [ -f docs/ablation/best_lr.tsv ]; then
     abl --standard --out "$dir/standard" --print-jobs >"$dir/std.txt" 2>"$dir/std.err"
     rc=$?
-    unchosen=$(awk -F'\t' 'NR == FNR { if (FNR > 1 && $9 == 1) chosen[$1 " " $4 " " $10] = 1; next }
-        { t = d = l = s = ""
+    unchosen=$(awk -F'\t' 'NR == FNR { if (FNR > 1 && $9 == 1) chosen[$1 " " $3 " " $4 " " $5 " " $10] = 1; next }
+        { t = d = l = s = ""; sc = "none"; v = "-"
           for (i = 1; i <= NF; i++) { split($i, kv, "=")
               if (kv[1] == "--task") t = kv[2]; else if (kv[1] == "--dk") d = kv[2]
-              else if (kv[1] == "--lr") l = kv[2]; else if (kv[1] == "--seed") s = kv[2] }
-          if (!((t " " d " " l) in chosen) || (d != 16 && d != 64) || s < 11 || s > 20) n++ }
+              else if (kv[1] == "--lr") l = kv[2]; else if (kv[1] == "--seed") s = kv[2]
+              else if (kv[1] == "--scale") sc = kv[2]
+              else if (kv[1] == "--attn" || kv[1] == "--qk-init") v = substr(kv[1], 3) "=" kv[2] }
+          if (!((t " " sc " " d " " v " " l) in chosen) || (d != 16 && d != 64) || s < 11 || s > 20) n++ }
         END { print n + 0 }' docs/ablation/best_lr.tsv FS=' ' "$dir/std.txt")
     if [ $rc -eq 0 ] && [ "$(wc -l <"$dir/std.txt")" -eq 180 ] && [ "$unchosen" -eq 0 ]; then
-        ok "ablation.sh --standard (the README's): 180 runs at dk 16 and 64, seeds 11-20, each at the rate docs/ablation/best_lr.tsv chose"
+        ok "ablation.sh --standard (the README's): 180 runs at dk 16 and 64, seeds 11-20, each at the rate docs/ablation/best_lr.tsv chose for its cell"
     else
-        bad "ablation.sh --standard plans 180 runs at the committed rates" "exit $rc, $(wc -l <"$dir/std.txt") lines, $unchosen not at a chosen rate" "$(head -3 "$dir/std.err")"
+        bad "ablation.sh --standard plans 180 runs at the committed rates" "exit $rc, $(wc -l <"$dir/std.txt") lines, $unchosen not at their cell's chosen rate" "$(head -3 "$dir/std.err")"
     fi
 fi
 # killed: a signal to the script alone stops its runs too and removes its .progress file; one
