@@ -15,6 +15,23 @@
 
 #include <assert.h>
 
+/* p[j] = exp(s x[j] - m) for j < n, in groups of SUM_LANES: the last, partial group through
+ * a zero-padded copy, so that a short row (a causal row with few visible entries) runs as
+ * vector code too. Each value is the one a plain loop computes: only the loop's shape changes. */
+static inline void exp_shifted_row(const real *x, int n, real s, real m, real *p)
+{
+    int j = 0;
+    for (; j + SUM_LANES <= n; j += SUM_LANES)
+        for (int l = 0; l < SUM_LANES; l++) p[j + l] = real_exp(s * x[j + l] - m);
+    if (j == n) return;
+    real t[SUM_LANES];
+#pragma omp simd
+    for (int l = 0; l < SUM_LANES; l++) t[l] = j + l < n ? x[j + l] : 0;
+#pragma omp simd
+    for (int l = 0; l < SUM_LANES; l++) t[l] = real_exp(s * t[l] - m); /* the padding's values are not used */
+    for (int l = 0; j + l < n; l++) p[j + l] = t[l];
+}
+
 /* p = softmax(s x) over each row, for the rows of x. */
 static void softmax_rows(const Tensor *x, real s, Mask mask, real *out)
 {
@@ -26,11 +43,11 @@ static void softmax_rows(const Tensor *x, real s, Mask mask, real *out)
         real *p = out + row * N;
         int n = mask_visible((int)(row % R), R, N, mask);
         real m = max16_scaled(in, n, s); /* exact: any order gives the same max */
-        for (int j = 0; j < n; j++) p[j] = real_exp(s * in[j] - m);
+        exp_shifted_row(in, n, s, m, p); /* p_j = exp(s x_j - m) */
         real sum = sum16(p, n); /* in a fixed order: the same bits on every machine (sum16.h) */
         real inv = 1 / sum; /* sum >= 1: the max term is exp(0) */
-        for (int j = 0; j < n; j++) p[j] *= inv;
-        for (int j = n; j < N; j++) p[j] = 0;
+#pragma omp simd
+        for (int j = 0; j < N; j++) p[j] = j < n ? p[j] * inv : 0; /* masked: exactly 0 */
     }
 }
 

@@ -26,9 +26,10 @@ enum { SUM_LANES = 16 };
 /* acc[0] += acc[8], ..., acc[0] += acc[1]: the 16 partial sums into acc[0], in a fixed tree. */
 static inline real sum16_combine(real acc[SUM_LANES])
 {
-    for (int w = SUM_LANES / 2; w >= 1; w /= 2)
-        for (int l = 0; l < w; l++) acc[l] += acc[l + w];
-    return acc[0];
+    for (int l = 0; l < 8; l++) acc[l] += acc[l + 8]; /* written out: a loop over the widths stays scalar */
+    for (int l = 0; l < 4; l++) acc[l] += acc[l + 4];
+    for (int l = 0; l < 2; l++) acc[l] += acc[l + 2];
+    return acc[0] + acc[1];
 }
 
 /* x[0] + ... + x[n - 1] in the fixed order above. */
@@ -38,7 +39,8 @@ static inline real sum16(const real *x, int n)
     int i = 0;
     for (; i + SUM_LANES <= n; i += SUM_LANES)
         for (int l = 0; l < SUM_LANES; l++) acc[l] += x[i + l];
-    for (int l = 0; i + l < n; l++) acc[l] += x[i + l];
+#pragma omp simd /* one masked load, not n % 16 scalar adds */
+    for (int l = 0; l < SUM_LANES; l++) acc[l] += i + l < n ? x[i + l] : -(real)0; /* x + (-0) == x for every x, -0 too */
     return sum16_combine(acc);
 }
 
@@ -49,7 +51,8 @@ static inline real dot16(const real *a, const real *b, int n)
     int i = 0;
     for (; i + SUM_LANES <= n; i += SUM_LANES)
         for (int l = 0; l < SUM_LANES; l++) acc[l] += a[i + l] * b[i + l];
-    for (int l = 0; i + l < n; l++) acc[l] += a[i + l] * b[i + l];
+#pragma omp simd /* one masked load, not n % 16 scalar adds */
+    for (int l = 0; l < SUM_LANES; l++) acc[l] += i + l < n ? a[i + l] * b[i + l] : -(real)0;
     return sum16_combine(acc);
 }
 
@@ -73,9 +76,15 @@ static inline real max16_scaled(const real *x, int n, real s)
     int i = 1;
     for (; i + SUM_LANES <= n; i += SUM_LANES)
         for (int l = 0; l < SUM_LANES; l++) acc[l] = s * x[i + l] > acc[l] ? s * x[i + l] : acc[l];
-    for (int l = 0; i + l < n; l++) acc[l] = s * x[i + l] > acc[l] ? s * x[i + l] : acc[l];
-    for (int w = SUM_LANES / 2; w >= 1; w /= 2)
-        for (int l = 0; l < w; l++) acc[l] = acc[l + w] > acc[l] ? acc[l + w] : acc[l];
+#pragma omp simd
+    for (int l = 0; l < SUM_LANES; l++) { /* past n, x[0] again: never above a lane's max */
+        real v = s * (i + l < n ? x[i + l] : x[0]);
+        acc[l] = v > acc[l] ? v : acc[l];
+    }
+    for (int l = 0; l < 8; l++) acc[l] = acc[l + 8] > acc[l] ? acc[l + 8] : acc[l];
+    for (int l = 0; l < 4; l++) acc[l] = acc[l + 4] > acc[l] ? acc[l + 4] : acc[l];
+    for (int l = 0; l < 2; l++) acc[l] = acc[l + 2] > acc[l] ? acc[l + 2] : acc[l];
+    acc[0] = acc[1] > acc[0] ? acc[1] : acc[0];
     return acc[0];
 }
 
