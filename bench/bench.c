@@ -205,6 +205,8 @@ static void print_matmuls(const MatmulResults *r, double peak1, double peakn)
 
 typedef struct StepStats {
     double median_ms, min_ms;
+    Profile map;             /* where the time of `steps` further steps went (profile.h), summed */
+    int map_steps;
     double flops_per_step;
     double min_bytes;        /* parameters, gradients, Adam moments, activations */
     double param_bytes, act_bytes;
@@ -266,6 +268,13 @@ static StepStats run_steps(const Config *c, int threads, int steps)
         train_step(&trainer, &batch, s, NULL); /* the step ./train runs, without its instrumentation */
         if (s >= 3) ms[s - 3] = 1e3 * (omp_get_wtime() - t);
     }
+    /* the map: as many steps again, each charged by kind of work; the timed steps above ran
+     * without it, so the headline figures carry no clock reads at all */
+    profile_clear(&st.map);
+    tp.profile = &st.map;
+    for (int s = steps + 3; s < 2 * steps + 3; s++) train_step(&trainer, &batch, s, NULL);
+    tp.profile = NULL;
+    st.map_steps = steps;
     qsort(ms, (size_t)steps, sizeof(double), cmp_double);
     st.median_ms = ms[steps / 2];
     st.min_ms = ms[0];
@@ -327,13 +336,14 @@ static int child_main(const char *name, int threads, int steps)
     return 2;
 }
 
-/* Measures config c; *best_ms, *best_threads: the faster of the two (NaN when a measurement failed). */
+/* Measures config c; *best_ms, *best_threads: the faster of the two (NaN when a measurement failed);
+ * st[0], st[1]: the kept measurements on 1 and on nthreads threads (st[0].map_steps = 0 when failed). */
 static void bench_steps(const Config *c, int nthreads, double peak1, double peakn, int steps, double *best_ms,
-                        int *best_threads)
+                        int *best_threads, StepStats st[2])
 {
     *best_ms = NAN;
     *best_threads = 0;
-    StepStats st[2];
+    st[0].map_steps = st[1].map_steps = 0;
     double rss[2], tok_s[2];
     int threads[2] = {1, nthreads};
     /* two rounds, alternating thread counts; the faster median of each (see bench_matmuls) */
@@ -343,6 +353,7 @@ static void bench_steps(const Config *c, int nthreads, double peak1, double peak
             double r;
             if (!measure_step(c, threads[k], steps, &one, &r)) {
                 printf("| %s | %d | (the measurement failed) |\n", c->name, threads[k]);
+                st[0].map_steps = st[1].map_steps = 0;
                 return;
             }
             if (round == 0 || one.median_ms < st[k].median_ms) st[k] = one;
@@ -362,6 +373,39 @@ static void bench_steps(const Config *c, int nthreads, double peak1, double peak
     int k = st[1].median_ms < st[0].median_ms;
     *best_ms = st[k].median_ms;
     *best_threads = threads[k];
+}
+
+/* The map of config c: each kind's mean forward, backward and total ms per step and its share of
+ * the step (the sum of every kind: the charges cover the whole step, profile.h), on 1 thread and
+ * on nthreads; then the unprofiled median beside that sum, so a reader sees what the clock cost. */
+static void print_map(const Config *c, const StepStats st[2], int nthreads)
+{
+    if (!st[0].map_steps || !st[1].map_steps) return;
+    double total[2] = {0, 0};
+    for (int k = 0; k < 2; k++)
+        for (int kind = 0; kind < PROFILE_KINDS; kind++)
+            total[k] += st[k].map.seconds[kind][PROFILE_FORWARD] + st[k].map.seconds[kind][PROFILE_BACKWARD];
+    printf("\n### %s: where a step's time goes (mean of %d steps)\n\n"
+           "| work | 1 thread: forward ms | backward ms | ms | %% of step | %d threads: forward ms | backward ms | ms | %% of step |\n"
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", c->name, st[0].map_steps, nthreads);
+    for (int kind = 0; kind < PROFILE_KINDS; kind++) {
+        printf("| %s |", profile_kind_label(kind));
+        for (int k = 0; k < 2; k++) {
+            double f = 1e3 * st[k].map.seconds[kind][PROFILE_FORWARD] / st[k].map_steps;
+            double b = 1e3 * st[k].map.seconds[kind][PROFILE_BACKWARD] / st[k].map_steps;
+            double share = 100 * (f + b) / (1e3 * total[k] / st[k].map_steps);
+            printf(" %.3f | %.3f | %.3f | %.1f%% |", f, b, f + b, share);
+            fprintf(g_csv, "map,%s,%s,%d,%.4f,%.4f,%.4f,%.2f\n", c->name, profile_kind_label(kind), k ? nthreads : 1, f, b, f + b,
+                    share);
+        }
+        printf("\n");
+    }
+    printf("| **the step (sum of the rows)** |");
+    for (int k = 0; k < 2; k++) printf(" | | **%.3f** | 100%% |", 1e3 * total[k] / st[k].map_steps);
+    printf("\n| the step's median without the clock (above) |");
+    for (int k = 0; k < 2; k++) printf(" | | %.3f | |", st[k].median_ms);
+    printf("\n");
+    fflush(stdout);
 }
 
 /* ------------------------------------------------------------------ main */
@@ -424,10 +468,16 @@ int main(int argc, char **argv)
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", steps);
     double best_ms[N_CONFIGS];
     int best_threads[N_CONFIGS];
+    StepStats kept[N_CONFIGS][2];
     for (int i = 0; i < N_CONFIGS; i++)
         if (selected(only, g_configs[i].name))
-            bench_steps(&g_configs[i], nthreads, peak1, peakn, steps, &best_ms[i], &best_threads[i]);
+            bench_steps(&g_configs[i], nthreads, peak1, peakn, steps, &best_ms[i], &best_threads[i], kept[i]);
     printf("\nminimum = parameters + gradients + Adam moments + every activation the tape keeps for the backward pass.\n");
+    printf("\n## The map: where each config's step spends its time, by kind of work\n\n"
+           "The same child processes as the table above ran %d more steps each, with every op's forward and backward\n"
+           "charged to its kind (tensor/profile.h); the rows add up to the whole step.\n", steps);
+    for (int i = 0; i < N_CONFIGS; i++)
+        if (selected(only, g_configs[i].name)) print_map(&g_configs[i], kept[i], nthreads);
     if (!g_have_torch) torch_print_absent(torch);
     else {
         torch_print_header(&g_torch);

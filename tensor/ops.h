@@ -10,6 +10,8 @@
  *      not recording (evaluation); so fill the entry only `if (e)`. Then note what it costs,
  *      for ./train --print-tape: `tape_cost(e, flops, reads, kept_bytes)` (tensor.h: the FLOP
  *      convention, which tensors' values the backward reads, the bytes of its own arrays).
+ *      Compute first, push last: the bench's map of a step (profile.h) charges the time up
+ *      to tape_push to this op's forward pass.
  *   2. Saved state: anything the backward needs besides the input and output tensors goes in
  *      a small struct of the op's own, e.g.
  *          typedef struct SoftmaxSaved { real scale; Mask mask; } SoftmaxSaved;

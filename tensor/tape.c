@@ -29,6 +29,7 @@ void tape_free(Tape *tp)
 TapeEntry *tape_push(Tape *tp, BackwardFn fn, const char *op, Tensor *out,
                      Tensor *in0, Tensor *in1, Tensor *in2)
 {
+    if (tp->profile) profile_charge(tp->profile, profile_kind_of_op(op), PROFILE_FORWARD); /* the op just computed out */
     bool needs = (in0 && in0->requires_grad) || (in1 && in1->requires_grad) ||
                  (in2 && in2->requires_grad);
     out->requires_grad = tp->grad_enabled && needs;
@@ -128,11 +129,13 @@ static void run_backward(Tape *tp, TapeEntry *e)
 {
     if (e->watch) e->watch(e->out, e->watch_ctx);
     e->backward(tp, e);
+    if (tp->profile) profile_charge(tp->profile, profile_kind_of_op(e->op), PROFILE_BACKWARD);
 }
 
 void tape_backward_from(Tape *tp, Tensor *out, const real *seed_grad)
 {
     assert(out->requires_grad);
+    if (tp->profile) profile_charge(tp->profile, PROFILE_REST, PROFILE_FORWARD); /* since the last op */
     real *g = tape_grad(tp, out);
     for (size_t i = 0; i < out->size; i++) g[i] += seed_grad[i];
     for (int k = tp->n - 1; k >= 0; k--) {

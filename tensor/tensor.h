@@ -20,6 +20,7 @@
 
 #include "../base/base.h"
 #include "fastmath.h"
+#include "profile.h"
 
 #include <math.h>
 
@@ -141,6 +142,8 @@ struct Tape {
     const char *scope;        /* when set, recorded outputs are named after it ("layer 0 queries"),
                                  and entries remember it (TapeEntry.scope): the caller's label,
                                  a string that lives as long as the tape's entries */
+    Profile *profile;         /* when set, each op's forward and backward is charged to its kind
+                                 (profile.h); NULL: nothing is timed */
 };
 
 void tape_init(Tape *tp, Arena *arena);

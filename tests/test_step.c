@@ -371,6 +371,70 @@ static void test_training_steps_allocate_nothing_after_the_first(void)
     rig_close(&g);
 }
 
+/* The map of `make bench` (tensor/profile.h): a profiled step charges every op's forward and
+ * backward to its kind, as many times as the model runs it (L layers: 6 L + 1 products with a
+ * weight, q k^T and P v per layer, a softmax, a GELU and two residual adds per layer, 2 L + 1
+ * LayerNorms, the two embeddings and their sum, 2 L + 1 dropouts on the residual stream and L on
+ * the attention weights), nothing to "other ops"; its charges add up to no more than the step's
+ * wall time; and the numbers are those of a step without the profile, to the bit. */
+static void test_profiled_step_charges_each_op_to_its_kind_and_changes_no_bit(void)
+{
+    GptConfig cfg = g_small;
+    cfg.attn_dropout = cfg.dropout = 0.1;
+    OptimConfig oc = {.kind = name_find(optim_name, "adamw"), .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.99, .eps = 1e-8, .steps = 10};
+    int L = cfg.layers;
+    struct {
+        ProfileKind kind;
+        long forward, backward;
+    } want[] = {
+        {PROFILE_PRODUCT, 6 * L + 1, 6 * L + 1},  {PROFILE_GROUP_PRODUCT, 2 * L, 2 * L}, {PROFILE_SOFTMAX, L, L},
+        {PROFILE_LAYERNORM, 2 * L + 1, 2 * L + 1}, {PROFILE_GELU, L, L},                  {PROFILE_ADD, 2 * L + 1, 2 * L + 1},
+        {PROFILE_EMBEDDING, 2, 2},                 {PROFILE_CROSS_ENTROPY, 1, 1},         {PROFILE_DROPOUT, 3 * L + 1, 3 * L + 1},
+        {PROFILE_COPY, 0, 0},                      {PROFILE_OTHER_OP, 0, 0},              {PROFILE_GRAD_CLEAR, 1, 0},
+        {PROFILE_GRAD_NORM, 2, 0},                 {PROFILE_OPTIMIZER, 1, 0},             {PROFILE_REST, 2, 0},
+    };
+    CHECK(sizeof want / sizeof want[0] == PROFILE_KINDS, "the table above lists %d kinds of %d",
+          (int)(sizeof want / sizeof want[0]), PROFILE_KINDS);
+    real *params[2];
+    size_t n = 0;
+    for (int run = 0; run < 2; run++) {
+        Rig g;
+        rig_open(&g, &cfg, &oc, 4, 1.0);
+        Profile prof;
+        for (int step = 0; step < 3; step++) {
+            StepBatch b = rig_batch(&g, step);
+            profile_clear(&prof);
+            g.tape.profile = run == 1 ? &prof : NULL;
+            double t0 = omp_get_wtime();
+            StepResult res = train_step(&g.trainer, &b, step, NULL);
+            double wall = omp_get_wtime() - t0;
+            CHECK(res.updated && isfinite(res.loss), "run %d, step %d failed", run, step);
+            if (run == 0) continue;
+            double sum = 0;
+            for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+                const long *got = prof.calls[want[i].kind];
+                CHECK(got[PROFILE_FORWARD] == want[i].forward && got[PROFILE_BACKWARD] == want[i].backward,
+                      "step %d, %s: %ld forward and %ld backward charges, want %ld and %ld", step,
+                      profile_kind_label(want[i].kind), got[PROFILE_FORWARD], got[PROFILE_BACKWARD], want[i].forward,
+                      want[i].backward);
+                for (int pass = 0; pass < PROFILE_PASSES; pass++) {
+                    CHECK(prof.seconds[want[i].kind][pass] >= 0, "a negative time");
+                    sum += prof.seconds[want[i].kind][pass];
+                }
+            }
+            CHECK(sum > 0 && sum <= wall, "step %d: the charges add up to %g s, the step took %g s", step, sum, wall);
+        }
+        n = g.model.n_values;
+        params[run] = mem_alloc(n * sizeof(real));
+        memcpy(params[run], g.model.values, n * sizeof(real));
+        rig_close(&g);
+    }
+    CHECK(memcmp(params[0], params[1], n * sizeof(real)) == 0, "the parameters after 3 steps differ with the profile (distance %g)",
+          distance(params[0], params[1], n));
+    mem_free(params[0]);
+    mem_free(params[1]);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -380,6 +444,7 @@ int main(int argc, char **argv)
         {"determinism: every gradient has the same bits with 1 and 2 threads", test_every_gradient_has_the_same_bits_for_1_and_2_threads},
         {"step: steps after the first allocate nothing", test_training_steps_allocate_nothing_after_the_first},
         {"determinism: changing the thread count between steps changes no bit", test_changing_the_thread_count_between_steps_changes_no_bit},
+        {"profile: a profiled step charges each op to its kind and changes no bit", test_profiled_step_charges_each_op_to_its_kind_and_changes_no_bit},
         {"threads: the governor decides from the run queue delay and the idle cores", test_thread_governor_decides_from_delay_and_idle_cores},
     };
     return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
