@@ -395,7 +395,7 @@ static void print_map(const Config *c, const StepStats st[2], int nthreads)
             double b = 1e3 * st[k].map.seconds[kind][PROFILE_BACKWARD] / st[k].map_steps;
             double share = 100 * (f + b) / (1e3 * total[k] / st[k].map_steps);
             printf(" %.3f | %.3f | %.3f | %.1f%% |", f, b, f + b, share);
-            fprintf(g_csv, "map,%s,%s,%d,%.4f,%.4f,%.4f,%.2f\n", c->name, profile_kind_label(kind), k ? nthreads : 1, f, b, f + b,
+            fprintf(g_csv, "map,%s,\"%s\",%d,%.4f,%.4f,%.4f,%.2f\n", c->name, profile_kind_label(kind), k ? nthreads : 1, f, b, f + b,
                     share);
         }
         printf("\n");

@@ -188,6 +188,20 @@ static void pack_b(const Kernels *ks, const GemmShape *s, const real *B, int k0,
         int cols = nc - q < NR ? nc - q : NR;
         real *d = dst + (size_t)q * kc;
         if (!s->trans_b) { /* B stored K x N: the NR values of row k are contiguous */
+            if (cols == NR || cols == NR / 2) { /* whole vectors: fixed-size copies */
+                for (int k = 0; k < kc; k++) {
+                    const real *src = B + (size_t)(k0 + k) * s->ldb + j0 + q;
+                    real *dk = d + (size_t)k * NR;
+                    if (cols == NR) {
+#pragma omp simd
+                        for (int c = 0; c < NR; c++) dk[c] = src[c];
+                    } else {
+#pragma omp simd
+                        for (int c = 0; c < NR / 2; c++) dk[c] = src[c];
+                    }
+                }
+                continue;
+            }
             for (int k = 0; k < kc; k++) {
                 const real *src = B + (size_t)(k0 + k) * s->ldb + j0 + q;
                 for (int c = 0; c < cols; c++) d[k * NR + c] = src[c];

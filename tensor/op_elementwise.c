@@ -13,16 +13,28 @@
 
 /* ------------------------------------------------------------------ add */
 
+/* da (or db, not broadcast) = g when this op is the first to reach it (tape_grad_whole: no zeroed
+ * buffer to add to), += g otherwise. */
+static void pass_gradient(Tape *tp, Tensor *x, const real *g)
+{
+    bool first;
+    real *dx = tape_grad_whole(tp, x, &first);
+    if (first) {
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+        for (size_t i = 0; i < x->size; i++) dx[i] = g[i];
+    } else {
+#pragma omp parallel for schedule(static) if (x->size >= PARALLEL_MIN)
+        for (size_t i = 0; i < x->size; i++) dx[i] += g[i];
+    }
+}
+
 static void add_backward(Tape *tp, TapeEntry *e)
 {
     Tensor *a = e->in[0], *b = e->in[1];
     const real *g = e->out->grad;
-    if (a->requires_grad) { /* d(a + b)/da = 1 */
-        real *da = tape_grad(tp, a);
-#pragma omp parallel for schedule(static) if (a->size >= PARALLEL_MIN)
-        for (size_t i = 0; i < a->size; i++) da[i] += g[i];
-    }
-    if (b->requires_grad) { /* b was added to every row: its gradient is the sum over rows */
+    if (a->requires_grad) pass_gradient(tp, a, g); /* d(a + b)/da = 1 */
+    if (b->requires_grad && b->size == a->size) pass_gradient(tp, b, g);
+    else if (b->requires_grad) { /* b was added to every row: its gradient is the sum over rows */
         real *db = tape_grad(tp, b);
         sum_rows_into(g, a->size / b->size, (int)b->size, db);
     }

@@ -25,7 +25,7 @@
  *      adds its share. Never write to out->grad or to an input's data. (A backward that
  *      writes every element of an input's gradient may ask tape_grad_whole instead: when it is
  *      the first to reach that input, it writes (=) into an unzeroed buffer, and adds otherwise;
- *      matmul, layernorm, GELU and permute do, which spares zeroing most activation gradients.
+ *      matmul, layernorm, GELU, permute and add do, which spares zeroing most activation gradients.
  *      Two rules keep it right: write one input's gradient whole before asking for another's
  *      (op_matmul(a, a): the second ask then finds a gradient there and adds), and a view is
  *      always of a whole tensor, so writing the view's gradient writes its source's.)

@@ -71,8 +71,9 @@ static void test_tape_accumulates_when_a_tensor_is_reused(void)
 
 /* One consumer of a [R, C], each giving [R, C]: 0 permute (viewed back as R x C), 1 a w,
  * 2 GELU, 3 layernorm, 4 a w^T (the transposed-B branch), 5 a batched product m . a with a
- * viewed as [R/4, 4, C] (a as the B side, through a view). */
-static Tensor *consumer(int op, Tensor *a, Tensor *w, Tensor *m, Tensor *gain, Tensor *bias)
+ * viewed as [R/4, 4, C] (a as the B side, through a view), 6 a + bias (a bias broadcast over
+ * rows), 7 k + a (a as the second input of a same-shape add, the residual's). */
+static Tensor *consumer(int op, Tensor *a, Tensor *w, Tensor *m, Tensor *gain, Tensor *bias, Tensor *k)
 {
     int R = a->shape[0], C = a->shape[1];
     int perm[2] = {1, 0}, shape[2] = {R, C}, batched[3] = {R / 4, 4, C};
@@ -81,12 +82,14 @@ static Tensor *consumer(int op, Tensor *a, Tensor *w, Tensor *m, Tensor *gain, T
     if (op == 2) return op_gelu(&g_tape, a);
     if (op == 3) return op_layernorm(&g_tape, a, gain, bias, (real)1e-5);
     if (op == 4) return op_matmul(&g_tape, a, w, TRANSPOSE_B);
+    if (op == 6) return op_add(&g_tape, a, bias);
+    if (op == 7) return op_add(&g_tape, k, a);
     return op_reshape(&g_tape, op_matmul(&g_tape, m, op_reshape(&g_tape, a, 3, batched), TRANSPOSE_NONE), 2, shape);
 }
 
 /* An op whose backward writes all of an input's gradient writes it (=) when it is the first to
- * reach it (tape_grad_whole), and adds when others were there before. a feeds six such uses,
- * recorded in six rotated orders so that each is once the first to reach a and five times not;
+ * reach it (tape_grad_whole), and adds when others were there before. a feeds eight such uses,
+ * recorded in eight rotated orders so that each is once the first to reach a and seven times not;
  * the backward visits them last-recorded first, so x's gradient must be, to the bit, the sum of
  * each use's own gradient (what it gives as a's only consumer) in that order. R x C = 32768
  * elements, so the loops run in parallel where there are threads. The buffers come back from
@@ -94,16 +97,16 @@ static Tensor *consumer(int op, Tensor *a, Tensor *w, Tensor *m, Tensor *gain, T
  * would show. Also a . a^T, where a is both inputs of one op: the second ask must add. */
 static void test_first_gradient_is_written_then_added_to(void)
 {
-    enum { R = 4096, C = 8, N = R * C, USES = 6 };
+    enum { R = 4096, C = 8, N = R * C, USES = 8 };
     static real alone[USES][N], both[N], seed[N];
     for (int i = 0; i < N; i++) seed[i] = (real)((i * 7) % 11) - 5;
     setup();
     int cols[1] = {C}, ms[3] = {R / 4, 4, 4};
     Tensor *x = param2(R, C, 31), *w = param2(C, C, 32), *m = param(3, ms, -1, 1, 35);
-    Tensor *gain = param(1, cols, 0.5, 1.5, 33), *bias = param(1, cols, -1, 1, 34);
+    Tensor *gain = param(1, cols, 0.5, 1.5, 33), *bias = param(1, cols, -1, 1, 34), *k = param2(R, C, 37);
     for (int op = 0; op < USES; op++) {
         memset(x->grad, 0, N * sizeof(real));
-        tape_backward_from(&g_tape, consumer(op, op_scale(&g_tape, x, 1), w, m, gain, bias), seed);
+        tape_backward_from(&g_tape, consumer(op, op_scale(&g_tape, x, 1), w, m, gain, bias, k), seed);
         memcpy(alone[op], x->grad, sizeof both);
         tape_reset(&g_tape);
     }
@@ -111,8 +114,8 @@ static void test_first_gradient_is_written_then_added_to(void)
     for (int rot = 0; rot < USES; rot++) {
         memset(x->grad, 0, N * sizeof(real));
         Tensor *a = op_scale(&g_tape, x, 1), *y = NULL;
-        for (int k = 0; k < USES; k++) {
-            Tensor *out = consumer((k + rot) % USES, a, w, m, gain, bias);
+        for (int u = 0; u < USES; u++) {
+            Tensor *out = consumer((u + rot) % USES, a, w, m, gain, bias, k);
             y = y ? op_add(&g_tape, y, out) : out;
         }
         tape_backward_from(&g_tape, y, seed);
@@ -120,7 +123,7 @@ static void test_first_gradient_is_written_then_added_to(void)
         tape_reset(&g_tape);
         for (int i = 0; i < N; i++) {
             real want = alone[(USES - 1 + rot) % USES][i];
-            for (int k = USES - 2; k >= 0; k--) want += alone[(k + rot) % USES][i];
+            for (int u = USES - 2; u >= 0; u--) want += alone[(u + rot) % USES][i];
             bad += both[i] != want;
         }
     }
