@@ -45,13 +45,15 @@ mkdir -p "$dir"
 
 # Each case moves through other code: the default model; the learned scale stored as a
 # logarithm (libm's expf), both dropouts, dk != dmodel/heads; additive attention, fp16, the
-# naive softmax, SGD with momentum; cosine attention in bf16 with clipping; qknorm; a resumed
-# run (the checkpoint's reader and the step counter).
+# naive softmax, SGD with momentum; cosine attention in bf16 with clipping; qknorm; raw scores
+# of unit-variance q, k at dk 256 (a saturated softmax: subnormal numbers arise, and each build
+# must treat them alike, tensor/fpmode.h); a resumed run (the checkpoint's reader and the step counter).
 cases=(
     "default|--steps=20"
     "learned|--task=translate --layers=1 --dmodel=32 --heads=2 --dk=24 --scale=learned --scale-param=log --dropout=0.1 --attn-dropout=0.1 --batch=8 --steps=12 --warmup=3 --eval-examples=32"
     "additive|--task=recall --layers=1 --dmodel=32 --heads=2 --attn=additive --precision=fp16 --softmax=naive --optim=sgd --momentum=0.9 --lr=0.1 --batch=8 --steps=12 --warmup=2 --eval-examples=32"
     "cosine|--task=reverse --layers=2 --dmodel=32 --heads=4 --attn=cosine --precision=bf16 --clip=0.5 --batch=8 --steps=12 --warmup=2 --eval-examples=32"
+    "subnormal|--task=translate --layers=1 --dmodel=32 --heads=2 --dk=256 --qk-init=unit --scale=1 --batch=8 --steps=8 --warmup=2 --eval-examples=32"
     "qknorm|--task=sort --layers=1 --dmodel=48 --heads=3 --attn=qknorm --qk-init=unit --batch=8 --steps=12 --warmup=2 --eval-examples=32"
 )
 

@@ -2,6 +2,7 @@
 #include "gradcheck.h"
 #include "test.h"
 
+#include "../tensor/fpmode.h"
 #include "../tensor/gemm.h"
 #include "../tensor/ops.h"
 #include "../tensor/sum16.h"
@@ -1474,6 +1475,41 @@ static void test_rng_reference_values_and_statistics(void)
     CHECK(fabs(m) < 5 / sqrt(n) && fabs(v - 1) < 5 * sqrt(2.0 / n), "normal mean %g var %g", m, v);
 }
 
+/* tensor/fpmode.h: after fpmode_flush_subnormals every thread, those of a larger team made
+ * afterwards too, writes a subnormal result as 0 and reads a subnormal operand as 0; a normal
+ * result is untouched. (Last in the list: the mode stays on for the rest of this process.) */
+static void test_every_thread_flushes_subnormals(void)
+{
+    fpmode_flush_subnormals();
+    if (!fpmode_flushes_subnormals()) {
+        test_skip("flush-to-zero is not known on this architecture (tensor/fpmode.h)");
+        return;
+    }
+    int before = omp_get_max_threads();
+    int bad[2] = {0, 0}, threads[2] = {0, 0};
+    for (int round = 0; round < 2; round++) {
+        omp_set_num_threads(round == 0 ? 2 : 4); /* round 1: threads the pool did not have */
+        int wrong = 0, seen = 0;
+#pragma omp parallel reduction(+ : wrong, seen)
+        {
+            volatile float tiny = FLT_MIN, half = 0.5f, big = 0x1p100f, one = 1;
+            uint32_t u = 1; /* the smallest subnormal, 2^-149, made from its bits */
+            float sub;
+            memcpy(&sub, &u, sizeof u);
+            volatile float vsub = sub;
+            wrong += !fpmode_flushes_subnormals();
+            wrong += tiny * half != 0;      /* 2^-127 would be subnormal: written as 0 */
+            wrong += vsub * big != 0;       /* 2^-49 without the mode: the operand read as 0 */
+            wrong += tiny * one != FLT_MIN; /* the smallest normal stays */
+            seen++;
+        }
+        bad[round] = wrong;
+        threads[round] = seen;
+    }
+    omp_set_num_threads(before);
+    CHECK(bad[0] == 0 && bad[1] == 0, "%d and %d failed checks on %d and %d threads", bad[0], bad[1], threads[0], threads[1]);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -1515,6 +1551,7 @@ int main(int argc, char **argv)
         {"nan: the checks still fire in the optimised build", test_nan_checks_survive_optimisation},
         {"nan: backward forensics name the op that made the first Inf", test_backward_forensics_name_the_op},
         {"nan: the forensics replay gives the same gradients as the backward pass", test_backward_replay_equals_backward},
+        {"fpmode: every thread flushes subnormals to zero", test_every_thread_flushes_subnormals},
     };
     int rc = test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
     tape_free(&g_tape);
