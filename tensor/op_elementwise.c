@@ -47,9 +47,14 @@ Tensor *op_add(Tape *tp, Tensor *a, Tensor *b)
     for (int d = 1; d <= b->ndim; d++) assert(b->shape[b->ndim - d] == a->shape[a->ndim - d]);
     Tensor *out = tensor_new(tp->arena, a->ndim, a->shape, "add");
     size_t n = b->size, rows = a->size / n;
+    if (rows == 1) { /* the same shape (the residual stream): split the elements, not the one row */
 #pragma omp parallel for schedule(static) if (a->size >= PARALLEL_MIN)
-    for (size_t r = 0; r < rows; r++)
-        for (size_t j = 0; j < n; j++) out->data[r * n + j] = a->data[r * n + j] + b->data[j];
+        for (size_t i = 0; i < n; i++) out->data[i] = a->data[i] + b->data[i];
+    } else {         /* b broadcast over rows */
+#pragma omp parallel for schedule(static) if (a->size >= PARALLEL_MIN)
+        for (size_t r = 0; r < rows; r++)
+            for (size_t j = 0; j < n; j++) out->data[r * n + j] = a->data[r * n + j] + b->data[j];
+    }
     tape_cost(tape_push(tp, add_backward, "add", out, a, b, NULL), out->size, 0, 0); /* 1 per element; reads nothing */
     return out;
 }

@@ -1,13 +1,18 @@
 /* parallel.c - the column-blocked reduction (see parallel.h). */
 #include "parallel.h"
 
+#include "../base/openmp.h"
+
 void parallel_column_blocks(int cols, size_t work, ColumnBlockFn fn, void *ctx)
 {
-    int blocks = (cols + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
-    (void)work; /* read by the OpenMP if clause only: unused in a build without OpenMP */
+    /* Narrower blocks (down to 16 columns) when there are fewer blocks than threads: a column's
+     * sum is the same whatever block it is in, so only the split changes. */
+    int width = COLUMN_BLOCK, threads = work >= PARALLEL_MIN ? omp_get_max_threads() : 1;
+    while (width > 16 && (cols + width - 1) / width < threads) width /= 2;
+    int blocks = (cols + width - 1) / width;
 #pragma omp parallel for schedule(static) if (work >= PARALLEL_MIN)
     for (int blk = 0; blk < blocks; blk++) {
-        int j0 = blk * COLUMN_BLOCK, j1 = j0 + COLUMN_BLOCK < cols ? j0 + COLUMN_BLOCK : cols;
+        int j0 = blk * width, j1 = j0 + width < cols ? j0 + width : cols;
         fn(ctx, j0, j1);
     }
 }

@@ -28,7 +28,8 @@ enum { COLUMN_BLOCK = 64 };
 
 /* fn(ctx, j0, j1) sums, over all rows in order, the columns [j0, j1) (at most COLUMN_BLOCK) of
  * whatever it reduces. parallel_column_blocks calls it once for each block of `cols` columns,
- * the blocks spread over the threads when `work` (elements read) is at least PARALLEL_MIN. */
+ * the blocks spread over the threads when `work` (elements read) is at least PARALLEL_MIN;
+ * blocks narrow (to 16 columns at least) when there would be fewer than threads. */
 typedef void (*ColumnBlockFn)(void *ctx, int j0, int j1);
 void parallel_column_blocks(int cols, size_t work, ColumnBlockFn fn, void *ctx);
 

@@ -5,6 +5,7 @@
 #include "../tensor/fpmode.h"
 #include "../tensor/gemm.h"
 #include "../tensor/ops.h"
+#include "../tensor/parallel.h"
 #include "../tensor/sum16.h"
 #include "../base/rng.h"
 
@@ -1274,6 +1275,33 @@ static void run_big_net(int threads, real *loss_out, real *grads_out)
     copy_big_grads(params, grads_out);
 }
 
+/* A sum over rows of a matrix narrower than one column block (48 columns: one block of 64 would
+ * leave a thread idle, so the blocks narrow to 32): every column is summed over the rows in
+ * order, the same bits for 1 and 2 threads as the plain loop. 2048 x 48 elements, above
+ * PARALLEL_MIN, so the blocks really split. */
+static void test_column_sums_same_bits_when_blocks_narrow(void)
+{
+    if (test_skip_without_threads()) return;
+    enum { ROWS = 2048, COLS = 48 };
+    static real g[ROWS * COLS];
+    fill(g, ROWS * COLS, 12);
+    real want[COLS], got[2][COLS];
+    for (int j = 0; j < COLS; j++) {
+        real acc = 0;
+        for (int r = 0; r < ROWS; r++) acc += g[r * COLS + j];
+        want[j] = 1 + acc; /* dst starts at 1: the sum is added to it */
+    }
+    int before = omp_get_max_threads();
+    for (int t = 0; t < 2; t++) {
+        omp_set_num_threads(t + 1);
+        for (int j = 0; j < COLS; j++) got[t][j] = 1;
+        sum_rows_into(g, ROWS, COLS, got[t]);
+    }
+    omp_set_num_threads(before);
+    CHECK(memcmp(got[0], want, sizeof want) == 0, "1 thread: the column sums differ from the in-order loop");
+    CHECK(memcmp(got[1], want, sizeof want) == 0, "2 threads: the column sums differ from the in-order loop");
+}
+
 static void test_same_bits_for_any_thread_count(void)
 {
     if (test_skip_without_threads()) return;
@@ -1546,6 +1574,7 @@ int main(int argc, char **argv)
         {"gemm: the portable and the intrinsic paths give the same bits", test_gemm_portable_and_intrinsic_paths_agree},
         {"gemm: concurrent calls from a parallel region", test_gemm_inside_a_parallel_region},
         {"determinism: same bits with 1 and 2 threads", test_same_bits_for_any_thread_count},
+        {"determinism: column sums narrower than a block, the same bits with 1 and 2 threads", test_column_sums_same_bits_when_blocks_narrow},
         {"rng: reference value and statistics", test_rng_reference_values_and_statistics},
         {"fastmath: exp and tanh match libm, keep NaN", test_fast_exp_and_tanh_match_libm},
         {"nan: the checks still fire in the optimised build", test_nan_checks_survive_optimisation},
