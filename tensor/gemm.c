@@ -188,7 +188,9 @@ static void pack_b(const Kernels *ks, const GemmShape *s, const real *B, int k0,
         int cols = nc - q < NR ? nc - q : NR;
         real *d = dst + (size_t)q * kc;
         if (!s->trans_b) { /* B stored K x N: the NR values of row k are contiguous */
-            if (cols == NR || cols == NR / 2) { /* whole vectors: fixed-size copies */
+            /* whole vectors: fixed-size copies. A strip of NR / 2 columns goes to the narrow
+             * kernel, which reads only its NR / 2 columns of each k: no zeros needed past them. */
+            if (cols == NR || cols == NR / 2) {
                 for (int k = 0; k < kc; k++) {
                     const real *src = B + (size_t)(k0 + k) * s->ldb + j0 + q;
                     real *dk = d + (size_t)k * NR;

@@ -47,7 +47,8 @@ static void softmax_rows(const Tensor *x, real s, Mask mask, real *out)
         real sum = sum16(p, n); /* in a fixed order: the same bits on every machine (sum16.h) */
         real inv = 1 / sum; /* sum >= 1: the max term is exp(0) */
 #pragma omp simd
-        for (int j = 0; j < N; j++) p[j] = j < n ? p[j] * inv : 0; /* masked: exactly 0 */
+        for (int j = 0; j < n; j++) p[j] *= inv;
+        for (int j = n; j < N; j++) p[j] = 0; /* masked: exactly 0 (never read before: the arena's) */
     }
 }
 

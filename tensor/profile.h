@@ -29,7 +29,8 @@ typedef enum ProfileKind {
     PROFILE_COPY,           /* permutes */
     PROFILE_OTHER_OP,       /* every other op (scale, exp, tanh, rounding, ...) */
     PROFILE_GRAD_CLEAR,     /* zeroing the parameters' gradients before the step */
-    PROFILE_GRAD_NORM,      /* the global gradient norm and clipping */
+    PROFILE_GRAD_NORM,      /* the global gradient norm and clipping (and ./train's hooks around
+                               them, which the bench does not run) */
     PROFILE_OPTIMIZER,      /* the update (AdamW's moments and step) */
     PROFILE_REST,           /* the rest: resetting the tape, work between the charges above */
     PROFILE_KINDS
