@@ -4,7 +4,7 @@
 #                 every core (make -j1 for one job at a time); the test programs build with make test
 #   make test     build and run the whole test suite
 #   make asan     the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make bench    the speed benchmark (bench/bench.c): kernels and training steps against the FMA peak
+#   make bench    the speed benchmark (lab/bench/bench.c): kernels and training steps against the FMA peak
 #   make torch-bench  PyTorch's times at the bench's configs (optional, Python), which make bench compares with
 #   make fuzz     libFuzzer on the config, TSV and checkpoint readers (clang; FUZZ_SECONDS=60 each)
 #   make valgrind a short run, a save and a resume under valgrind's memcheck
@@ -52,7 +52,7 @@ ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
 
-# OpenMP: OPENMP=1 or 0, or detected (can $(CC) link -fopenmp?). Without it, base/openmp.h
+# OpenMP: OPENMP=1 or 0, or detected (can $(CC) link -fopenmp?). Without it, tensor/openmp.h
 # stands in for <omp.h>, and -fopenmp-simd still honours the `#pragma omp simd` loops (so the
 # code vectorises as with OpenMP); the other omp pragmas are ignored, and not warned about.
 ifeq ($(OPENMP),)
@@ -80,27 +80,19 @@ OPT     := -O3
 SAN     := -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDLIBS  := -lm
 
-# The layers, each using only those before it: base <- tensor <- io, optim <- model; base <- data;
-# eval uses model and data; instrument (what a run measures and draws) uses model, data, io and viz;
-# options, then checkpoint, then run (the program around the step) and decode use all of them;
-# viz (SVG drawing) uses nothing. scores (the probe's statistics) and study (./report's
-# tables, plots and statistics) belong to their programs, probe.c and report.c.
-BASE_SRC := $(wildcard base/*.c)
+# The layers, each using only those before it: tensor (the engine, with the helpers every part
+# uses: memory, random numbers, OpenMP) <- model (the GPT, attention, the optimizers) and data (the
+# tasks); run (the trainer's machinery: options, the run loop, evaluation, decoding, what a run
+# measures, logs and draws, checkpoint files) uses all of them, and train.c wires it up. lab (the
+# lab: ./probe, ./report with the study's statistics and figures, and the bench) reads what the
+# trainer writes, by the trainer's own tables.
 ENGINE  := $(wildcard tensor/*.c)
-IO      := $(wildcard io/*.c)
-OPTIM   := $(wildcard optim/*.c)
 MODEL   := $(wildcard model/*.c)
 DATA    := $(wildcard data/*.c)
-EVAL    := $(wildcard eval/*.c)
-VIZ     := $(wildcard viz/*.c)
-INSTRUMENT := $(wildcard instrument/*.c)
-OPTIONS := $(wildcard options/*.c)
-CHECKPOINT := $(wildcard checkpoint/*.c)
 RUN     := $(wildcard run/*.c)
-DECODE  := $(wildcard decode/*.c)
-SCORES  := scores/score_stats.c
+SCORES  := lab/score_stats.c
 TESTLIB := tests/test.c tests/gradcheck.c tests/fuzz_targets.c $(SCORES)
-APP     := $(BASE_SRC) $(ENGINE) $(IO) $(OPTIM) $(MODEL) $(DATA) $(EVAL) $(VIZ) $(INSTRUMENT) $(OPTIONS) $(CHECKPOINT) $(RUN) $(DECODE)
+APP     := $(ENGINE) $(MODEL) $(DATA) $(RUN)
 
 PROGRAMS := train probe report
 
@@ -117,10 +109,10 @@ all: $(foreach p,$(PROGRAMS),$(call prog,$(p)))
 
 # ---------------------------------------------------------------- programs
 train_SRC  := train.c $(APP)
-probe_SRC  := probe.c $(SCORES) $(APP)
-# ./report reads ./train's logs by the column table ./train writes them by (instrument/log_columns.c)
-report_SRC := report.c $(wildcard study/*.c) viz/svg.c base/base.c instrument/log_columns.c
-bench_SRC  := $(wildcard bench/*.c) $(APP)
+probe_SRC  := lab/probe.c $(SCORES) $(APP)
+# ./report reads ./train's logs by the column table ./train writes them by (run/log_columns.c)
+report_SRC := lab/report.c $(wildcard lab/study/*.c) run/svg.c tensor/base.c run/log_columns.c
+bench_SRC  := $(wildcard lab/bench/*.c) $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
 define program
@@ -131,7 +123,7 @@ $(foreach p,$(PROGRAMS),$(eval $(call program,f32,$(call prog,$(p)),$(p),$(OPT))
 $(foreach p,$(PROGRAMS),$(eval $(call program,asan32,$(BUILD)/asan32/$(p),$(p),$(SAN))))
 $(eval $(call program,f32,$(BUILD)/bench,bench,$(OPT)))
 
-# The benchmark: prints its tables and writes bench.csv (see bench/bench.c). Takes a few minutes.
+# The benchmark: prints its tables and writes bench.csv (see lab/bench/bench.c). Takes a few minutes.
 # With $(BUILD)/torch_bench.csv present (make torch-bench), it also prints ours / PyTorch's best.
 bench: $(BUILD)/bench $(call prog,train)
 	$(BUILD)/bench --train=$(call prog,train) --torch=$(BUILD)/torch_bench.csv
@@ -169,12 +161,12 @@ $(foreach t,$(TESTS32),$(eval $(call test_program,f32,$(t),$(OPT))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,f64,$(t),$(OPT))))
 $(foreach t,$(TESTS32),$(eval $(call test_program,asan32,$(t),$(SAN))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,asan64,$(t),$(SAN))))
-# test_report checks the report's statistics: it links study/stats.c and stats_outcomes.c too
-$(BUILD)/f32/tests/test_report: $(BUILD)/f32/study/stats.o $(BUILD)/f32/study/stats_outcomes.o
-$(BUILD)/asan32/tests/test_report: $(BUILD)/asan32/study/stats.o $(BUILD)/asan32/study/stats_outcomes.o
-# test_outcomes checks ./report's outcome analysis: it links ./report's parts (study/ has its own
+# test_report checks the report's statistics: it links lab/study/stats.c and stats_outcomes.c too
+$(BUILD)/f32/tests/test_report: $(BUILD)/f32/lab/study/stats.o $(BUILD)/f32/lab/study/stats_outcomes.o
+$(BUILD)/asan32/tests/test_report: $(BUILD)/asan32/lab/study/stats.o $(BUILD)/asan32/lab/study/stats_outcomes.o
+# test_outcomes checks ./report's outcome analysis: it links ./report's parts (lab/study/ has its own
 # die(), so not the trainer's objects)
-OUTCOMES_TEST_SRC := tests/test_outcomes.c tests/test.c $(wildcard study/*.c) viz/svg.c base/base.c instrument/log_columns.c
+OUTCOMES_TEST_SRC := tests/test_outcomes.c tests/test.c $(wildcard lab/study/*.c) run/svg.c tensor/base.c run/log_columns.c
 $(BUILD)/f32/tests/test_outcomes: $(call objs,f32,$(OUTCOMES_TEST_SRC))
 	$(CC) $(BASE) $(OPT) $^ -o $@ $(LDLIBS)
 $(BUILD)/asan32/tests/test_outcomes: $(call objs,asan32,$(OUTCOMES_TEST_SRC))

@@ -3,32 +3,32 @@
  * The loop, one step at a time:
  *     batch     = the step's examples, a function of (seed, step)          data/dataset.c
  *     train_step: forward -> loss -> backward -> clip -> update -> reset   model/train_step.c
- *     every --eval-every steps: held-out loss and greedy-decoding accuracy eval/eval.c
- *     every --log-every steps:  a console line and a CSV row               instrument/logbook.c
- *     every --save-every steps: a checkpoint                               checkpoint/checkpoint.c
+ *     every --eval-every steps: held-out loss and greedy-decoding accuracy run/eval.c
+ *     every --log-every steps:  a console line and a CSV row               run/logbook.c
+ *     every --save-every steps: a checkpoint                               run/checkpoint.c
  * Everything else rides on the step as hooks (below main): NaN checks and forensics
- * (instrument/forensics.c), the metrics of logged steps, --dump-state, and the faults of --inject
- * (instrument/inject.c). Setting up from the options is run/run.c; --attention-svg draws at the end
- * (instrument/attention_svg.c). --print-tape and --tape-dot show the first step's tape
- * (instrument/tape_print.c, instrument/tape_dot.c) and exit 0 after that step, untrained (nothing saved,
+ * (run/forensics.c), the metrics of logged steps, --dump-state, and the faults of --inject
+ * (run/inject.c). Setting up from the options is run/run.c; --attention-svg draws at the end
+ * (run/attention_svg.c). --print-tape and --tape-dot show the first step's tape
+ * (run/tape_print.c, run/tape_dot.c) and exit 0 after that step, untrained (nothing saved,
  * logged or evaluated).
  *
  * `./train --load=model.st --decode` trains nothing: it reads sources from standard input and
- * prints their greedy decodings (decode/decode.c). main only dispatches.
+ * prints their greedy decodings (run/decode.c). main only dispatches.
  *
  * Exit status: 0 done, 2 bad input or a failed write, 3 a non-finite value with --nan=stop,
  * 130 / 143 / 129 stopped by SIGINT / SIGTERM / SIGHUP (saved first when --save is given).
  */
-#include "decode/decode.h"
-#include "base/exit.h"
+#include "run/decode.h"
+#include "run/exit.h"
 #include "run/interrupt.h"
 #include "run/run.h"
-#include "instrument/log_columns.h"
-#include "instrument/tape_dot.h"
-#include "instrument/tape_print.h"
+#include "run/log_columns.h"
+#include "run/tape_dot.h"
+#include "run/tape_print.h"
 
 #include <math.h>
-#include "base/openmp.h"
+#include "tensor/openmp.h"
 #include <stdio.h>
 
 /* The step's context for its hooks. */
@@ -72,7 +72,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
     for (int step = r->start; step < r->stop; step++) {
         /* Ctrl-C or kill: stop between steps, saved (run/interrupt.h) */
         if (interrupt_requested()) run_stop_interrupted(r, step, interrupt_requested());
-        threads_tick(&r->threads); /* fewer threads while other programs hold the cores (base/threads.h) */
+        threads_tick(&r->threads); /* fewer threads while other programs hold the cores (run/threads.h) */
         int done = step + 1;
         /* --stop-at pauses a run: rows and evaluations fall where an uninterrupted run has them,
          * so that a run resumed from the pause continues it exactly */
@@ -132,7 +132,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
     }
     FormatCounts fp = rounding_total(r->state.rounding, r->model.cfg.layers);
     bool reduced = r->model.cfg.precision != FORMAT_FP32;
-    LogValue summary[N_SUMMARY_FIELDS] = { /* the fields of instrument/log_columns.c */
+    LogValue summary[N_SUMMARY_FIELDS] = { /* the fields of run/log_columns.c */
         [SUMMARY_STEPS] = log_count(r->stop),
         [SUMMARY_FINAL_LOSS] = final_loss(r),
         [SUMMARY_VAL_LOSS] = log_real(last_eval.loss),

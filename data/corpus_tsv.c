@@ -13,8 +13,8 @@
  */
 #include "data.h"
 
-#include "../base/base.h"
-#include "../base/rng.h"
+#include "../tensor/base.h"
+#include "../tensor/rng.h"
 
 #include <errno.h>
 #include <stdio.h>

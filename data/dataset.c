@@ -2,9 +2,9 @@
  * layout of examples in a batch. */
 #include "data.h"
 
-#include "../base/base.h"
-#include "../base/progress.h"
-#include "../base/rng.h"
+#include "../tensor/base.h"
+#include "../tensor/progress.h"
+#include "../tensor/rng.h"
 
 #include <assert.h>
 #include <math.h>

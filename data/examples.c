@@ -1,7 +1,7 @@
 /* examples.c - growable lists of (source, target) examples whose tokens live in one pool. */
 #include "data.h"
 
-#include "../base/base.h"
+#include "../tensor/base.h"
 
 #include <assert.h>
 #include <string.h>

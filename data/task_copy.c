@@ -5,7 +5,7 @@
  * symbol not yet written), wherever it stands in the source. */
 #include "data.h"
 
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
 #include <assert.h>
 #include <math.h>

@@ -15,8 +15,8 @@
  */
 #include "data.h"
 
-#include "../base/base.h"
-#include "../base/rng.h"
+#include "../tensor/base.h"
+#include "../tensor/rng.h"
 
 #include <assert.h>
 #include <stdio.h>

@@ -23,9 +23,9 @@
  */
 #include "data.h"
 
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
-#include "../base/base.h"
+#include "../tensor/base.h"
 
 #include <assert.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
  */
 #include "data.h"
 
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* vocab.c - words <-> token ids, with a small open-addressing hash table. */
 #include "data.h"
 
-#include "../base/base.h"
+#include "../tensor/base.h"
 
 #include <stdio.h>
 #include <string.h>

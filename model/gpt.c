@@ -1,7 +1,7 @@
 /* gpt.c - the decoder's parameters, their initialisation and the forward pass. */
 #include "attn_spec.h"
 
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
 #include <assert.h>
 #include <math.h>

@@ -9,7 +9,7 @@
  *
  * Weight matrices are stored [fan_in, fan_out] and used as x W (x is a row vector).
  * The model reads no file and parses no command line: its tables give the names and help lines
- * of its settings, which the option parser (options/) shows and reads.
+ * of its settings, which the option parser (run/) shows and reads.
  */
 #ifndef MODEL_GPT_H
 #define MODEL_GPT_H

@@ -1,7 +1,7 @@
 /* train_step.c - the training step (see train_step.h). */
 #include "train_step.h"
 
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
 #include <math.h>
 #include <string.h>

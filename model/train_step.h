@@ -11,7 +11,7 @@
 #define MODEL_TRAIN_STEP_H
 
 #include "gpt.h"
-#include "../optim/optim.h"
+#include "optim.h"
 
 typedef struct Trainer {
     Gpt *model;

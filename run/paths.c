@@ -3,7 +3,7 @@
 
 #include "paths.h"
 
-#include "../base/base.h"
+#include "../tensor/base.h"
 
 #include <dirent.h>
 #include <errno.h>

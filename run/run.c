@@ -3,9 +3,9 @@
 
 #include "run.h"
 
-#include "../instrument/attention_svg.h"
+#include "attention_svg.h"
 #include "../model/attn_spec.h"
-#include "../base/exit.h"
+#include "exit.h"
 #include "interrupt.h"
 #include "paths.h"
 

@@ -3,17 +3,17 @@
 #define RUN_RUN_H
 
 #include "../data/data.h"
-#include "../instrument/attention_map.h"
-#include "../eval/eval.h"
+#include "attention_map.h"
+#include "eval.h"
 #include "../model/gpt.h"
-#include "../optim/optim.h"
+#include "../model/optim.h"
 #include "../model/train_step.h"
-#include "../checkpoint/checkpoint.h"
-#include "../instrument/forensics.h"
-#include "../instrument/inject.h"
-#include "../instrument/logbook.h"
-#include "../options/options.h"
-#include "../base/threads.h"
+#include "checkpoint.h"
+#include "forensics.h"
+#include "inject.h"
+#include "logbook.h"
+#include "options.h"
+#include "threads.h"
 
 typedef struct Run {
     Options o;
@@ -36,7 +36,7 @@ typedef struct Run {
     AttentionMap attention_init; /* --attention-svg-at=init|both: the model as --seed initialises it */
     OptGiven given[OPTIONS_MAX]; /* which options were given: a resumed run's figure names them */
     ThreadGovernor threads;      /* the thread count, lowered while other programs hold the cores */
-    TimeLeft left;               /* the time left of the console lines (instrument/logbook.h) */
+    TimeLeft left;               /* the time left of the console lines (run/logbook.h) */
 } Run;
 
 /* Reads the options from argv: a --config file, then the flags over it; set[i] records which
@@ -46,7 +46,7 @@ void run_options(Options *o, OptGiven *set, int argc, char **argv);
 /* With --load, opens its checkpoint into *ckpt (verified) and applies its configuration: options
  * not given take its values, given ones of the model and the data must agree. Then checks the
  * options together, refuses given ones that would do nothing here, checks every file the run
- * reads or writes, and sets the thread count (base/threads.h). The caller loads from *ckpt and closes it. */
+ * reads or writes, and sets the thread count (run/threads.h). The caller loads from *ckpt and closes it. */
 void run_prepare(Options *o, const OptGiven *set, int argc, char **argv, StFile *ckpt, ThreadGovernor *threads);
 /* Opens the data of the options and fills in the settings derived from others, the one place
  * where that is done: a corpus (--data) is its own task; the data's longest input is --context or,

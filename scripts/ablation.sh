@@ -143,7 +143,7 @@ done
 common=(--config="$config" --threads=1 --val-size=512 --eval-examples=512 --test-size=1000)
 tier_flags="" # appended to every run's flags (--quick shortens the runs)
 # The tasks (with their calibrated ./train flags) and the cells the study runs on each: one table,
-# in study/report_outcome_table.c, printed by `./report --design` (task, role, optim, scale, dk,
+# in lab/study/report_outcome_table.c, printed by `./report --design` (task, role, optim, scale, dk,
 # variant, flags, then the task's success threshold, chance and test); read once here.
 study_design() { printf '%s\n' "$study" | tail -n +2; }
 design_lines() { study_design; } # the cells of this tier (--quick: a few)

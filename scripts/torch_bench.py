@@ -2,15 +2,15 @@
 """torch_bench.py - the PyTorch side of `make bench`'s comparison, measured on this machine.
 
 An optional tool: it is not part of the build or of the test suite, and nothing in the C code
-needs it. It times, in PyTorch, the training step that bench/bench.c times in our code, at
-the same four configs, and writes a CSV that `./bench` reads (bench/bench_torch.c) to print
+needs it. It times, in PyTorch, the training step that lab/bench/bench.c times in our code, at
+the same four configs, and writes a CSV that `./bench` reads (lab/bench/bench_torch.c) to print
 ours / PyTorch's best per config.
 
     /usr/bin/python3 scripts/torch_bench.py [--out=build/torch_bench.csv] [--configs=S,M,L,XL]
                                             [--steps=20] [--rounds=2] [--settings=NAME,...]
     make torch-bench                        (the same, with the defaults)
 
-Configs (B, T, C, L, H, V; dk = C/H), as in bench/bench.c:
+Configs (B, T, C, L, H, V; dk = C/H), as in lab/bench/bench.c:
     S = 32,32,64,2,4,32   M = 32,64,128,4,4,64   L = 16,128,256,4,8,256   XL = 8,256,512,6,8,256
 
 The model and the step are those of bench.c (model/gpt.c, model/train_step.c):
@@ -82,10 +82,10 @@ import subprocess
 import tempfile
 import sys
 
-MARKER = "# torch_bench.py output: PyTorch training-step times for bench/bench.c"
+MARKER = "# torch_bench.py output: PyTorch training-step times for lab/bench/bench.c"
 COLUMNS = "config,setting,threads,ms_per_step"
 
-CONFIGS = {  # name: (B, T, C, L, H, V), as bench/bench.c
+CONFIGS = {  # name: (B, T, C, L, H, V), as lab/bench/bench.c
     "S": (32, 32, 64, 2, 4, 32),
     "M": (32, 64, 128, 4, 4, 64),
     "L": (16, 128, 256, 4, 8, 256),
@@ -208,7 +208,7 @@ def build_model(torch, B, T, C, L, H, V):
 
 
 def schedule_lr(step, lr=1e-3, min_lr=1e-4, warmup=10, steps=1000):
-    """optim/optim.c's optim_lr: linear warm-up, then cosine down to min_lr."""
+    """model/optim.c's optim_lr: linear warm-up, then cosine down to min_lr."""
     import math
 
     if step < warmup:
@@ -343,7 +343,7 @@ def check_out(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="PyTorch's training-step times at bench/bench.c's configs")
+    ap = argparse.ArgumentParser(description="PyTorch's training-step times at lab/bench/bench.c's configs")
     ap.add_argument("--out", default="build/torch_bench.csv")
     ap.add_argument("--configs", default="S,M,L,XL")
     ap.add_argument("--steps", type=int, default=20)

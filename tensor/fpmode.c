@@ -1,7 +1,7 @@
 /* fpmode.c - flush-to-zero on every thread (see fpmode.h). */
 #include "fpmode.h"
 
-#include "../base/openmp.h"
+#include "openmp.h"
 
 #include <stdint.h>
 

@@ -21,7 +21,7 @@
 
 #include <assert.h>
 #include <math.h>
-#include "../base/openmp.h"
+#include "openmp.h"
 #include <string.h>
 
 GemmShape gemm_layout(GemmShape s)

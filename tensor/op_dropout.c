@@ -7,7 +7,7 @@
 #include "ops.h"
 #include "parallel.h"
 
-#include "../base/rng.h"
+#include "rng.h"
 
 #include <assert.h>
 

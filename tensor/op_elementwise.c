@@ -9,7 +9,7 @@
 
 #include <assert.h>
 #include <math.h>
-#include "../base/openmp.h"
+#include "openmp.h"
 
 /* ------------------------------------------------------------------ add */
 

@@ -1,7 +1,7 @@
 /* parallel.c - the column-blocked reduction (see parallel.h). */
 #include "parallel.h"
 
-#include "../base/openmp.h"
+#include "openmp.h"
 
 void parallel_column_blocks(int cols, size_t work, ColumnBlockFn fn, void *ctx)
 {

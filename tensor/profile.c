@@ -1,7 +1,7 @@
 /* profile.c - the step's clock by kind of work (see profile.h). */
 #include "profile.h"
 
-#include "../base/openmp.h"
+#include "openmp.h"
 
 #include <assert.h>
 #include <string.h>

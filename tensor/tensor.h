@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../base/base.h"
+#include "base.h"
 #include "fastmath.h"
 #include "profile.h"
 

@@ -3,8 +3,8 @@
 
 #include "fuzz_targets.h"
 
-#include "../checkpoint/checkpoint.h"
-#include "../options/options.h"
+#include "../run/checkpoint.h"
+#include "../run/options.h"
 #include "../data/data.h"
 
 #include <stdio.h>

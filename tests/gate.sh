@@ -2,7 +2,7 @@
 # gate.sh - the calibration gate of the second study's tasks at the study's budget (docs/TASKS.md,
 # docs/ablation/DESIGN.md), committed before the study runs. Per task, seeds 1-5, each run the
 # study's own (its flags, threshold, chance and test from `./report --design`, the one table in
-# study/report_outcome_table.c), at one learning rate (the study sweeps it; the gate's rate is the
+# lab/study/report_outcome_table.c), at one learning rate (the study sweeps it; the gate's rate is the
 # table below):
 #   - learnable at the budget: with 1/sqrt(dk), for a task whose runs either learn or stay near
 #     guessing (test "fisher": lookup, recall) at least 3 of 5 succeed (val_acc >= its threshold);

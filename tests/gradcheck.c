@@ -1,7 +1,7 @@
 /* gradcheck.c - finite-difference gradient checking. */
 #include "gradcheck.h"
 
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -54,8 +54,8 @@ check_refs() {
 
 # ---------------------------------------------------------------- the checker rejects wrong references
 cat >"$dir/sample.md" <<'SAMPLE'
-Right: `tensor/tape.c: tape_backward`, a one-line body `options/options.c: options_count`, a
-signature over two lines `eval/eval.c: evaluate`.
+Right: `tensor/tape.c: tape_backward`, a one-line body `run/options.c: options_count`, a
+signature over two lines `run/eval.c: evaluate`.
 Wrong: `tensor/tape.c: tape_back` (a prefix of a real name), `tensor/nope.c: tape_backward` (no
 such file), `run/run.h: run_setup` (only declared there), `train.c: run_setup` (only called
 there), `model/attention.c: softmax_backward` (defined in another file), `train.c: log_row`

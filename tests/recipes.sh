@@ -71,8 +71,9 @@ follow() {
 
 # ------------------------------------------------------------------ the copy
 rm -rf "$dir"
+# the tree as it is, without the build, the programs and results/ (a study may be writing there)
 mkdir -p "$copy/build"
-tar -C "$root" --exclude=./.git --exclude=./build --exclude=./train --exclude=./probe --exclude=./report -cf - . |
+tar -C "$root" --exclude=./.git --exclude=./build --exclude=./results --exclude=./train --exclude=./probe --exclude=./report -cf - . |
     tar -C "$copy" -xf -
 [ -d "$root/build/f32" ] && cp -a "$root/build/f32" "$copy/build/" # with their times: only what changes is rebuilt
 
@@ -101,7 +102,7 @@ follow "A task" last <<'EOF'
 /* task_last.c - a toy of tests/recipes.sh: the target is the source's last symbol. */
 #include "data.h"
 
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -150,7 +151,7 @@ EOF
 task_file=$new task_table=$table
 
 # ------------------------------------------------------------------ nothing else changed
-changed=$(diff -rq -x build -x .git -x train -x probe -x report "$root" "$copy" 2>&1 | sed "s|$copy/||g; s|$root/||g" | sort)
+changed=$(diff -rq -x build -x results -x .git -x train -x probe -x report "$root" "$copy" 2>&1 | sed "s|$copy/||g; s|$root/||g" | sort)
 want=$(printf '%s\n' "Files ${variant_table:-?} and ${variant_table:-?} differ" "Files ${task_table:-?} and ${task_table:-?} differ" \
     "Only in ${variant_file%/*}: ${variant_file##*/}" "Only in ${task_file%/*}: ${task_file##*/}" | sort)
 if [ "$changed" = "$want" ]; then

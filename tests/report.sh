@@ -431,7 +431,7 @@ seeds() { grep -c "<circle class=\"$1\"" "$2"; }
 n_labels() { grep -o '>n=[^<]*<' "$1" | tr -d '<>' | paste -sd' ' -; }
 design_value() { "$report" --design | awk -F'\t' -v t="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $1 == t { print $col[c]; exit }'; }
 # line_y CLASS FILE: the y of a horizontal line of a class; want_y VALUE FILE: where a y value of the accuracy axis
-# (-0.03 .. 1.03, study/report_figure.c's accuracy_axis) stands in the panel (the frame: the rect drawn black)
+# (-0.03 .. 1.03, lab/study/report_figure.c's accuracy_axis) stands in the panel (the frame: the rect drawn black)
 line_y() { grep -o "<line class=\"$1\" [^>]*" "$2" | sed 's/.* y1="\([-0-9.]*\)".*/\1/'; }
 want_y() { frames "$2" | awk -v v="$1" '{ printf "%.1f", $2 + (1 - (v + 0.03) / 1.06) * $4 }'; }
 o=study2/outcomes_lookup.svg
@@ -480,7 +480,7 @@ fi
 
 # ---------------------------------------------------------------- the figures' layout
 # text_overflow FILE...: the texts of an SVG that stand past its left or right edge, or past the right side of the
-# legend box they stand in; by the estimate the figures are laid out by (viz/svg.c, char_em: a width per class of
+# legend box they stand in; by the estimate the figures are laid out by (run/svg.c, char_em: a width per class of
 # character, which neither Helvetica/Arial nor DejaVu Sans exceeds), done again here; a UTF-8 character counted once;
 # rotated texts left out
 text_overflow() {

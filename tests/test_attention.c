@@ -1,14 +1,14 @@
-/* test_attention.c - the attention of one held-out example (instrument/attention_map.c), its heatmaps
- * (instrument/attention_svg.c) and the command a figure names (options_command_line). The figure's
+/* test_attention.c - the attention of one held-out example (run/attention_map.c), its heatmaps
+ * (run/attention_svg.c) and the command a figure names (options_command_line). The figure's
  * numbers against --dump-state, from ./train, are tests/attention.sh. */
 #include "test.h"
 
-#include "../instrument/attention_map.h"
-#include "../instrument/attention_stats.h"
+#include "../run/attention_map.h"
+#include "../run/attention_stats.h"
 #include "../model/train_step.h"
-#include "../instrument/attention_svg.h"
-#include "../instrument/logbook.h"
-#include "../options/options.h"
+#include "../run/attention_svg.h"
+#include "../run/logbook.h"
+#include "../run/options.h"
 
 #include <math.h>
 #include <stdio.h>

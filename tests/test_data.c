@@ -2,9 +2,9 @@
 #include "test.h"
 
 #include "../data/data.h"
-#include "../base/progress.h"
-#include "../base/rng.h"
-#include "../options/options.h"
+#include "../tensor/progress.h"
+#include "../tensor/rng.h"
+#include "../run/options.h"
 
 #include <stdio.h>
 #include <string.h>

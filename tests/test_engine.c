@@ -7,11 +7,11 @@
 #include "../tensor/ops.h"
 #include "../tensor/parallel.h"
 #include "../tensor/sum16.h"
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
 #include <float.h>
 #include <math.h>
-#include "../base/openmp.h"
+#include "../tensor/openmp.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * the test split is held out like the validation split; --decode's sampling. */
 #include "test.h"
 
-#include "../eval/eval.h"
+#include "../run/eval.h"
 #include "../model/train_step.h"
 
 #include <math.h>

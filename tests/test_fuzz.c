@@ -14,7 +14,7 @@
 #include "fuzz_targets.h"
 #include "test.h"
 
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>

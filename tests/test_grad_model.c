@@ -5,7 +5,7 @@
 
 #include "../model/attn_spec.h"
 #include "../model/gpt.h"
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
 #include <stdio.h>
 

@@ -10,7 +10,7 @@
 #include "test.h"
 
 #include "../tensor/ops.h"
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 
 #include <float.h>
 #include <math.h>

@@ -2,9 +2,9 @@
 #include "test.h"
 
 #include "../model/attn_spec.h"
-#include "../checkpoint/checkpoint.h"
-#include "../options/options.h"
-#include "../io/safetensors.h"
+#include "../run/checkpoint.h"
+#include "../run/options.h"
+#include "../tensor/safetensors.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -526,7 +526,7 @@ static void test_help_sections_cover_every_option(void)
     int missing = 0;
     for (int i = 0; i < options_count(); i++)
         if (options_help_section(i) < 0) {
-            CHECK(false, "--%s is in no --help section (options/options.c: its row's .section)", options_name(i));
+            CHECK(false, "--%s is in no --help section (run/options.c: its row's .section)", options_name(i));
             missing++;
         }
     CHECK(options_count() > 40 && missing == 0, "%d options, %d without a section", options_count(), missing);

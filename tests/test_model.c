@@ -4,13 +4,13 @@
 
 #include "../model/attn_spec.h"
 #include "../model/gpt.h"
-#include "../instrument/attention_stats.h"
-#include "../optim/optim.h"
-#include "../options/options.h"
-#include "../base/rng.h"
+#include "../run/attention_stats.h"
+#include "../model/optim.h"
+#include "../run/options.h"
+#include "../tensor/rng.h"
 
 #include <math.h>
-#include "../base/openmp.h"
+#include "../tensor/openmp.h"
 #include <string.h>
 
 static Arena g_arena;

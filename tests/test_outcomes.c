@@ -1,15 +1,15 @@
-/* test_outcomes.c - ./report's outcome analysis (study/report_outcomes.c) on a fixture runs.csv
+/* test_outcomes.c - ./report's outcome analysis (lab/study/report_outcomes.c) on a fixture runs.csv
  * (tests/fixtures/outcomes_runs.csv) built so that every count, p-value and verdict below can be
  * worked out by hand; and docs/ablation/DESIGN.md quoting the outcome table as it is in code.
- * Links ./report's parts (study/), not the trainer's. Run from the top of the tree. */
+ * Links ./report's parts (lab/study/), not the trainer's. Run from the top of the tree. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
 #include "test.h"
 
-#include "../study/report_cells.h"
-#include "../study/report_common.h"
-#include "../study/report_io.h"
-#include "../study/report_outcomes.h"
+#include "../lab/study/report_cells.h"
+#include "../lab/study/report_common.h"
+#include "../lab/study/report_io.h"
+#include "../lab/study/report_outcomes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -146,7 +146,7 @@ static void test_design_quotes_the_table(void)
 {
     size_t size;
     char *doc = read_text("docs/ablation/DESIGN.md", &size, MUST_EXIST);
-    const char *begin_mark = "<!-- the outcome table: study/report_outcome_table.c, as ./report prints it -->\n",
+    const char *begin_mark = "<!-- the outcome table: lab/study/report_outcome_table.c, as ./report prints it -->\n",
                *end_mark = "<!-- end of the outcome table -->";
     char *b = strstr(doc, begin_mark), *e = b ? strstr(b, end_mark) : NULL;
     CHECK(b && e, "DESIGN.md has the outcome table between its markers");

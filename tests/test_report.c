@@ -1,11 +1,11 @@
-/* test_report.c - the statistics of ./report (study/stats.c, study/stats_outcomes.c), against
+/* test_report.c - the statistics of ./report (lab/study/stats.c, lab/study/stats_outcomes.c), against
  * values worked out by hand or counted by brute force here (never the code's own output); and
- * two parts of the SVG writer the plots rely on (viz/svg.c): the text estimate and the bands. */
+ * two parts of the SVG writer the plots rely on (run/svg.c): the text estimate and the bands. */
 #include "test.h"
 
-#include "../study/stats.h"
-#include "../study/stats_outcomes.h"
-#include "../viz/svg.h"
+#include "../lab/study/stats.h"
+#include "../lab/study/stats_outcomes.h"
+#include "../run/svg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -415,7 +415,7 @@ static void test_logrank(void)
     CHECK(isnan(stats_logrank(ta, no, 2, tb, no, 2)), "no event: NAN");
 }
 
-/* The estimate by its classes (viz/svg.c, char_em), by hand: i, l and a space 0.34 em; a, 0..9
+/* The estimate by its classes (run/svg.c, char_em), by hand: i, l and a space 0.34 em; a, 0..9
  * 0.66; A 0.8; m, W 1.0; a UTF-8 character (√: 3 bytes) once, at 1 em. */
 static void test_text_width(void)
 {

@@ -1,7 +1,7 @@
-/* test_stats.c - the Monte Carlo statistics behind ./probe (scores/score_stats.c). */
+/* test_stats.c - the Monte Carlo statistics behind ./probe (lab/score_stats.c). */
 #include "test.h"
 
-#include "../scores/score_stats.h"
+#include "../lab/score_stats.h"
 #include "../tensor/format.h"
 
 #include <math.h>

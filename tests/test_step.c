@@ -5,13 +5,13 @@
 #include "../model/attn_spec.h"
 #include "../data/data.h"
 #include "../model/gpt.h"
-#include "../optim/optim.h"
-#include "../instrument/attention_stats.h"
+#include "../model/optim.h"
+#include "../run/attention_stats.h"
 #include "../model/train_step.h"
-#include "../base/threads.h"
+#include "../run/threads.h"
 
 #include <math.h>
-#include "../base/openmp.h"
+#include "../tensor/openmp.h"
 #include <string.h>
 
 /* A small model, its optimizer, tape and a fixed batch of a copy task. */
@@ -285,7 +285,7 @@ static void test_every_gradient_has_the_same_bits_for_1_and_2_threads(void)
     check_thread_bits(c, "bf16");
 }
 
-/* The thread governor (base/threads.h) may change the thread count between any two steps: a run
+/* The thread governor (run/threads.h) may change the thread count between any two steps: a run
  * whose count changes at every step ends with the same bits as a run on one thread. The model
  * is large enough ([8, 12, 128] activations, 128 x 512 weights) for the loops, the gemm and
  * the optimizer's chunks to run in parallel. */
@@ -321,7 +321,7 @@ static void test_changing_the_thread_count_between_steps_changes_no_bit(void)
     mem_free(params[1]);
 }
 
-/* The governor's decision (base/threads.h), case by case. */
+/* The governor's decision (run/threads.h), case by case. */
 static void test_thread_governor_decides_from_delay_and_idle_cores(void)
 {
     struct {

@@ -4,12 +4,12 @@
 #include "test.h"
 
 #include "../model/attn_spec.h"
-#include "../base/rng.h"
+#include "../tensor/rng.h"
 #include "../model/gpt.h"
-#include "../optim/optim.h"
+#include "../model/optim.h"
 #include "../model/train_step.h"
-#include "../instrument/tape_dot.h"
-#include "../instrument/tape_print.h"
+#include "../run/tape_dot.h"
+#include "../run/tape_print.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,0 +1,77 @@
+/* stats_outcomes.h - the statistics of outcomes that are not a mean: success counts of runs
+ * (Wilson and Newcombe intervals, Fisher's exact test), an exact paired permutation test, the
+ * corrections for many tests (Holm, Benjamini-Hochberg), the minimum detectable difference of a
+ * test of this size, and steps to a threshold that some runs never reach (Kaplan-Meier median,
+ * log-rank test). Two-sided tests at alpha = 0.05 and power 0.8 throughout. Plain C on arrays;
+ * NAN for what cannot be computed, as in stats.h. Used by lab/study/report_outcomes.c. */
+#ifndef STUDY_STATS_OUTCOMES_H
+#define STUDY_STATS_OUTCOMES_H
+
+#include <stdbool.h>
+
+/* An estimate and a 95 % interval around it (NAN when undefined). */
+typedef struct StatsInterval {
+    double est, lo, hi;
+} StatsInterval;
+
+/* t_{0.80, df}: the one-sided 80 % quantile of Student's t (power 0.8 in a t-based minimum
+ * detectable difference), from a table for df = 1..30 and z_{0.80} = 0.841621 beyond; NAN
+ * when df < 1. */
+double stats_t80(int df);
+
+/* Wilson score interval for k successes of n, z = z_{0.975}:
+ *   (k + z^2/2) / (n + z^2)  +-  z / (n + z^2) * sqrt(k (n - k) / n + z^2 / 4);
+ * est = k / n. All NAN when n < 1 or k is outside [0, n]. */
+StatsInterval stats_wilson(int k, int n);
+
+/* Newcombe's hybrid score interval for p_a - p_b (his method 10), from the Wilson intervals
+ * [la, ua], [lb, ub]: d - sqrt((pa - la)^2 + (ub - pb)^2) .. d + sqrt((ua - pa)^2 + (pb - lb)^2). */
+StatsInterval stats_newcombe(int ka, int na, int kb, int nb);
+
+/* Fisher's exact test, two-sided, of ka successes of na against kb of nb: with the margins
+ * fixed, P(x) = C(K, x) C(N - K, na - x) / C(N, na) (K = ka + kb, N = na + nb), and p is the
+ * sum of P(x) over every x with P(x) <= P(ka) (1 + 1e-7). NAN when na or nb < 1. */
+double stats_fisher(int ka, int na, int kb, int nb);
+
+/* The paired permutation (sign-flip) test of the mean of n paired differences d: under the
+ * null each d_i is +-|d_i| with probability 1/2, and p = P(|sum s_i d_i| >= |sum d_i|) (a
+ * relative tolerance of 1e-9 counts ties as reaching). Exact for n <= 20 (all 2^n sign
+ * vectors); beyond, a Monte Carlo estimate (1 + hits) / (1 + 200000) from a fixed seed
+ * (SplitMix64), *exact set false. NAN when n < 1. */
+#define STATS_EXACT_FLIPS_MAX 20
+double stats_sign_flip(const double *d, int n, bool *exact);
+
+/* Adjusted p-values of m tests (NaN entries are no test: left NaN, and not counted in m).
+ * Holm's step-down, p_(1) <= .. <= p_(m):  adj_(i) = min(1, max_{j <= i} (m - j + 1) p_(j)).
+ * Benjamini-Hochberg:                      adj_(i) = min(1, min_{j >= i} m p_(j) / j). */
+void stats_holm(const double *p, int m, double *adj);
+void stats_bh(const double *p, int m, double *adj);
+
+/* The minimum detectable difference of two proportions at n per group, around the baseline
+ * rate p0 (two-sided alpha 0.05, power 0.8, normal approximation): the smallest delta > 0 with
+ *   sqrt(n) delta = z_{0.975} sqrt(2 pm (1 - pm)) + z_{0.80} sqrt(p0 (1 - p0) + p1 (1 - p1)),
+ * p1 = p0 + delta (p0 <= 0.5) or p0 - delta (p0 > 0.5), pm = (p0 + p1) / 2. NAN when n < 1,
+ * p0 is outside [0, 1], or no delta that leaves p1 in [0, 1] is detectable at this n. */
+double stats_mdd_proportions(double p0, int n);
+/* The minimum detectable mean of n paired differences whose sd is sd (alpha 0.05 two-sided,
+ * power 0.8): (t_{0.975, n-1} + t_{0.80, n-1}) sd / sqrt(n). NAN when n < 2. */
+double stats_mdd_paired(double sd, int n);
+
+/* Steps to a threshold that some runs never reach: time[i] is the step run i reached it
+ * (event[i]) or its last step (censored, !event[i]).
+ * Kaplan-Meier: S(t) = prod over event times t_j <= t of (1 - d_j / r_j), d_j the runs reaching
+ * the threshold at t_j, r_j those still at risk (time >= t_j: a run censored at t_j counts as at
+ * risk there). The median is the first event time with S(t) <= 1/2; NAN ("not reached") when the
+ * curve never falls to 1/2. */
+typedef struct StatsKm {
+    double median;
+    int events, censored;
+} StatsKm;
+StatsKm stats_km_median(const double *time, const bool *event, int n);
+/* The log-rank test of two such groups: at each event time, E_a += d r_a / r and
+ * V += r_a r_b d (r - d) / (r^2 (r - 1)); chi^2 = (O_a - E_a)^2 / V on 1 degree of freedom,
+ * p = erfc(sqrt(chi^2 / 2)). An asymptotic test: rough at a few runs per group. NAN when V = 0
+ * (no event, or nothing to compare). */
+double stats_logrank(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb);
+
+#endif
