@@ -1,7 +1,8 @@
 /* attn_uniform.c - uniform attention, the control: S = 0 for every pair, so after the causal
  * softmax query i weighs each of its i + 1 visible keys by 1 / (i + 1), whatever q and k hold.
  * What a task needs beyond an average of its past shows here: a task that uniform attention
- * solves does not test focus (docs/TASKS.md's calibration gate). Wq and Wk get no gradient. */
+ * solves does not test focus (docs/TASKS.md's calibration gate). Wq and Wk get a zero gradient
+ * (they still decay under AdamW's weight decay). */
 #include "attn_spec.h"
 
 /* 0 q.k^T: the scores' shape and the tape's path of every variant, with no information */

@@ -1,10 +1,11 @@
 /* gpt.h - a GPT-style decoder (pre-LayerNorm) built from the engine's ops.
  *
- *   x = wte[tok] + wpe[pos]
+ *   x = dropout(wte[tok] + wpe[pos])
  *   per layer:  a = LN1(x);  q, k, v = a Wq + bq, a Wk + bk, a Wv + bv       (C -> H*dk each)
  *               per head: S = the variant's scores (--attn; dot: S = s q k^T; model/attn_spec.h),
  *                         causal mask, P = softmax(S), P = dropout(P), o = P v
- *               x = x + concat(o) Wo + bo;   x = x + GELU(LN2(x) W1 + b1) W2 + b2   (hidden 4C)
+ *               x = x + dropout(concat(o) Wo + bo)
+ *               x = x + dropout(GELU(LN2(x) W1 + b1) W2 + b2)                    (hidden 4C)
  *   logits = LNf(x) Wlm                                                      (C -> V, no bias)
  *
  * Weight matrices are stored [fan_in, fan_out] and used as x W (x is a row vector).

@@ -2,7 +2,7 @@
  * all run this function.
  *
  *   zero the gradients -> forward (recorded on the tape) -> cross-entropy -> backward
- *   -> gradient norm -> clip to cfg.clip -> optimizer update at the scheduled rate -> reset the tape
+ *   -> gradient norm -> clip to Trainer.clip -> optimizer update at the scheduled rate -> reset the tape
  *
  * What ./train adds around it (NaN checks and forensics, metrics, fault injection, the state
  * dump) rides on the step as hooks, called at the named points; a NULL hook is skipped.
