@@ -111,7 +111,7 @@ all: $(foreach p,$(PROGRAMS),$(call prog,$(p)))
 train_SRC  := train.c $(APP)
 probe_SRC  := lab/probe.c $(SCORES) $(APP)
 # ./report reads ./train's logs by the column table ./train writes them by (run/log_columns.c)
-report_SRC := lab/report.c $(wildcard lab/study/*.c) run/svg.c tensor/base.c run/log_columns.c
+report_SRC := lab/report.c $(wildcard lab/study/*.c) run/svg.c run/exit.c tensor/base.c run/log_columns.c
 bench_SRC  := $(wildcard lab/bench/*.c) $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
@@ -166,7 +166,7 @@ $(BUILD)/f32/tests/test_report: $(BUILD)/f32/lab/study/stats.o $(BUILD)/f32/lab/
 $(BUILD)/asan32/tests/test_report: $(BUILD)/asan32/lab/study/stats.o $(BUILD)/asan32/lab/study/stats_outcomes.o
 # test_outcomes checks ./report's outcome analysis: it links ./report's parts (lab/study/ has its own
 # die(), so not the trainer's objects)
-OUTCOMES_TEST_SRC := tests/test_outcomes.c tests/test.c $(wildcard lab/study/*.c) run/svg.c tensor/base.c run/log_columns.c
+OUTCOMES_TEST_SRC := tests/test_outcomes.c tests/test.c $(wildcard lab/study/*.c) run/svg.c run/exit.c tensor/base.c run/log_columns.c
 $(BUILD)/f32/tests/test_outcomes: $(call objs,f32,$(OUTCOMES_TEST_SRC))
 	$(CC) $(BASE) $(OPT) $^ -o $@ $(LDLIBS)
 $(BUILD)/asan32/tests/test_outcomes: $(call objs,asan32,$(OUTCOMES_TEST_SRC))

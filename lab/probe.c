@@ -133,11 +133,7 @@ static void part_row_experiment(const ProbeOptions *o)
            o->draws == 1 ? "" : "s", (unsigned long long)o->seed);
     double *v[8];
     for (int k = 0; k < 8; k++) {
-        v[k] = calloc((size_t)o->draws, sizeof(double));
-        if (!v[k]) {
-            fprintf(stderr, "error: out of memory for %d draws\n", o->draws);
-            exit(2);
-        }
+        v[k] = mem_alloc((size_t)o->draws * sizeof(double));
     }
     progress("part 2: %d draw%s of %d x %d scores at dk = %d", o->draws, o->draws == 1 ? "" : "s", KEYS, KEYS, DK);
 #pragma omp parallel for schedule(dynamic)
@@ -155,7 +151,7 @@ static void part_row_experiment(const ProbeOptions *o)
         qsort(v[k], (size_t)o->draws, sizeof(double), cmp_double);
         int lo = (int)(0.05 * (o->draws - 1)), hi = (int)(0.95 * (o->draws - 1));
         printf("| %s | %s | %.4g | %.4g .. %.4g |\n", names[k], claims[k], v[k][o->draws / 2], v[k][lo], v[k][hi]);
-        free(v[k]);
+        mem_free(v[k]);
     }
     printf("\n");
 }
@@ -442,6 +438,6 @@ int main(int argc, char **argv)
     part_range(&o);
     part_examples();
     part_overflow(&o, KEYS, rows);
-    for (int i = 0; i < N_DK; i++) free(rows[i]);
+    for (int i = 0; i < N_DK; i++) mem_free(rows[i]);
     return 0;
 }

@@ -82,20 +82,20 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
     if (strncmp(argv[*i], name, n)) return NULL;
     if (argv[*i][n] == '=') return argv[*i] + n + 1;
     if (argv[*i][n]) return NULL;
-    if (*i + 1 >= argc) die("%s needs a value", name);
+    if (*i + 1 >= argc) die(EXIT_USER, "%s needs a value", name);
     return argv[++*i];
 }
 
 /* Sets *slot to the value of option `name` (given once only). */
 static void set_once(const char **slot, const char *value, const char *name)
 {
-    if (*slot) die("%s given twice", name);
+    if (*slot) die(EXIT_USER, "%s given twice", name);
     *slot = value;
 }
 
 static Command parse_command_line(int argc, char **argv)
 {
-    Command c = {.folders = xmalloc(sizeof(char *) * (size_t)(argc + 1))};
+    Command c = {.folders = mem_alloc(sizeof(char *) * (size_t)(argc + 1))};
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -112,28 +112,28 @@ static Command parse_command_line(int argc, char **argv)
         } else if (argv[i][0] == '-' && argv[i][1]) {
             static const char *const known[] = {"out", "runs", "probe", "design", "help", NULL};
             const char *near = nearest_flag(argv[i], known);
-            if (near) die("unknown option %s; did you mean --%s? (see --help)", argv[i], near);
-            die("unknown option %s (see --help)", argv[i]);
+            if (near) die(EXIT_USER, "unknown option %s; did you mean --%s? (see --help)", argv[i], near);
+            die(EXIT_USER, "unknown option %s (see --help)", argv[i]);
         } else {
             c.folders[c.n_folders++] = argv[i];
         }
-        if (v && !*v) die("%s needs a value", argv[i]);
+        if (v && !*v) die(EXIT_USER, "%s needs a value", argv[i]);
     }
-    if (c.out && !strcmp(c.out, "-")) die("--out -: the report is files in a folder, not standard output: name a folder (./- for one named -)");
+    if (c.out && !strcmp(c.out, "-")) die(EXIT_USER, "--out -: the report is files in a folder, not standard output: name a folder (./- for one named -)");
     return c;
 }
 
 /* --design: what scripts/ablation.sh runs, from lab/study/report_outcome_table.c. */
 static void print_design(const Command *c)
 {
-    if (c->out || c->runs || c->probe || c->n_folders) die("--design prints the study's cells alone: give nothing else");
+    if (c->out || c->runs || c->probe || c->n_folders) die(EXIT_USER, "--design prints the study's cells alone: give nothing else");
     outcome_design_tsv(stdout);
 }
 
 /* --probe: the probe figure alone. */
 static void make_probe_figure(const Command *c)
 {
-    if (c->runs || c->n_folders) die("--probe draws the probe figure alone: give no folder and no --runs");
+    if (c->runs || c->n_folders) die(EXIT_USER, "--probe draws the probe figure alone: give no folder and no --runs");
     const char *dir = c->out ? c->out : ".";
     out_make_dirs(dir);
     report_probe_plot(c->probe, dir);
@@ -164,7 +164,7 @@ static bool arguments_are_logs(const Command *c)
         struct stat st;
         files += stat(c->folders[i], &st) == 0 && !S_ISDIR(st.st_mode);
     }
-    if (files && files < c->n_folders) die("give result folders or ./train's CSV logs, not both");
+    if (files && files < c->n_folders) die(EXIT_USER, "give result folders or ./train's CSV logs, not both");
     return files > 0;
 }
 
@@ -180,8 +180,8 @@ static void make_glance(const Command *c)
 /* The study: runs.csv from the folders (or given), then the tables and the plots made from it. */
 static void make_study_report(const Command *c)
 {
-    if (c->runs && c->n_folders) die("--runs reads a runs.csv instead of folders: give one or the other");
-    if (!c->runs && c->n_folders > 1 && !c->out) die("%d folders to merge: say where the report goes with --out DIR", c->n_folders);
+    if (c->runs && c->n_folders) die(EXIT_USER, "--runs reads a runs.csv instead of folders: give one or the other");
+    if (!c->runs && c->n_folders > 1 && !c->out) die(EXIT_USER, "%d folders to merge: say where the report goes with --out DIR", c->n_folders);
     char dir[4096], runs_path[4096];
     output_dir(c, dir, sizeof dir);
     Row *rows = NULL;
@@ -229,6 +229,6 @@ int main(int argc, char **argv)
         usage(stderr);
         status = 2;
     }
-    free(c.folders);
+    mem_free(c.folders);
     return status;
 }

@@ -7,6 +7,7 @@
 #include "../tensor/rng.h"
 #include "../model/gpt.h"
 #include "../tensor/ops.h"
+#include "../run/exit.h"
 
 #include <assert.h>
 #include <math.h>
@@ -103,12 +104,9 @@ double softmax_jacobian_norm(const double *p, int n)
 
 static void *alloc_or_exit(size_t count, size_t size, const char *what)
 {
-    void *p = count && size ? calloc(count, size) : NULL;
-    if (!p) {
-        fprintf(stderr, "error: out of memory for %s (%zu x %zu bytes)\n", what, count, size);
-        exit(2);
-    }
-    return p;
+    size_t bytes;
+    if (!size_mul(count, size, &bytes)) die(EXIT_USER, "out of memory for %s (%zu x %zu bytes)", what, count, size);
+    return mem_alloc(bytes); /* exits with a message when there is not enough */
 }
 
 double *score_rows(int dk, int n_keys, long rows, uint64_t seed)
@@ -185,7 +183,7 @@ void softmax_stats(int dk, int n_keys, const double *divisors, int n_div, long s
 {
     double *S = score_rows(dk, n_keys, samples, seed);
     softmax_stats_of(S, samples, n_keys, divisors, n_div, out);
-    free(S);
+    mem_free(S);
 }
 
 /* ---------------------------------------------------------------- the gradient reaching the scores */
@@ -275,10 +273,10 @@ ScoreGradStats score_grad_stats(const double *qk, long rows, int n_keys, double 
     st.jac_median = quantile(jac, rows, 0.5);
     st.jac_p10 = quantile(jac, rows, 0.1);
     st.qk_grad_median = s * st.grad_median; /* s > 0: the median of s x is s times x's */
-    free(jac);
-    free(grad);
-    free(gr);
-    free(y);
+    mem_free(jac);
+    mem_free(grad);
+    mem_free(gr);
+    mem_free(y);
     return st;
 }
 
@@ -328,8 +326,8 @@ RangeStats range_stats(int dk, int n_tokens, long sequences, double limit, uint6
     st.seq_p95 = quantile(seq_max, sequences, 0.95);
     st.seq_p99 = quantile(seq_max, sequences, 0.99);
     st.seq_within = (double)seqs_in / (double)sequences;
-    free(seq_max);
-    free(row_max);
+    mem_free(seq_max);
+    mem_free(row_max);
     tape_free(&tp);
     arena_free(&work);
     return st;

@@ -40,7 +40,7 @@ void softmax_stats(int dk, int n_keys, const double *divisors, int n_div, long s
 
 /* The raw scores q.k of `rows` queries, each against its own n_keys keys, all iid N(0, 1) in
  * dk dims, computed with the engine's matmul: rows * n_keys values, row after row. The caller
- * frees them (free()); exits with a message when out of memory. */
+ * frees them (mem_free()); exits with a message when out of memory. */
 double *score_rows(int dk, int n_keys, long rows, uint64_t seed);
 
 /* softmax_stats on scores already drawn (rows * n_keys values from score_rows). */

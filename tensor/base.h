@@ -11,8 +11,8 @@
 #include <sys/types.h>
 
 /* Every heap allocation of the project goes through mem_alloc/mem_free so that a test can
- * count them: after the first training step the count must stop moving. Main thread only. */
-void *mem_alloc(size_t bytes);   /* 64-byte aligned, zeroed; exits with a message when out of memory */
+ * count them: after the first training step the count must stop moving. Any thread may call them. */
+void *mem_alloc(size_t bytes);   /* 64-byte aligned (as malloc below 64 bytes), zeroed; exits with a message when out of memory */
 void mem_free(void *p);
 uint64_t mem_alloc_count(void);  /* number of mem_alloc calls so far */
 /* A growing array's new block: new_bytes, with the first used_bytes copied from old (freed). */

@@ -109,7 +109,7 @@ passed_before_checks=$passed failed_before_checks=$failed
 # Every heap allocation goes through mem_alloc (tensor/base.c), so the allocation counter
 # that the no-malloc-in-a-step test reads sees all of them.
 no_raw_malloc() {
-    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r tensor model data run train.c 2>/dev/null \
+    ! grep -nE '\b(malloc|calloc|realloc|free|aligned_alloc)\(' --include='*.c' -r tensor model data run lab train.c 2>/dev/null \
         | grep -v '^tensor/base.c:'
 }
 check "no malloc/free outside tensor/base.c" no_raw_malloc

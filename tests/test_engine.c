@@ -1503,6 +1503,28 @@ static void test_rng_reference_values_and_statistics(void)
     CHECK(fabs(m) < 5 / sqrt(n) && fabs(v - 1) < 5 * sqrt(2.0 / n), "normal mean %g var %g", m, v);
 }
 
+/* tensor/base.h: mem_alloc's blocks are zeroed and aligned: 64 bytes from 64 bytes up (a vector
+ * of 16 floats), as malloc below (16 bytes; 8 below 16); mem_grow keeps the used bytes. */
+static void test_mem_alloc_aligns_and_zeroes(void)
+{
+    static const size_t sizes[] = {1, 7, 8, 15, 16, 17, 63, 64, 65, 100, 4096, 1 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i], want = n >= 64 ? 64 : n >= 16 ? 16 : 8;
+        unsigned char *p = mem_alloc(n);
+        bool zero = true;
+        for (size_t j = 0; j < n; j++) zero &= p[j] == 0;
+        CHECK(zero, "%zu bytes: zeroed", n);
+        CHECK((uintptr_t)p % want == 0, "%zu bytes: %zu-byte aligned (address %p)", n, want, (void *)p);
+        memset(p, 0xab, n); /* every byte is the caller's (AddressSanitizer checks the edges) */
+        unsigned char *q = mem_grow(p, n, 2 * n);
+        bool kept = true;
+        for (size_t j = 0; j < n; j++) kept &= q[j] == 0xab;
+        for (size_t j = n; j < 2 * n; j++) kept &= q[j] == 0;
+        CHECK(kept, "%zu bytes grown to %zu: the used bytes kept, the rest zero", n, 2 * n);
+        mem_free(q);
+    }
+}
+
 /* The operands live outside any function: the aarch64 cross gcc folded the products of volatile
  * locals inside the parallel region at compile time, so the test saw no flush (CI, under qemu). */
 static volatile float fp_tiny = FLT_MIN, fp_half = 0.5f, fp_big = 0x1p100f, fp_one = 1;
@@ -1580,6 +1602,7 @@ int main(int argc, char **argv)
         {"nan: the checks still fire in the optimised build", test_nan_checks_survive_optimisation},
         {"nan: backward forensics name the op that made the first Inf", test_backward_forensics_name_the_op},
         {"nan: the forensics replay gives the same gradients as the backward pass", test_backward_replay_equals_backward},
+        {"base: mem_alloc aligns and zeroes; mem_grow keeps the used bytes", test_mem_alloc_aligns_and_zeroes},
         {"fpmode: every thread flushes subnormals to zero", test_every_thread_flushes_subnormals},
     };
     int rc = test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));

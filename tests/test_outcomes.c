@@ -138,7 +138,7 @@ static void test_outcomes_md(void)
               strstr(md, "| 500 (10 of 10) |") && strstr(md, "not reached (0 of 10)"),
           "the cells' counts and steps");
     CHECK(strstr(md, "Holm over the 3 tested") && strstr(md, "Benjamini–Hochberg over the 1 tested"), "the families' sizes");
-    free(md);
+    mem_free(md);
 }
 
 /* docs/ablation/DESIGN.md holds outcome_table_markdown's output between its two markers, exactly. */
@@ -164,7 +164,7 @@ static void test_design_quotes_the_table(void)
         CHECK(changed && memcmp(b, want, want_len), "a changed threshold would be caught");
         free(want);
     }
-    free(doc);
+    mem_free(doc);
 }
 
 int main(int argc, char **argv)
@@ -179,7 +179,7 @@ int main(int argc, char **argv)
     };
     int status = test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
     if (g_v) {
-        free(g_v);
+        mem_free(g_v);
         cells_free(&g_cells);
         free_rows(g_rows, g_n_rows);
     }

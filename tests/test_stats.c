@@ -170,7 +170,7 @@ static void test_score_grad_stats(void)
     CHECK(raw.grad_median < 0.2 * scaled.grad_median && raw.grad_p10 < 1e-3 * scaled.grad_p10,
           "dk 256: unscaled median %.3g, 10th pct %.3g vs scaled %.3g, %.3g", raw.grad_median, raw.grad_p10,
           scaled.grad_median, scaled.grad_p10);
-    free(qk);
+    mem_free(qk);
 }
 
 static void test_range_stats(void)
@@ -222,7 +222,7 @@ static void test_overflow_probabilities(void)
     CHECK(st.row_any >= st.entry && st.row_sum >= st.row_any, "a row with an overflowing entry overflows its sum");
     OverflowStats sc = overflow_stats(s, 1000, 64, 0.125, FP16_MAX);
     CHECK(sc.entry == 0 && sc.row_sum == 0, "1/sqrt(dk): no overflow (P ~ 7e-29)");
-    free(s);
+    mem_free(s);
 }
 
 static void test_softmax_small_matches_the_seeds_examples(void)
@@ -246,7 +246,7 @@ static void test_score_rows_feed_softmax_stats(void)
     softmax_stats(64, 16, div, 2, 130, 11, a);
     double *s = score_rows(64, 16, 130, 11);
     softmax_stats_of(s, 130, 16, div, 2, b);
-    free(s);
+    mem_free(s);
     CHECK(a[0].entropy == b[0].entropy && a[1].jacobian == b[1].jacobian && a[1].max_weight == b[1].max_weight,
           "softmax_stats vs score_rows + softmax_stats_of");
 }

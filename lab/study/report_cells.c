@@ -65,13 +65,13 @@ static void cell_stats(Cell *c, double *val, double *test)
 
 void cells_build(Cells *cs, const Row *rows, int n_rows)
 {
-    cs->sorted = xmalloc(sizeof(Row *) * (size_t)n_rows);
-    cs->cell = xmalloc(sizeof(Cell) * (size_t)n_rows);
+    cs->sorted = mem_alloc(sizeof(Row *) * (size_t)n_rows);
+    cs->cell = mem_alloc(sizeof(Cell) * (size_t)n_rows);
     cs->n = 0;
     cs->n_rows = n_rows;
     for (int i = 0; i < n_rows; i++) cs->sorted[i] = &rows[i];
     qsort(cs->sorted, (size_t)n_rows, sizeof(Row *), cmp_row_ptr);
-    double *val = xmalloc(sizeof(double) * (size_t)n_rows), *test = xmalloc(sizeof(double) * (size_t)n_rows);
+    double *val = mem_alloc(sizeof(double) * (size_t)n_rows), *test = mem_alloc(sizeof(double) * (size_t)n_rows);
     for (int a = 0, b; a < n_rows; a = b) {
         CellKey ka = row_key(cs->sorted[a]), kb;
         for (b = a + 1; b < n_rows && (kb = row_key(cs->sorted[b]), !cell_key_compare(&ka, &kb, CELL_KEYS)); b++) continue;
@@ -81,9 +81,9 @@ void cells_build(Cells *cs, const Row *rows, int n_rows)
         c->n = b - a;
         cell_stats(c, val, test);
     }
-    free(val);
-    free(test);
-    cs->stage_from = xmalloc(sizeof(int) * (size_t)(cs->n + 1));
+    mem_free(val);
+    mem_free(test);
+    cs->stage_from = mem_alloc(sizeof(int) * (size_t)(cs->n + 1));
     cs->n_stages = 0;
     for (int a = 0; a < cs->n; a = cells_group_end(cs, a, KEYS_STAGE)) cs->stage_from[cs->n_stages++] = a;
     cs->stage_from[cs->n_stages] = cs->n;
@@ -91,9 +91,9 @@ void cells_build(Cells *cs, const Row *rows, int n_rows)
 
 void cells_free(Cells *cs)
 {
-    free(cs->sorted);
-    free(cs->cell);
-    free(cs->stage_from);
+    mem_free(cs->sorted);
+    mem_free(cs->cell);
+    mem_free(cs->stage_from);
     memset(cs, 0, sizeof *cs);
 }
 
@@ -128,14 +128,14 @@ int cells_find(const Cells *cs, const CellKey *k, int depth)
 const Cell *cells_best_of(const Cells *cs, int from, int to)
 {
     int n = to - from;
-    double *lr = xmalloc(sizeof(double) * (size_t)n), *score = xmalloc(sizeof(double) * (size_t)n);
+    double *lr = mem_alloc(sizeof(double) * (size_t)n), *score = mem_alloc(sizeof(double) * (size_t)n);
     for (int i = 0; i < n; i++) {
         lr[i] = cell_row(&cs->cell[from + i])->lr;
         score[i] = cs->cell[from + i].val_mean;
     }
     int best = stats_best(lr, score, n);
-    free(lr);
-    free(score);
+    mem_free(lr);
+    mem_free(score);
     return best < 0 ? NULL : &cs->cell[from + best];
 }
 

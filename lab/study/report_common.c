@@ -12,38 +12,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* ------------------------------------------------------------------ the way out, memory */
-
-void die(const char *fmt, ...)
-{
-    char msg[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    for (char *p = msg; *p; p++) /* one line, whatever the input quoted in it */
-        if ((unsigned char)*p < 0x20) *p = '?';
-    fprintf(stderr, "report: %s\n", msg);
-    exit(2);
-}
-
-void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) die("out of memory (%zu bytes)", bytes);
-    return p;
-}
-
-void *xrealloc(void *p, size_t bytes)
-{
-    void *q = realloc(p, bytes ? bytes : 1);
-    if (!q) die("out of memory (%zu bytes)", bytes);
-    return q;
-}
+/* ------------------------------------------------------------------ text copies */
 
 char *xstrndup(const char *s, size_t n)
 {
-    char *d = xmalloc(n + 1);
+    char *d = mem_alloc(n + 1);
     memcpy(d, s, n);
     d[n] = 0;
     return d;
@@ -97,20 +70,23 @@ char *read_text(const char *path, size_t *size, FileNeed need)
     if (need == MAY_BE_ABSENT && stat(path, &st) != 0 && errno == ENOENT) return NULL;
     char why[256];
     FILE *f = file_open_regular(path, why, sizeof why); /* a FIFO is refused, not waited on */
-    if (!f) die("%s: %s", path, why);
+    if (!f) die(EXIT_USER, "%s: %s", path, why);
     size_t cap = 4096, n = 0; /* the file's size and a byte, when it says */
     if (fstat(fileno(f), &st) == 0 && st.st_size > 0) cap = (size_t)st.st_size + 2;
-    char *buf = xmalloc(cap);
+    char *buf = mem_alloc(cap);
     for (;;) {
-        if (n + 1 >= cap) buf = xrealloc(buf, cap *= 2);
+        if (n + 1 >= cap) {
+            buf = mem_grow(buf, n, 2 * cap);
+            cap *= 2;
+        }
         size_t got = fread(buf + n, 1, cap - 1 - n, f);
         n += got;
         if (got == 0) break;
     }
     bool bad = ferror(f);
     fclose(f);
-    if (bad) die("%s: read error", path);
-    if (memchr(buf, 0, n)) die("%s: holds a NUL byte: not a text file", path);
+    if (bad) die(EXIT_USER, "%s: read error", path);
+    if (memchr(buf, 0, n)) die(EXIT_USER, "%s: holds a NUL byte: not a text file", path);
     buf[n] = 0;
     *size = n;
     return buf;
@@ -120,7 +96,7 @@ char *read_text(const char *path, size_t *size, FileNeed need)
 
 void out_path(char *buf, size_t n, const char *dir, const char *name)
 {
-    if ((size_t)snprintf(buf, n, "%s/%s", dir, name) >= n) die("%s/%s: path too long", dir, name);
+    if ((size_t)snprintf(buf, n, "%s/%s", dir, name) >= n) die(EXIT_USER, "%s/%s: path too long", dir, name);
 }
 
 FILE *out_open(OutFile *o, const char *dir, const char *name)
@@ -130,7 +106,7 @@ FILE *out_open(OutFile *o, const char *dir, const char *name)
     snprintf(tmp_name, sizeof tmp_name, ".%s.tmp", name);
     out_path(o->tmp, sizeof o->tmp, dir, tmp_name);
     o->f = fopen(o->tmp, "w");
-    if (!o->f) die("cannot write %s: %s", o->tmp, strerror(errno));
+    if (!o->f) die(EXIT_USER, "cannot write %s: %s", o->tmp, strerror(errno));
     return o->f;
 }
 
@@ -141,24 +117,24 @@ void out_close(OutFile *o)
     o->f = NULL;
     if (!ok) {
         remove(o->tmp);
-        die("cannot write %s (disk full?)", o->path);
+        die(EXIT_USER, "cannot write %s (disk full?)", o->path);
     }
-    if (rename(o->tmp, o->path) != 0) die("cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
+    if (rename(o->tmp, o->path) != 0) die(EXIT_USER, "cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
 }
 
 void out_make_dirs(const char *dir)
 {
     char path[4096];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) die("%s: path too long", dir);
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) die(EXIT_USER, "%s: path too long", dir);
     for (char *p = path + 1;; p++) {
         if (*p != '/' && *p) continue;
         char c = *p;
         *p = 0;
         struct stat st;
         if (stat(path, &st) != 0) {
-            if (mkdir(path, 0777) != 0 && errno != EEXIST) die("cannot make the folder %s: %s", path, strerror(errno));
+            if (mkdir(path, 0777) != 0 && errno != EEXIST) die(EXIT_USER, "cannot make the folder %s: %s", path, strerror(errno));
         } else if (!S_ISDIR(st.st_mode)) {
-            die("--out %s: %s is not a folder", dir, path);
+            die(EXIT_USER, "--out %s: %s is not a folder", dir, path);
         }
         *p = c;
         if (!c) break;

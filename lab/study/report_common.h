@@ -1,17 +1,17 @@
-/* report_common.h - what every part of ./report uses: the one way out with a message, memory
- * that never comes back NULL, numbers as text and back, and files read whole or written under a
- * temporary name. Depends on nothing but the C library and tensor/. */
+/* report_common.h - what every part of ./report uses beside the trainer's helpers (the one way
+ * out, die, from run/exit.h; memory, mem_alloc and mem_free, from tensor/base.h): copies of
+ * text, numbers as text and back, and files read whole or written under a temporary name. */
 #ifndef STUDY_REPORT_COMMON_H
 #define STUDY_REPORT_COMMON_H
+
+#include "../../run/exit.h"
+#include "../../tensor/base.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-/* Prints "report: <message>" on one line and exits with status 2. */
-void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-void *xmalloc(size_t bytes);
-void *xrealloc(void *p, size_t bytes);
+/* A copy of s (of its first n bytes), from mem_alloc: freed with mem_free. */
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 

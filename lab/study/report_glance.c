@@ -222,7 +222,7 @@ static void draw_figure(const char *dir, const char *name, const GlanceRun *runs
         max_rows = runs[r].log.rows > max_rows ? runs[r].log.rows : max_rows;
         max_step = fmax(max_step, log_table_mean(&runs[r].log, LOG_STEP, runs[r].log.rows - 1));
     }
-    double *x = xmalloc(sizeof(double) * (size_t)max_rows), *y = xmalloc(sizeof(double) * (size_t)max_rows);
+    double *x = mem_alloc(sizeof(double) * (size_t)max_rows), *y = mem_alloc(sizeof(double) * (size_t)max_rows);
     char title[512];
     if (n == 1) snprintf(title, sizeof title, "%s: one run at a glance", runs[0].stem);
     else snprintf(title, sizeof title, "%d runs at a glance, named by the flags in which they differ", n);
@@ -238,8 +238,8 @@ static void draw_figure(const char *dir, const char *name, const GlanceRun *runs
         svg_panel(s, &panel);
         draw_panel(s, &panel, runs, n, k, x, y);
     }
-    free(x);
-    free(y);
+    mem_free(x);
+    mem_free(y);
     figure_titles(s, width, title, subtitle);
     runs_legend(s, MARGIN + PANEL_COLS * (PANEL_W + MARGIN) - 30, top, runs, n);
     plot_close(&plot);
@@ -286,8 +286,8 @@ static void stem_of(const char *path, char *out, size_t n)
 
 void report_glance(const char *const *logs, int n_logs, const char *dir)
 {
-    if (n_logs > MAX_RUNS) die("%d logs: at most %d runs are drawn together", n_logs, MAX_RUNS);
-    GlanceRun *runs = xmalloc(sizeof(GlanceRun) * (size_t)n_logs);
+    if (n_logs > MAX_RUNS) die(EXIT_USER, "%d logs: at most %d runs are drawn together", n_logs, MAX_RUNS);
+    GlanceRun *runs = mem_alloc(sizeof(GlanceRun) * (size_t)n_logs);
     for (int r = 0; r < n_logs; r++) {
         runs[r].path = logs[r];
         log_table_read(&runs[r].log, logs[r]);
@@ -302,5 +302,5 @@ void report_glance(const char *const *logs, int n_logs, const char *dir)
     printf("report: %d run%s -> %s/%s\n", n_logs, n_logs == 1 ? "" : "s", dir, name);
     print_table(runs, n_logs);
     for (int r = 0; r < n_logs; r++) log_table_free(&runs[r].log);
-    free(runs);
+    mem_free(runs);
 }

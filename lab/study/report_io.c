@@ -59,17 +59,17 @@ static void check_job(char *const *f, const char *where)
     double c, v;
     long l;
     if (strlen(f[JOB_ID]) > 200 || !is_word(f[JOB_ID], "._+=,-"))
-        die("%s: id \"%s\" is not a file-name-safe name (letters, digits, . _ + = , -)", where, f[JOB_ID]);
-    if (!is_word(f[JOB_STAGE], "_-")) die("%s: stage \"%s\" is not a word", where, f[JOB_STAGE]);
-    if (!is_word(f[JOB_TASK], "_-")) die("%s: task \"%s\" is not a word", where, f[JOB_TASK]);
-    if (!is_word(f[JOB_OPTIM], "_-")) die("%s: optim \"%s\" is not a word", where, f[JOB_OPTIM]);
+        die(EXIT_USER, "%s: id \"%s\" is not a file-name-safe name (letters, digits, . _ + = , -)", where, f[JOB_ID]);
+    if (!is_word(f[JOB_STAGE], "_-")) die(EXIT_USER, "%s: stage \"%s\" is not a word", where, f[JOB_STAGE]);
+    if (!is_word(f[JOB_TASK], "_-")) die(EXIT_USER, "%s: task \"%s\" is not a word", where, f[JOB_TASK]);
+    if (!is_word(f[JOB_OPTIM], "_-")) die(EXIT_USER, "%s: optim \"%s\" is not a word", where, f[JOB_OPTIM]);
     if (!scale_valid(f[JOB_SCALE], &c))
-        die("%s: scale \"%s\": expected 1, sqrt, dk, learned-sqrt, learned-1, none or a positive number", where, f[JOB_SCALE]);
-    if (!parse_long(f[JOB_DK], &l) || l < 1 || l > 1000000) die("%s: dk \"%s\" is not a positive integer", where, f[JOB_DK]);
-    if (!parse_number(f[JOB_LR], &v, FINITE_ONLY) || !(v > 0)) die("%s: lr \"%s\" is not a positive number", where, f[JOB_LR]);
-    if (!parse_long(f[JOB_SEED], &l)) die("%s: seed \"%s\" is not an integer", where, f[JOB_SEED]);
-    if (!is_variant(f[JOB_VARIANT])) die("%s: variant \"%s\": expected - or key=value[,key=value...]", where, f[JOB_VARIANT]);
-    if (!f[JOB_COMMAND][0]) die("%s: empty command", where);
+        die(EXIT_USER, "%s: scale \"%s\": expected 1, sqrt, dk, learned-sqrt, learned-1, none or a positive number", where, f[JOB_SCALE]);
+    if (!parse_long(f[JOB_DK], &l) || l < 1 || l > 1000000) die(EXIT_USER, "%s: dk \"%s\" is not a positive integer", where, f[JOB_DK]);
+    if (!parse_number(f[JOB_LR], &v, FINITE_ONLY) || !(v > 0)) die(EXIT_USER, "%s: lr \"%s\" is not a positive number", where, f[JOB_LR]);
+    if (!parse_long(f[JOB_SEED], &l)) die(EXIT_USER, "%s: seed \"%s\" is not an integer", where, f[JOB_SEED]);
+    if (!is_variant(f[JOB_VARIANT])) die(EXIT_USER, "%s: variant \"%s\": expected - or key=value[,key=value...]", where, f[JOB_VARIANT]);
+    if (!f[JOB_COMMAND][0]) die(EXIT_USER, "%s: empty command", where);
 }
 
 /* The column of metric m in runs.csv, counted from 1 (after the job's fields and the status). */
@@ -90,12 +90,12 @@ static void parse_row(Row *r, const char *where)
         if (!r->metric[m][0]) continue;
         const char *should_be = metric_parse(m, r->metric[m], &r->value[m]);
         if (should_be)
-            die("%s, column %d (%s): \"%s\" is not %s", where, metric_column(m), metric_name(m), r->metric[m], should_be);
+            die(EXIT_USER, "%s, column %d (%s): \"%s\" is not %s", where, metric_column(m), metric_name(m), r->metric[m], should_be);
     }
     /* the test accuracy is a number when there was a test set, and nan when there was none */
     double examples = r->value[M_TEST_EXAMPLES], acc = r->value[M_TEST_ACC];
     if (r->done && (examples > 0) == isnan(acc))
-        die("%s, column %d (%s): \"%s\" with %s=%s: %s", where, metric_column(M_TEST_ACC), metric_name(M_TEST_ACC),
+        die(EXIT_USER, "%s, column %d (%s): \"%s\" with %s=%s: %s", where, metric_column(M_TEST_ACC), metric_name(M_TEST_ACC),
             r->metric[M_TEST_ACC], metric_name(M_TEST_EXAMPLES), r->metric[M_TEST_EXAMPLES],
             examples > 0 ? "a test set gives a number" : "without a test set it is nan");
 }
@@ -103,26 +103,26 @@ static void parse_row(Row *r, const char *where)
 void free_rows(Row *rows, int n_rows)
 {
     for (int i = 0; i < n_rows; i++) {
-        for (int c = 0; c < N_JOB_COLS; c++) free(rows[i].job[c]);
-        for (int m = 0; m < N_METRICS; m++) free(rows[i].metric[m]);
+        for (int c = 0; c < N_JOB_COLS; c++) mem_free(rows[i].job[c]);
+        for (int m = 0; m < N_METRICS; m++) mem_free(rows[i].metric[m]);
     }
-    free(rows);
+    mem_free(rows);
 }
 
 /* The arrays of one curve. */
 static void free_curve(Curve *c)
 {
-    free(c->id);
-    free(c->step);
-    free(c->score_std);
-    free(c->qgrad_median);
-    free(c->loss);
+    mem_free(c->id);
+    mem_free(c->step);
+    mem_free(c->score_std);
+    mem_free(c->qgrad_median);
+    mem_free(c->loss);
 }
 
 void free_curves(Curve *curves, int n_curves)
 {
     for (int i = 0; i < n_curves; i++) free_curve(&curves[i]);
-    free(curves);
+    mem_free(curves);
 }
 
 /* ------------------------------------------------------------------ jobs.tsv */
@@ -144,7 +144,7 @@ static void read_jobs(const char *folder, int folder_index)
     pos = text_bom(text, size);
     int lineno = 0, before = g_n_jobs;
     if (size > 0 && text[size - 1] != '\n' && text[size - 1] != '\r')
-        die("%s: the last line has no line end: the file is cut short", path);
+        die(EXIT_USER, "%s: the last line has no line end: the file is cut short", path);
     for (; pos < size; pos = next) {
         size_t len = text_line(text, size, pos, &next);
         char *line = xstrndup(text + pos, len);
@@ -157,34 +157,38 @@ static void read_jobs(const char *folder, int folder_index)
                 strcat(header, g_job_cols[c]);
                 if (c + 1 < N_JOB_COLS) strcat(header, "\t");
             }
-            if (strcmp(line, header)) die("%s: the header is not the tab-separated columns: id stage task optim scale dk lr seed variant command", where);
-            free(line);
+            if (strcmp(line, header)) die(EXIT_USER, "%s: the header is not the tab-separated columns: id stage task optim scale dk lr seed variant command", where);
+            mem_free(line);
             continue;
         }
         if (!*line) { /* a blank line */
-            free(line);
+            mem_free(line);
             continue;
         }
-        if (g_n_jobs == g_cap_jobs) g_jobs = xrealloc(g_jobs, sizeof(Job) * (size_t)(g_cap_jobs = g_cap_jobs ? 2 * g_cap_jobs : 256));
+        if (g_n_jobs == g_cap_jobs) {
+            int grown = g_cap_jobs ? 2 * g_cap_jobs : 256;
+            g_jobs = mem_grow(g_jobs, sizeof(Job) * (size_t)g_n_jobs, sizeof(Job) * (size_t)grown);
+            g_cap_jobs = grown;
+        }
         Job *j = &g_jobs[g_n_jobs];
         char *p = line;
         for (int c = 0; c < N_JOB_COLS; c++) {
             char *tab = c + 1 < N_JOB_COLS ? strchr(p, '\t') : NULL;
-            if (c + 1 < N_JOB_COLS && !tab) die("%s: %d tab-separated fields, expected %d", where, c + 1, N_JOB_COLS);
+            if (c + 1 < N_JOB_COLS && !tab) die(EXIT_USER, "%s: %d tab-separated fields, expected %d", where, c + 1, N_JOB_COLS);
             size_t n = tab ? (size_t)(tab - p) : strlen(p);
             j->f[c] = xstrndup(p, n);
             p += n + 1;
         }
-        if (strchr(j->f[JOB_COMMAND], '\t')) die("%s: more than %d tab-separated fields", where, N_JOB_COLS);
+        if (strchr(j->f[JOB_COMMAND], '\t')) die(EXIT_USER, "%s: more than %d tab-separated fields", where, N_JOB_COLS);
         check_job(j->f, where);
         j->folder = folder_index;
         j->line = lineno;
         g_n_jobs++;
-        free(line);
+        mem_free(line);
     }
-    free(text);
-    if (lineno == 0) die("%s: empty (no header)", path);
-    if (g_n_jobs == before) die("%s: plans no run", path);
+    mem_free(text);
+    if (lineno == 0) die(EXIT_USER, "%s: empty (no header)", path);
+    if (g_n_jobs == before) die(EXIT_USER, "%s: plans no run", path);
 }
 
 static int cmp_job(const void *x, const void *y)
@@ -205,8 +209,8 @@ typedef struct Summary {
 
 static void free_summary(Summary *s)
 {
-    for (int f = 0; f < N_SUMMARY_FIELDS; f++) free(s->text[f]);
-    free(s->rest);
+    for (int f = 0; f < N_SUMMARY_FIELDS; f++) mem_free(s->text[f]);
+    mem_free(s->rest);
 }
 
 /* The vocabulary size in the first line of a run's output, "task sort: ..., vocabulary 20";
@@ -225,12 +229,12 @@ static double vocabulary_of(const char *text, size_t size)
  * run/log_columns.h; fields it does not know (a newer ./train's) are kept in s->rest. */
 static void parse_summary_fields(const char *path, char *fields, size_t len, Summary *s)
 {
-    s->rest = xmalloc(len + 1);
+    s->rest = mem_alloc(len + 1);
     s->rest[0] = 0;
     char *save = NULL;
     for (char *tok = strtok_r(fields, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         char *eq = strchr(tok, '=');
-        if (!eq || eq == tok) die("%s: summary field \"%s\" is not key=value", path, tok);
+        if (!eq || eq == tok) die(EXIT_USER, "%s: summary field \"%s\" is not key=value", path, tok);
         *eq = 0;
         const char *key = tok, *value = eq + 1;
         if (strcmp(key, g_summary_fields[SUMMARY_TIME_S].name)) {
@@ -243,9 +247,9 @@ static void parse_summary_fields(const char *path, char *fields, size_t len, Sum
             if (strcmp(key, g_summary_fields[f].name)) continue;
             double v;
             LogRange range = g_summary_fields[f].range;
-            if (!parse_number(value, &v, NAN_AND_INF_TOO)) die("%s: summary field %s=%s is not a number", path, key, value);
-            if (!log_range_holds(range, v)) die("%s: summary field %s=%s is not %s", path, key, value, log_range_text(range));
-            if (s->text[f]) die("%s: summary field %s given twice", path, key);
+            if (!parse_number(value, &v, NAN_AND_INF_TOO)) die(EXIT_USER, "%s: summary field %s=%s is not a number", path, key, value);
+            if (!log_range_holds(range, v)) die(EXIT_USER, "%s: summary field %s=%s is not %s", path, key, value, log_range_text(range));
+            if (s->text[f]) die(EXIT_USER, "%s: summary field %s given twice", path, key);
             s->text[f] = xstrdup(isnan(v) ? "nan" : value);
             if (f == SUMMARY_STEPS) s->steps = v;
         }
@@ -270,14 +274,14 @@ static bool read_summary(const char *path, Summary *s)
             line_ended = next > pos + len;
         }
     }
-    if (!line) die("%s: no summary line: not the output of a finished ./train run", path);
-    if (!line_ended) die("%s: the summary line has no line end: the file is cut short", path);
+    if (!line) die(EXIT_USER, "%s: no summary line: not the output of a finished ./train run", path);
+    if (!line_ended) die(EXIT_USER, "%s: the summary line has no line end: the file is cut short", path);
     memset(s, 0, sizeof *s);
     s->vocab = vocabulary_of(text, size);
     char *fields = xstrndup(line + prefix, line_len - prefix);
     parse_summary_fields(path, fields, line_len, s);
-    free(fields);
-    free(text);
+    mem_free(fields);
+    mem_free(text);
     /* a run without a test set leaves the test set's fields out: no test examples, no test numbers */
     int test_given = 0;
     for (int f = 0; f < N_SUMMARY_FIELDS; f++) test_given += g_summary_fields[f].present == LOG_WITH_TEST_SET && s->text[f];
@@ -286,7 +290,7 @@ static bool read_summary(const char *path, Summary *s)
             s->text[f] = xstrdup(g_summary_fields[f].type == LOG_COUNT ? "0" : "nan");
     for (int m = 0; m < N_METRICS; m++)
         if (g_metrics[m].from == FROM_SUMMARY && !s->text[g_metrics[m].source])
-            die("%s: the summary line has no %s= field: cut short, or made by an older ./train", path, metric_name(m));
+            die(EXIT_USER, "%s: the summary line has no %s= field: cut short, or made by an older ./train", path, metric_name(m));
     return true;
 }
 
@@ -300,21 +304,21 @@ static void read_log(const char *path, double steps, Row *r, Curve *curve)
     log_table_read(&t, path);
     int last = t.rows - 1;
     double last_step = log_table_mean(&t, LOG_STEP, last);
-    if (last_step != steps) die("%s: its last row is step %.0f but the run did %.0f steps: the log is incomplete", path, last_step, steps);
+    if (last_step != steps) die(EXIT_USER, "%s: its last row is step %.0f but the run did %.0f steps: the log is incomplete", path, last_step, steps);
     for (int m = 0; m < N_METRICS; m++) {
         if (g_metrics[m].from == FROM_SUMMARY) continue;
         char buf[64] = ""; /* "": the log has no such column (scale_x_sqrt_dk: a learned s only) */
         if (t.layers[g_metrics[m].source])
             format_number(buf, sizeof buf, log_table_mean(&t, g_metrics[m].source, g_metrics[m].from == FROM_FIRST_ROW ? 0 : last));
-        free(r->metric[m]);
+        mem_free(r->metric[m]);
         r->metric[m] = xstrdup(buf);
     }
     curve->id = xstrdup(r->job[JOB_ID]);
     curve->n = t.rows;
-    curve->step = xmalloc(sizeof(double) * (size_t)t.rows);
-    curve->score_std = xmalloc(sizeof(double) * (size_t)t.rows);
-    curve->qgrad_median = xmalloc(sizeof(double) * (size_t)t.rows);
-    curve->loss = xmalloc(sizeof(double) * (size_t)t.rows);
+    curve->step = mem_alloc(sizeof(double) * (size_t)t.rows);
+    curve->score_std = mem_alloc(sizeof(double) * (size_t)t.rows);
+    curve->qgrad_median = mem_alloc(sizeof(double) * (size_t)t.rows);
+    curve->loss = mem_alloc(sizeof(double) * (size_t)t.rows);
     curve->vocab = NAN;
     for (int i = 0; i < t.rows; i++) {
         curve->step[i] = log_table_mean(&t, LOG_STEP, i);
@@ -335,10 +339,10 @@ static void check_same_plan(const char *const *folders, int a, int b)
     for (int k = a + 1; k < b; k++) {
         const Job *j = &g_jobs[k];
         if (j->folder == first->folder)
-            die("%s/jobs.tsv lines %d and %d both plan the run %s", folders[j->folder], first->line, j->line, id);
+            die(EXIT_USER, "%s/jobs.tsv lines %d and %d both plan the run %s", folders[j->folder], first->line, j->line, id);
         for (int c = 0; c < N_JOB_COLS; c++)
             if (strcmp(j->f[c], first->f[c]))
-                die("run %s is planned differently in %s/jobs.tsv:%d and %s/jobs.tsv:%d (its %s: \"%s\" vs \"%s\")", id,
+                die(EXIT_USER, "run %s is planned differently in %s/jobs.tsv:%d and %s/jobs.tsv:%d (its %s: \"%s\" vs \"%s\")", id,
                     folders[first->folder], first->line, folders[j->folder], j->line, g_job_cols[c], first->f[c], j->f[c]);
     }
 }
@@ -350,7 +354,7 @@ static void check_log(const char *path, double steps, const Row *r)
     Curve curve;
     for (int m = 0; m < N_METRICS; m++) scratch.metric[m] = xstrdup("");
     read_log(path, steps, &scratch, &curve);
-    for (int m = 0; m < N_METRICS; m++) free(scratch.metric[m]);
+    for (int m = 0; m < N_METRICS; m++) mem_free(scratch.metric[m]);
     free_curve(&curve);
 }
 
@@ -377,12 +381,12 @@ static bool merge_results(const char *const *folders, int a, int b, Row *r, Curv
             r->done = true;
             for (int m = 0; m < N_METRICS; m++) {
                 if (g_metrics[m].from != FROM_SUMMARY) continue;
-                free(r->metric[m]);
+                mem_free(r->metric[m]);
                 r->metric[m] = xstrdup(s.text[g_metrics[m].source]);
             }
         } else {
             if (strcmp(s.rest, used.rest))
-                die("run %s finished with different results in %s and %s (summary lines differ beyond time_s)", id, used_path, out);
+                die(EXIT_USER, "run %s finished with different results in %s and %s (summary lines differ beyond time_s)", id, used_path, out);
             free_summary(&s);
         }
         struct stat st;
@@ -402,8 +406,8 @@ static bool merge_results(const char *const *folders, int a, int b, Row *r, Curv
 static void free_jobs(void)
 {
     for (int i = 0; i < g_n_jobs; i++)
-        for (int c = 0; c < N_JOB_COLS; c++) free(g_jobs[i].f[c]);
-    free(g_jobs);
+        for (int c = 0; c < N_JOB_COLS; c++) mem_free(g_jobs[i].f[c]);
+    mem_free(g_jobs);
     g_jobs = NULL;
     g_n_jobs = g_cap_jobs = 0;
 }
@@ -413,8 +417,8 @@ void load_folders(const char *const *folders, int n_folders, Row **rows_out, int
 {
     for (int i = 0; i < n_folders; i++) read_jobs(folders[i], i);
     qsort(g_jobs, (size_t)g_n_jobs, sizeof(Job), cmp_job);
-    Row *rows = xmalloc(sizeof(Row) * (size_t)g_n_jobs);
-    Curve *curves = xmalloc(sizeof(Curve) * (size_t)g_n_jobs);
+    Row *rows = mem_alloc(sizeof(Row) * (size_t)g_n_jobs);
+    Curve *curves = mem_alloc(sizeof(Curve) * (size_t)g_n_jobs);
     int n_rows = 0, n_curves = 0;
     for (int a = 0, b; a < g_n_jobs; a = b) {
         b = a + 1; /* jobs a .. b-1 share an id */
@@ -509,7 +513,7 @@ static int split_csv(const char *line, char *scratch, char **out, int max, const
         if (*p == '"') {
             for (p++;; p++) {
                 if (!*p) /* every line of runs.csv ends in a line end: the quote runs past it */
-                    die("%s, column %d: the quoted field is not closed on its line: a line break inside a field, or a "
+                    die(EXIT_USER, "%s, column %d: the quoted field is not closed on its line: a line break inside a field, or a "
                         "closing quote missing (runs.csv holds one run per line)", where, n + 1);
                 if (*p == '"' && p[1] == '"') {
                     scratch[len++] = '"';
@@ -521,14 +525,14 @@ static int split_csv(const char *line, char *scratch, char **out, int max, const
                     scratch[len++] = *p;
                 }
             }
-            if (*p && *p != ',') die("%s: text after a quoted field", where);
+            if (*p && *p != ',') die(EXIT_USER, "%s: text after a quoted field", where);
         } else {
             len = strcspn(p, ",\"");
-            if (p[len] == '"') die("%s: a quote inside an unquoted field", where);
+            if (p[len] == '"') die(EXIT_USER, "%s: a quote inside an unquoted field", where);
             memcpy(scratch, p, len);
             p += len;
         }
-        if (n == max) die("%s: more than %d fields", where, max);
+        if (n == max) die(EXIT_USER, "%s: more than %d fields", where, max);
         out[n++] = xstrndup(scratch, len);
         if (!*p) return n;
         p++; /* the comma */
@@ -543,13 +547,13 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
     size_t size, pos, next;
     char *text = read_text(path, &size, MUST_EXIST);
     if (size > 0 && text[size - 1] != '\n' && text[size - 1] != '\r')
-        die("%s: the last line has no line end: the file is cut short", path);
+        die(EXIT_USER, "%s: the last line has no line end: the file is cut short", path);
     pos = text_bom(text, size);
     char header[1024];
     put_header(header, sizeof header);
     size_t len = text_line(text, size, pos, &next);
     if (len != strlen(header) || memcmp(text + pos, header, len))
-        die("%s:1: not a runs.csv of ./report (expected the header %s)", path, header);
+        die(EXIT_USER, "%s:1: not a runs.csv of ./report (expected the header %s)", path, header);
     Row *rows = NULL;
     int n_rows = 0, cap = 0, lineno = 1;
     for (pos = next; pos < size; pos = next) {
@@ -558,37 +562,41 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
         char where[4200];
         snprintf(where, sizeof where, "%s:%d", path, lineno);
         if (len == 0) continue;
-        char *line = xstrndup(text + pos, len), *scratch = xmalloc(len + 1);
+        char *line = xstrndup(text + pos, len), *scratch = mem_alloc(len + 1);
         char *f[N_FIELDS];
         int n = split_csv(line, scratch, f, N_FIELDS, where);
-        free(line);
-        free(scratch);
-        if (n != N_FIELDS) die("%s: %d fields, expected %d", where, n, N_FIELDS);
-        if (n_rows == cap) rows = xrealloc(rows, sizeof(Row) * (size_t)(cap = cap ? 2 * cap : 256));
+        mem_free(line);
+        mem_free(scratch);
+        if (n != N_FIELDS) die(EXIT_USER, "%s: %d fields, expected %d", where, n, N_FIELDS);
+        if (n_rows == cap) {
+            int grown = cap ? 2 * cap : 256;
+            rows = mem_grow(rows, sizeof(Row) * (size_t)n_rows, sizeof(Row) * (size_t)grown);
+            cap = grown;
+        }
         Row *r = &rows[n_rows++];
         memset(r, 0, sizeof *r);
         for (int c = 0; c < JOB_COMMAND; c++) r->job[c] = f[c];
         const char *status = f[JOB_COMMAND];
-        if (strcmp(status, "done") && strcmp(status, "missing")) die("%s: status \"%s\": expected done or missing", where, status);
+        if (strcmp(status, "done") && strcmp(status, "missing")) die(EXIT_USER, "%s: status \"%s\": expected done or missing", where, status);
         r->done = !strcmp(status, "done");
-        free(f[JOB_COMMAND]);
+        mem_free(f[JOB_COMMAND]);
         for (int m = 0; m < N_METRICS; m++) r->metric[m] = f[JOB_COMMAND + 1 + m];
         r->job[JOB_COMMAND] = f[N_FIELDS - 1];
         parse_row(r, where);
         for (int m = 0; m < N_METRICS; m++) {
-            if (r->done && g_metrics[m].from == FROM_SUMMARY && !r->metric[m][0]) die("%s: a done run without %s", where, metric_name(m));
-            if (!r->done && r->metric[m][0]) die("%s: a missing run with a %s", where, metric_name(m));
+            if (r->done && g_metrics[m].from == FROM_SUMMARY && !r->metric[m][0]) die(EXIT_USER, "%s: a done run without %s", where, metric_name(m));
+            if (!r->done && r->metric[m][0]) die(EXIT_USER, "%s: a missing run with a %s", where, metric_name(m));
         }
     }
-    free(text);
-    if (n_rows == 0) die("%s: lists no run", path);
+    mem_free(text);
+    if (n_rows == 0) die(EXIT_USER, "%s: lists no run", path);
     /* each id once: sorted, equal ids are neighbours */
-    const char **ids = xmalloc(sizeof(char *) * (size_t)n_rows);
+    const char **ids = mem_alloc(sizeof(char *) * (size_t)n_rows);
     for (int i = 0; i < n_rows; i++) ids[i] = rows[i].job[JOB_ID];
     qsort(ids, (size_t)n_rows, sizeof(char *), cmp_string);
     for (int i = 1; i < n_rows; i++)
-        if (!strcmp(ids[i - 1], ids[i])) die("%s: the run %s is listed twice", path, ids[i]);
-    free(ids);
+        if (!strcmp(ids[i - 1], ids[i])) die(EXIT_USER, "%s: the run %s is listed twice", path, ids[i]);
+    mem_free(ids);
     *rows_out = rows;
     *n_rows_out = n_rows;
 }

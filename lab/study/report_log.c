@@ -54,7 +54,7 @@ static void find_columns(LogTable *t, char **names, int *id)
         int n = 0;
         while (n < LOG_MAX_LAYERS && place[c][n] >= 0) n++;
         t->layers[c] = n;
-        t->col[c] = n ? xmalloc(sizeof(int) * (size_t)n) : NULL;
+        t->col[c] = n ? mem_alloc(sizeof(int) * (size_t)n) : NULL;
         for (int l = 0; l < n; l++) t->col[c][l] = place[c][l];
     }
 }
@@ -74,10 +74,10 @@ static double read_field(const char *cell, size_t n, int c, const RowSource *src
     double v = NAN;
     if (n == 0) return v;
     if (!parse_number(cell, &v, NAN_AND_INF_TOO))
-        die("%s:%d: field %d (%s) is not a number: \"%s\"", src->path, src->lineno, c + 1, src->names[c], cell);
+        die(EXIT_USER, "%s:%d: field %d (%s) is not a number: \"%s\"", src->path, src->lineno, c + 1, src->names[c], cell);
     LogRange range = src->id[c] < 0 ? RANGE_ANY : g_log_columns[src->id[c]].range;
     if (!log_range_holds(range, v))
-        die("%s:%d: field %d (%s) \"%s\" is not %s", src->path, src->lineno, c + 1, src->names[c], cell, log_range_text(range));
+        die(EXIT_USER, "%s:%d: field %d (%s) \"%s\" is not %s", src->path, src->lineno, c + 1, src->names[c], cell, log_range_text(range));
     return v;
 }
 
@@ -88,11 +88,11 @@ static void read_row(const char *line, size_t len, double *row, int cols, const 
     for (int c = 0; c < cols; c++) {
         const char *comma = memchr(p, ',', (size_t)(end_of_line - p));
         const char *end = comma && c + 1 < cols ? comma : end_of_line;
-        if (c + 1 < cols && !comma) die("%s:%d: the row has fewer fields than the header's %d", src->path, src->lineno, cols);
-        if (c + 1 == cols && comma) die("%s:%d: the row has more fields than the header's %d", src->path, src->lineno, cols);
+        if (c + 1 < cols && !comma) die(EXIT_USER, "%s:%d: the row has fewer fields than the header's %d", src->path, src->lineno, cols);
+        if (c + 1 == cols && comma) die(EXIT_USER, "%s:%d: the row has more fields than the header's %d", src->path, src->lineno, cols);
         char cell[64];
         size_t n = (size_t)(end - p);
-        if (n >= sizeof cell) die("%s:%d: field %d (%s) is not a number", src->path, src->lineno, c + 1, src->names[c]);
+        if (n >= sizeof cell) die(EXIT_USER, "%s:%d: field %d (%s) is not a number", src->path, src->lineno, c + 1, src->names[c]);
         memcpy(cell, p, n);
         cell[n] = 0;
         row[c] = read_field(cell, n, c, src);
@@ -111,41 +111,46 @@ void log_table_read(LogTable *t, const char *path)
         if (!t->command) t->command = xstrndup(text + pos + mark, len - mark);
         lineno++;
     }
-    if (len == 0) die("%s:%d: empty: no header", path, lineno);
+    if (len == 0) die(EXIT_USER, "%s:%d: empty: no header", path, lineno);
     char *header = xstrndup(text + pos, len);
     char **names = NULL;
     char *save = NULL;
     for (char *tok = strtok_r(header, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        names = xrealloc(names, sizeof(char *) * (size_t)(t->cols + 1));
+        names = mem_grow(names, sizeof(char *) * (size_t)t->cols, sizeof(char *) * (size_t)(t->cols + 1));
         names[t->cols++] = tok;
     }
     if (t->cols == 0 || strcmp(names[0], g_log_columns[LOG_STEP].name))
-        die("%s:%d: not a log of ./train (no step column first)%s", path, lineno,
+        die(EXIT_USER, "%s:%d: not a log of ./train (no step column first)%s", path, lineno,
             !strcmp(names[0], "id") ? "; a runs.csv of ./report is read with --runs" : "");
-    int *id = xmalloc(sizeof(int) * (size_t)t->cols);
+    int *id = mem_alloc(sizeof(int) * (size_t)t->cols);
     find_columns(t, names, id);
     RowSource src = {path, lineno, names, id};
     int cap = 0;
     for (pos = next; pos < size; pos = next) {
         len = text_line(text, size, pos, &next);
         src.lineno++;
-        if (next == pos + len) die("%s:%d: the last row is cut short (no line end): the log is incomplete", path, src.lineno);
-        if (t->rows == cap) t->value = xrealloc(t->value, sizeof(double) * (size_t)(cap = cap ? 2 * cap : 64) * (size_t)t->cols);
+        if (next == pos + len) die(EXIT_USER, "%s:%d: the last row is cut short (no line end): the log is incomplete", path, src.lineno);
+        if (t->rows == cap) {
+            int grown = cap ? 2 * cap : 64;
+            size_t row_bytes = sizeof(double) * (size_t)t->cols;
+            t->value = mem_grow(t->value, row_bytes * (size_t)t->rows, row_bytes * (size_t)grown);
+            cap = grown;
+        }
         read_row(text + pos, len, t->value + (size_t)t->rows * (size_t)t->cols, t->cols, &src);
         t->rows++;
     }
-    if (t->rows == 0) die("%s: no rows", path);
-    free(id);
-    free(names);
-    free(header);
-    free(text);
+    if (t->rows == 0) die(EXIT_USER, "%s: no rows", path);
+    mem_free(id);
+    mem_free(names);
+    mem_free(header);
+    mem_free(text);
 }
 
 void log_table_free(LogTable *t)
 {
-    free(t->command);
-    free(t->value);
-    for (int c = 0; c < N_LOG_COLUMNS; c++) free(t->col[c]);
+    mem_free(t->command);
+    mem_free(t->value);
+    for (int c = 0; c < N_LOG_COLUMNS; c++) mem_free(t->col[c]);
     memset(t, 0, sizeof *t);
 }
 

@@ -47,11 +47,11 @@ OutcomeCell outcome_cell(const Cell *c, const OutcomeTask *t)
             o.successes += c->runs[i]->value[M_TEST_ACC] >= t->threshold;
         }
     o.wilson = stats_wilson(o.successes, o.n);
-    double *times = xmalloc(sizeof(double) * (size_t)c->n);
-    bool *events = xmalloc(sizeof(bool) * (size_t)c->n);
+    double *times = mem_alloc(sizeof(double) * (size_t)c->n);
+    bool *events = mem_alloc(sizeof(bool) * (size_t)c->n);
     o.km = stats_km_median(times, events, cell_times(c, times, events));
-    free(times);
-    free(events);
+    mem_free(times);
+    mem_free(events);
     return o;
 }
 
@@ -71,8 +71,8 @@ const Cell *outcome_find(const Cells *cs, const char *task, const char *optim, c
 /* The test accuracies a - b paired by seed, into d (room for a->n); returns how many. */
 static int paired_diffs(const Cell *a, const Cell *b, double *d)
 {
-    long *sa = xmalloc(sizeof(long) * (size_t)a->n), *sb = xmalloc(sizeof(long) * (size_t)b->n);
-    double *va = xmalloc(sizeof(double) * (size_t)a->n), *vb = xmalloc(sizeof(double) * (size_t)b->n);
+    long *sa = mem_alloc(sizeof(long) * (size_t)a->n), *sb = mem_alloc(sizeof(long) * (size_t)b->n);
+    double *va = mem_alloc(sizeof(double) * (size_t)a->n), *vb = mem_alloc(sizeof(double) * (size_t)b->n);
     int na = 0, nb = 0;
     for (int i = 0; i < a->n; i++)
         if (outcome_counts(a->runs[i])) {
@@ -85,10 +85,10 @@ static int paired_diffs(const Cell *a, const Cell *b, double *d)
             vb[nb++] = b->runs[i]->value[M_TEST_ACC];
         }
     int n = stats_paired(sa, va, na, sb, vb, nb, d, a->n);
-    free(sa);
-    free(sb);
-    free(va);
-    free(vb);
+    mem_free(sa);
+    mem_free(sb);
+    mem_free(va);
+    mem_free(vb);
     return n;
 }
 
@@ -107,13 +107,13 @@ static void contrast_measure(const Cells *cs, OutcomeContrast *c)
     c->ob = outcome_cell(c->cb, c->task);
     c->fisher_p = stats_fisher(c->oa.successes, c->oa.n, c->ob.successes, c->ob.n);
     c->rate_diff = stats_newcombe(c->oa.successes, c->oa.n, c->ob.successes, c->ob.n);
-    double *d = xmalloc(sizeof(double) * (size_t)c->ca->n);
+    double *d = mem_alloc(sizeof(double) * (size_t)c->ca->n);
     int n = paired_diffs(c->ca, c->cb, d);
     c->diff = stats_ci95(d, n);
     c->sign_flip_p = stats_sign_flip(d, n, &c->sign_flip_exact);
     int na = c->ca->n, nb = c->cb->n;
-    double *ta = xmalloc(sizeof(double) * (size_t)na), *tb = xmalloc(sizeof(double) * (size_t)nb);
-    bool *ea = xmalloc(sizeof(bool) * (size_t)na), *eb = xmalloc(sizeof(bool) * (size_t)nb);
+    double *ta = mem_alloc(sizeof(double) * (size_t)na), *tb = mem_alloc(sizeof(double) * (size_t)nb);
+    bool *ea = mem_alloc(sizeof(bool) * (size_t)na), *eb = mem_alloc(sizeof(bool) * (size_t)nb);
     na = cell_times(c->ca, ta, ea);
     nb = cell_times(c->cb, tb, eb);
     c->logrank_p = stats_logrank(ta, ea, na, tb, eb, nb);
@@ -129,11 +129,11 @@ static void contrast_measure(const Cells *cs, OutcomeContrast *c)
         c->mdd = stats_mdd_paired(stats_sd(d, n), n);
         c->n_mdd = n;
     }
-    free(d);
-    free(ta);
-    free(tb);
-    free(ea);
-    free(eb);
+    mem_free(d);
+    mem_free(ta);
+    mem_free(tb);
+    mem_free(ea);
+    mem_free(eb);
 }
 
 static bool same_side(const OutcomeSide *x, const OutcomeSide *y) { return !strcmp(x->variant, y->variant) && !strcmp(x->scale, y->scale); }
@@ -150,7 +150,11 @@ static bool is_primary(const char *optim, double dk, const OutcomeSide *a, const
 /* Appends a contrast (growing the array). */
 static OutcomeContrast *push(OutcomeContrast **v, int *n, int *cap)
 {
-    if (*n == *cap) *v = xrealloc(*v, sizeof(OutcomeContrast) * (size_t)(*cap = *cap ? 2 * *cap : 64));
+    if (*n == *cap) {
+        int grown = *cap ? 2 * *cap : 64;
+        *v = mem_grow(*v, sizeof(OutcomeContrast) * (size_t)*n, sizeof(OutcomeContrast) * (size_t)grown);
+        *cap = grown;
+    }
     OutcomeContrast *c = &(*v)[(*n)++];
     memset(c, 0, sizeof *c);
     return c;
@@ -182,7 +186,7 @@ static void add_secondaries(const Cells *cs, OutcomeContrast **v, int *n, int *c
 static void correct_and_judge(OutcomeContrast *v, int from, int to, bool holm)
 {
     int m = to - from;
-    double *p = xmalloc(sizeof(double) * (size_t)(m ? m : 1)), *adj = xmalloc(sizeof(double) * (size_t)(m ? m : 1));
+    double *p = mem_alloc(sizeof(double) * (size_t)(m ? m : 1)), *adj = mem_alloc(sizeof(double) * (size_t)(m ? m : 1));
     for (int i = 0; i < m; i++) p[i] = v[from + i].p;
     if (holm) stats_holm(p, m, adj);
     else stats_bh(p, m, adj);
@@ -190,8 +194,8 @@ static void correct_and_judge(OutcomeContrast *v, int from, int to, bool holm)
         v[from + i].p_corrected = adj[i];
         v[from + i].verdict = outcome_verdict(adj[i], v[from + i].effect);
     }
-    free(p);
-    free(adj);
+    mem_free(p);
+    mem_free(adj);
 }
 
 int outcome_contrasts(const Cells *cs, OutcomeContrast **out)
@@ -358,6 +362,6 @@ bool write_outcomes(const char *dir, const Cells *cs)
     if (n > primaries) contrast_rows(f, v, primaries, n, "BH");
     else fprintf(f, "None.\n");
     out_close(&o);
-    free(v);
+    mem_free(v);
     return true;
 }

@@ -117,12 +117,12 @@ static void draw_statistic(Svg *s, const SvgPanel *panel, int j, const Cell *c, 
         svg_shape(s, panel, x, o.wilson.est, SVG_DIAMOND, 5, "#000000", SVG_HOLLOW);
         return;
     }
-    double *v = xmalloc(sizeof(double) * (size_t)(c->n + 1));
+    double *v = mem_alloc(sizeof(double) * (size_t)(c->n + 1));
     int n = 0;
     for (int i = 0; i < c->n; i++)
         if (outcome_counts(c->runs[i])) v[n++] = c->runs[i]->value[M_TEST_ACC];
     StatsCi ci = stats_ci95(v, n);
-    free(v);
+    mem_free(v);
     if (ci.defined) svg_error_bar(s, panel, x, clip01(ci.lo), clip01(ci.hi), "#000000");
     svg_shape(s, panel, x, ci.mean, SVG_SQUARE, 4, "#000000", SVG_FILLED);
 }

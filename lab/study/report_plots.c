@@ -250,7 +250,7 @@ static void lr_plan(LrPlot *lp, const Cells *cs, const char *stage, const char *
             lp->dk[lp->np++] = dks[d];
         }
     }
-    lp->vals = xmalloc(sizeof(double) * (size_t)(cs->n_rows + 1));
+    lp->vals = mem_alloc(sizeof(double) * (size_t)(cs->n_rows + 1));
 }
 
 /* The cell of panel k at one scale and rate. */
@@ -331,7 +331,7 @@ static void plot_lr(const char *dir, const Cells *cs, const char *stage, const c
         svg_panel(s, &panel);
         draw_lr_panel(s, &lp, k, &panel);
     }
-    free(lp.vals);
+    mem_free(lp.vals);
     n_text(nt, sizeof nt, lo_n, hi_n, "point");
     figure_titles(s, width, title, subtitle);
     SvgStyle ring = {"#000000", NULL, SVG_CIRCLE, 0, SVG_HOLLOW};
@@ -454,7 +454,7 @@ static void plot_dk(const char *dir, const Cells *cs, const char *task)
     dp.ns = distinct_text(cs, &dp.pick, JOB_SCALE, dp.scales);
     dp.nd = distinct_number(cs, &dp.pick, JOB_DK, dp.dks);
     if (dp.no == 0 || dp.nd == 0) return;
-    dp.vals = xmalloc(sizeof(double) * (size_t)(cs->n_rows + 1));
+    dp.vals = mem_alloc(sizeof(double) * (size_t)(cs->n_rows + 1));
     static DkSources src;
     int lo_n[MAX_LIST], hi_n[MAX_LIST], all_hi = 0; /* n per point, per panel (first: for the titles) */
     for (int o = 0; o < dp.no; o++) {
@@ -477,7 +477,7 @@ static void plot_dk(const char *dir, const Cells *cs, const char *task)
         svg_panel(s, &panel);
         draw_dk_panel(s, &dp, o, &src, &panel);
     }
-    free(dp.vals);
+    mem_free(dp.vals);
     figure_titles(s, width, title, subtitle);
     const char *notes[3] = {all_hi > 1 ? "bars: 95 % CI, clipped to [0, 1]" : "one seed: no interval", "n: runs per point",
                             g_dodge_note};
@@ -717,12 +717,12 @@ static bool plot_curves(const char *dir, const Cells *cs, const Curve *curves, i
     if (!stage) return false;
     cp.ns = distinct_text(cs, &cp.pick, JOB_SCALE, cp.scales);
     cp.nd = distinct_number(cs, &cp.pick, JOB_DK, cp.dks);
-    cp.line = xmalloc(sizeof(Curve *) * (size_t)(n_curves + 1));
+    cp.line = mem_alloc(sizeof(Curve *) * (size_t)(n_curves + 1));
     CurveLine *points = &cp.points;
-    points->x = xmalloc(sizeof(double) * MAX_POINTS);
-    points->median = xmalloc(sizeof(double) * MAX_POINTS);
-    points->q25 = xmalloc(sizeof(double) * MAX_POINTS);
-    points->q75 = xmalloc(sizeof(double) * MAX_POINTS);
+    points->x = mem_alloc(sizeof(double) * MAX_POINTS);
+    points->median = mem_alloc(sizeof(double) * MAX_POINTS);
+    points->q25 = mem_alloc(sizeof(double) * MAX_POINTS);
+    points->q75 = mem_alloc(sizeof(double) * MAX_POINTS);
     curves_ranges(&cp);
     char name[256], title[512];
     snprintf(name, sizeof name, "curves_%s_%s.svg", task, optim);
@@ -736,11 +736,11 @@ static bool plot_curves(const char *dir, const Cells *cs, const Curve *curves, i
     Svg *s = plot_open(&plot, dir, name, width, cp.top + cp.nd * (PANEL_H + 80) + 20);
     for (int m = 0; m < N_CURVE_METRICS; m++)
         for (int d = 0; d < cp.nd; d++) draw_curves_panel(s, &cp, m, d);
-    free(cp.line);
-    free(points->x);
-    free(points->median);
-    free(points->q25);
-    free(points->q75);
+    mem_free(cp.line);
+    mem_free(points->x);
+    mem_free(points->median);
+    mem_free(points->q25);
+    mem_free(points->q75);
     figure_titles(s, width, title, subtitle);
     const char *notes[2] = {"line: median over runs; band: their 25th–75th percentile", "n: logged runs per line"};
     scale_legend(s, MARGIN + N_CURVE_METRICS * (PANEL_W + MARGIN) - 30, cp.top, cp.scales, cp.ns, NULL, NULL, notes, 2);

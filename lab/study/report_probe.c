@@ -49,7 +49,7 @@ static int table_cells(char *line, char **cells, int max)
 static bool read_probe_table(const char *path, const char *section, ProbeTable *t)
 {
     FILE *f = fopen(path, "r");
-    if (!f) die("--probe %s: cannot open it", path);
+    if (!f) die(EXIT_USER, "--probe %s: cannot open it", path);
     char line[4096];
     bool in = false;
     memset(t, 0, sizeof *t);
@@ -73,12 +73,12 @@ static bool read_probe_table(const char *path, const char *section, ProbeTable *
                 snprintf(t->div[d], sizeof t->div[d], "%s", cells[d + 1] + (cells[d + 1][0] == '/' ? 2 : 0));
             continue;
         }
-        if (t->n_div == 0 || n - 1 != t->n_div || t->n_dk >= PROBE_MAX_DK) die("--probe %s: a malformed table in %s", path, section);
+        if (t->n_div == 0 || n - 1 != t->n_div || t->n_dk >= PROBE_MAX_DK) die(EXIT_USER, "--probe %s: a malformed table in %s", path, section);
         int r = t->n_dk++;
-        if (!parse_number(cells[0], &t->dk[r], FINITE_ONLY)) die("--probe %s: %s: dk \"%s\" is not a number", path, section, cells[0]);
+        if (!parse_number(cells[0], &t->dk[r], FINITE_ONLY)) die(EXIT_USER, "--probe %s: %s: dk \"%s\" is not a number", path, section, cells[0]);
         for (int d = 0; d < t->n_div; d++)
             if (!parse_number(cells[d + 1], &t->v[r][d], FINITE_ONLY))
-                die("--probe %s: %s: \"%s\" is not a number", path, section, cells[d + 1]);
+                die(EXIT_USER, "--probe %s: %s: \"%s\" is not a number", path, section, cells[d + 1]);
     }
     fclose(f);
     return t->n_dk > 0;
@@ -110,7 +110,7 @@ int report_probe_plot(const char *probe_md, const char *dir)
     ProbeTable tab[2];
     const char *sections[2] = {"## 5.", "## 6."};
     for (int k = 0; k < 2; k++)
-        if (!read_probe_table(probe_md, sections[k], &tab[k])) die("--probe %s: no table under \"%s\"", probe_md, sections[k]);
+        if (!read_probe_table(probe_md, sections[k], &tab[k])) die(EXIT_USER, "--probe %s: no table under \"%s\"", probe_md, sections[k]);
     const int n_keys = 64; /* the probe's sections 5 and 6 */
 
     Plot plot;
@@ -139,7 +139,7 @@ int report_probe_plot(const char *probe_md, const char *dir)
         svg_hline(s, &p, uniform[k], "#888888", "uniform over 64 keys");
         for (int l = 0; l < N_LINES; l++) {
             int d = column_of(t, g_lines[l].column);
-            if (d < 0) die("--probe %s: no column \"/ %s\" in %s", probe_md, g_lines[l].column, sections[k]);
+            if (d < 0) die(EXIT_USER, "--probe %s: no column \"/ %s\" in %s", probe_md, g_lines[l].column, sections[k]);
             double y[PROBE_MAX_DK];
             for (int r = 0; r < t->n_dk; r++) y[r] = t->v[r][d];
             svg_series(s, &p, t->dk, y, t->n_dk, &g_lines[l].style);

@@ -105,9 +105,9 @@ static void verdict_text(char *buf, size_t len, StatsCi d, double mean_a, double
 /* The paired difference in test accuracy, a - b, over the seeds both cells have done. */
 static StatsCi paired(const Cell *a, const Cell *b)
 {
-    long *sa = xmalloc(sizeof(long) * (size_t)a->n), *sb = xmalloc(sizeof(long) * (size_t)b->n);
-    double *va = xmalloc(sizeof(double) * (size_t)a->n), *vb = xmalloc(sizeof(double) * (size_t)b->n);
-    double *diff = xmalloc(sizeof(double) * (size_t)a->n);
+    long *sa = mem_alloc(sizeof(long) * (size_t)a->n), *sb = mem_alloc(sizeof(long) * (size_t)b->n);
+    double *va = mem_alloc(sizeof(double) * (size_t)a->n), *vb = mem_alloc(sizeof(double) * (size_t)b->n);
+    double *diff = mem_alloc(sizeof(double) * (size_t)a->n);
     int na = 0, nb = 0;
     for (int i = 0; i < a->n; i++)
         if (a->runs[i]->done && isfinite(a->runs[i]->value[M_TEST_ACC])) {
@@ -121,11 +121,11 @@ static StatsCi paired(const Cell *a, const Cell *b)
         }
     int n = stats_paired(sa, va, na, sb, vb, nb, diff, a->n);
     StatsCi d = stats_ci95(diff, n);
-    free(sa);
-    free(sb);
-    free(va);
-    free(vb);
-    free(diff);
+    mem_free(sa);
+    mem_free(sb);
+    mem_free(va);
+    mem_free(vb);
+    mem_free(diff);
     return d;
 }
 
@@ -189,7 +189,7 @@ static void lr_sweep_tables(FILE *f, const Stage *st)
         block_title(f, k, "");
         /* the columns: the distinct lrs of the block, ascending, named by their first text */
         int n_lr = 0;
-        const Row **lrs = xmalloc(sizeof(Row *) * (size_t)(b - a));
+        const Row **lrs = mem_alloc(sizeof(Row *) * (size_t)(b - a));
         for (int i = a; i < b; i++) {
             const Row *r = cell_row(&cs->cell[i]);
             int j = 0;
@@ -235,7 +235,7 @@ static void lr_sweep_tables(FILE *f, const Stage *st)
             fprintf(f, " |\n");
             r0 = r1;
         }
-        free(lrs);
+        mem_free(lrs);
     }
 }
 
@@ -339,7 +339,7 @@ static void learned_scale_table(FILE *f, const Stage *st)
         const Cell *c = &st->cs->cell[i];
         const Row *k = cell_row(c);
         if (strncmp(k->job[JOB_SCALE], "learned", 7)) continue;
-        double *v = xmalloc(sizeof(double) * (size_t)c->n);
+        double *v = mem_alloc(sizeof(double) * (size_t)c->n);
         int n = 0;
         double lo = INFINITY, hi = -INFINITY;
         for (int r = 0; r < c->n; r++) {
@@ -350,7 +350,7 @@ static void learned_scale_table(FILE *f, const Stage *st)
             hi = x > hi ? x : hi;
         }
         if (n == 0) {
-            free(v);
+            mem_free(v);
             continue;
         }
         if (!any)
@@ -367,7 +367,7 @@ static void learned_scale_table(FILE *f, const Stage *st)
         fprintf(f, "| %s · %s · `%s` | %s | %s | %s | %.3g | %s | %.3f – %.3f |\n", k->job[JOB_TASK], k->job[JOB_OPTIM],
                 k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK], k->job[JOB_LR], start, end, lo,
                 hi);
-        free(v);
+        mem_free(v);
     }
 }
 
@@ -650,12 +650,12 @@ static void overview_table(FILE *f, const Stage *st)
 /* The median over a cell's done runs of one metric; NAN when none has it. */
 static double cell_median(const Cell *c, int metric)
 {
-    double *v = xmalloc(sizeof(double) * (size_t)c->n);
+    double *v = mem_alloc(sizeof(double) * (size_t)c->n);
     int n = 0;
     for (int r = 0; r < c->n; r++)
         if (c->runs[r]->done && isfinite(c->runs[r]->value[metric])) v[n++] = c->runs[r]->value[metric];
     double m = stats_quantile(v, n, 0.5);
-    free(v);
+    mem_free(v);
     return m;
 }
 

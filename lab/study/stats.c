@@ -1,6 +1,8 @@
 /* stats.c - see stats.h. */
 #include "stats.h"
 
+#include "../../tensor/base.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,20 +62,10 @@ static int cmp_seed_at(const void *x, const void *y)
     return a->at - b->at; /* a seed listed twice: its first place first */
 }
 
-void *stats_alloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) { /* one line and exit 2, as ./report does for any allocation */
-        fprintf(stderr, "report: out of memory (%zu bytes)\n", bytes);
-        exit(2);
-    }
-    return p;
-}
-
 /* The seeds of a list sorted, each with its place (n log n: a study's cells may hold many seeds). */
 static SeedAt *sorted_seeds(const long *seeds, int n)
 {
-    SeedAt *s = stats_alloc(sizeof(SeedAt) * (size_t)(n > 0 ? n : 1));
+    SeedAt *s = mem_alloc(sizeof(SeedAt) * (size_t)(n > 0 ? n : 1));
     for (int i = 0; i < n; i++) s[i] = (SeedAt){seeds[i], i};
     qsort(s, (size_t)n, sizeof(SeedAt), cmp_seed_at);
     return s;
@@ -90,8 +82,8 @@ int stats_paired(const long *seed_a, const double *a, int na, const long *seed_b
         while (j < nb && sb[j].seed < sa[i].seed) j++;
         if (j < nb && sb[j].seed == sa[i].seed && n < max) diff[n++] = a[sa[i].at] - b[sb[j].at];
     }
-    free(sa);
-    free(sb);
+    mem_free(sa);
+    mem_free(sb);
     return n;
 }
 

@@ -11,8 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* malloc, or "report: out of memory" and exit 2 (this module links without report_common's xmalloc). */
-void *stats_alloc(size_t bytes);
 /* (1/n) sum x_i; NAN when n < 1. */
 double stats_mean(const double *x, int n);
 /* Sample standard deviation sqrt(sum (x_i - mean)^2 / (n - 1)); NAN when n < 2. */

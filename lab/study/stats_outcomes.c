@@ -3,6 +3,8 @@
 
 #include "stats.h"
 
+#include "../../tensor/base.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -134,7 +136,7 @@ static int sorted_tests(const double *p, int m, int *order)
 
 void stats_holm(const double *p, int m, double *adj)
 {
-    int *order = stats_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
+    int *order = mem_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
     int k = sorted_tests(p, m, order);
     for (int i = 0; i < m; i++) adj[i] = NAN;
     double run = 0; /* max_{j <= i} (k - j + 1) p_(j), j counted from 1 */
@@ -142,12 +144,12 @@ void stats_holm(const double *p, int m, double *adj)
         run = fmax(run, (k - j) * p[order[j]]);
         adj[order[j]] = fmin(1, run);
     }
-    free(order);
+    mem_free(order);
 }
 
 void stats_bh(const double *p, int m, double *adj)
 {
-    int *order = stats_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
+    int *order = mem_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
     int k = sorted_tests(p, m, order);
     for (int i = 0; i < m; i++) adj[i] = NAN;
     double run = 1; /* min_{j >= i} k p_(j) / j */
@@ -155,7 +157,7 @@ void stats_bh(const double *p, int m, double *adj)
         run = fmin(run, k * p[order[j]] / (j + 1));
         adj[order[j]] = run;
     }
-    free(order);
+    mem_free(order);
 }
 
 /* ------------------------------------------------------------------ minimum detectable differences */
@@ -218,7 +220,7 @@ static int cmp_timed(const void *x, const void *y)
 /* The runs of both groups in one sorted list (nb = 0 for one group). */
 static TimedRun *timed_runs(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb)
 {
-    TimedRun *r = stats_alloc(sizeof(TimedRun) * (size_t)(na + nb));
+    TimedRun *r = mem_alloc(sizeof(TimedRun) * (size_t)(na + nb));
     for (int i = 0; i < na; i++) r[i] = (TimedRun){ta[i], 0, ea[i]};
     for (int i = 0; i < nb; i++) r[na + i] = (TimedRun){tb[i], 1, eb[i]};
     qsort(r, (size_t)(na + nb), sizeof(TimedRun), cmp_timed);
@@ -241,7 +243,7 @@ StatsKm stats_km_median(const double *time, const bool *event, int n)
         }
         i = j;
     }
-    free(r);
+    mem_free(r);
     return km;
 }
 
@@ -269,7 +271,7 @@ double stats_logrank(const double *ta, const bool *ea, int na, const double *tb,
         at_risk_b -= (j - i) - gone_a;
         i = j;
     }
-    free(r);
+    mem_free(r);
     if (!(v > 0)) return NAN;
     double chi2 = (o_a - e_a) * (o_a - e_a) / v;
     return erfc(sqrt(chi2 / 2));
