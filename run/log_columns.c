@@ -19,8 +19,7 @@ const LogField g_log_columns[N_LOG_COLUMNS] = {
     [LOG_MAX_WEIGHT] = {"l%d_max_weight", "%.6g", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_FRACTION, "mean largest attention weight"},
     [LOG_GNORM_WQ] = {"l%d_gnorm_wq", "%.6g", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "gradient norm of Wq, before clipping"},
     [LOG_GNORM_WK] = {"l%d_gnorm_wk", "%.6g", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "gradient norm of Wk, before clipping"},
-    [LOG_SCALE_X_SQRT_DK] = {"l%d_scale_x_sqrt_dk", "%.6g", LOG_REAL, LOG_LEARNED_S, LOG_EVERY_ROW, RANGE_ANY, "mean learned s × √dk"},
-    [LOG_TAU] = {"l%d_tau", "%.6g", LOG_REAL, LOG_LEARNED_TAU, LOG_EVERY_ROW, RANGE_ANY, "mean learned temperature τ"},
+    [LOG_MULTIPLIER] = {"l%d_%s", "%.6g", LOG_REAL, LOG_LEARNED_MULTIPLIER, LOG_EVERY_ROW, RANGE_ANY, "mean of the learned multiplier over the heads, as its row logs it (s × √dk, τ)"},
     [LOG_QGRAD_MEDIAN] = {"l%d_qgrad_median", "%.6g", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "median over queries of ‖∂L/∂S_row‖"},
     [LOG_QGRAD_P10] = {"l%d_qgrad_p10", "%.6g", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "10th percentile of ‖∂L/∂S_row‖"},
     [LOG_JAC_MEDIAN] = {"l%d_jac_median", "%.6g", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "median softmax Jacobian norm"},
@@ -55,30 +54,31 @@ const LogField g_summary_fields[N_SUMMARY_FIELDS] = {
 
 bool log_column_per_layer(LogColumnId c) { return strstr(g_log_columns[c].name, "%d") != NULL; }
 
-void log_column_name(char *buf, size_t n, LogColumnId c, int layer)
+void log_column_name(char *buf, size_t n, LogColumnId c, int layer, const char *multiplier)
 {
-    if (log_column_per_layer(c)) snprintf(buf, n, g_log_columns[c].name, layer);
+    if (c == LOG_MULTIPLIER) snprintf(buf, n, g_log_columns[c].name, layer, multiplier ? multiplier : "?");
+    else if (log_column_per_layer(c)) snprintf(buf, n, g_log_columns[c].name, layer);
     else snprintf(buf, n, "%s", g_log_columns[c].name);
 }
 
-static bool column_present(LogColumnId c, LogPresence multiplier)
+static bool column_present(LogColumnId c, bool has_multiplier)
 {
     LogPresence p = g_log_columns[c].present;
-    return p == LOG_ALWAYS || p == multiplier;
+    return p == LOG_ALWAYS || (p == LOG_LEARNED_MULTIPLIER && has_multiplier);
 }
 
-void log_columns_each(int layers, LogPresence multiplier, LogVisit *visit, void *ctx)
+void log_columns_each(int layers, bool has_multiplier, LogVisit *visit, void *ctx)
 {
     for (int c = 0; c < N_LOG_COLUMNS;) {
         if (!log_column_per_layer(c)) {
-            if (column_present(c, multiplier)) visit(ctx, c, -1);
+            if (column_present(c, has_multiplier)) visit(ctx, c, -1);
             c++;
             continue;
         }
         /* a block: the per-layer columns from c on that share its presence, layer by layer */
         int end = c + 1;
         while (end < N_LOG_COLUMNS && log_column_per_layer(end) && g_log_columns[end].present == g_log_columns[c].present) end++;
-        if (column_present(c, multiplier))
+        if (column_present(c, has_multiplier))
             for (int l = 0; l < layers; l++)
                 for (int k = c; k < end; k++) visit(ctx, k, l);
         c = end;
@@ -136,13 +136,4 @@ void summary_print(FILE *out, const LogValue values[N_SUMMARY_FIELDS])
         log_value_put(out, &g_summary_fields[i], values[i]);
     }
     fputc('\n', out);
-}
-
-LogPresence log_multiplier_presence(const char *column)
-{
-    for (int c = 0; c < N_LOG_COLUMNS; c++) {
-        const LogField *f = &g_log_columns[c];
-        if (f->present != LOG_ALWAYS && !strncmp(f->name, "l%d_", 4) && !strcmp(f->name + 4, column)) return f->present;
-    }
-    return LOG_ALWAYS;
 }

@@ -19,11 +19,12 @@
 
 /* How a value is written: a double (LOG_REAL) or an integer (LOG_COUNT, a long). */
 typedef enum LogType { LOG_REAL, LOG_COUNT } LogType;
-/* Which columns a run has: those present always, and those of its learned multiplier, when it
- * learns one (the learned s of --scale=learned, or cosine attention's temperature tau); and
- * which fields a summary line has: the test set's only when the run has one (--test-size), the
- * evaluations' rounding counts only with a reduced --precision. */
-typedef enum LogPresence { LOG_ALWAYS, LOG_LEARNED_S, LOG_LEARNED_TAU, LOG_WITH_TEST_SET, LOG_WITH_PRECISION } LogPresence;
+/* Which columns a run has: those present always, and that of its learned multiplier, when it
+ * learns one (the learned s of --scale=learned, cosine attention's temperature tau: the column
+ * the multiplier's row names, model/attn_spec.h); and which fields a summary line has: the test
+ * set's only when the run has one (--test-size), the evaluations' rounding counts only with a
+ * reduced --precision. */
+typedef enum LogPresence { LOG_ALWAYS, LOG_LEARNED_MULTIPLIER, LOG_WITH_TEST_SET, LOG_WITH_PRECISION } LogPresence;
 /* Which rows fill a column: every row, or only those of an evaluation step (empty in the others). */
 typedef enum LogFilled { LOG_EVERY_ROW, LOG_EVAL_ROWS } LogFilled;
 /* The values a field can hold; a reader refuses any other (log_range_holds). */
@@ -53,7 +54,7 @@ typedef struct LogField {
 typedef enum LogColumnId {
     LOG_STEP, LOG_LOSS, LOG_LR, LOG_GRAD_NORM, LOG_TOKENS_PER_S, LOG_TIME_S,
     LOG_SCORE_MEAN, LOG_SCORE_STD, LOG_ENTROPY, LOG_ENTROPY_NORM, LOG_MAX_WEIGHT, LOG_GNORM_WQ, LOG_GNORM_WK,
-    LOG_SCALE_X_SQRT_DK, LOG_TAU,
+    LOG_MULTIPLIER,
     LOG_QGRAD_MEDIAN, LOG_QGRAD_P10, LOG_JAC_MEDIAN, LOG_JAC_P10, LOG_FP_OVERFLOWS, LOG_FP_UNDERFLOWS, LOG_FP_NANS,
     LOG_VAL_LOSS, LOG_VAL_ACC, LOG_NAN_COUNT,
     N_LOG_COLUMNS
@@ -62,18 +63,15 @@ extern const LogField g_log_columns[N_LOG_COLUMNS];
 
 /* True for a column per layer ("l%d_..."). */
 bool log_column_per_layer(LogColumnId c);
-/* The name of column c in the file: "loss", or "l3_score_std" for layer 3 of a per-layer one. */
-void log_column_name(char *buf, size_t n, LogColumnId c, int layer);
+/* The name of column c in the file: "loss", or "l3_score_std" for layer 3 of a per-layer one;
+ * LOG_MULTIPLIER's is "l3_<multiplier>", the column its row names ("scale_x_sqrt_dk", "tau"). */
+void log_column_name(char *buf, size_t n, LogColumnId c, int layer, const char *multiplier);
 
-/* The presence of the per-layer column "l%d_<column>" of a learned multiplier ("scale_x_sqrt_dk",
- * "tau": what the attention variant's row names); LOG_ALWAYS when the table has no such column. */
-LogPresence log_multiplier_presence(const char *column);
-
-/* Calls visit(ctx, column, layer) for every column of the log of a run with `layers` layers and
- * the given learned multiplier (LOG_ALWAYS: none), in file order; layer is -1 for a column that
- * is not per layer. The header and each row are written by walking this order. */
+/* Calls visit(ctx, column, layer) for every column of the log of a run with `layers` layers, with
+ * or without a learned multiplier, in file order; layer is -1 for a column that is not per layer.
+ * The header and each row are written by walking this order. */
 typedef void LogVisit(void *ctx, LogColumnId column, int layer);
-void log_columns_each(int layers, LogPresence multiplier, LogVisit *visit, void *ctx);
+void log_columns_each(int layers, bool has_multiplier, LogVisit *visit, void *ctx);
 
 /* The log's first line: LOG_COMMENT and the command that makes the run's model, e.g. "# ./train
  * --task=sort --dk=64" (control characters written as '?': one line). A reader skips the lines

@@ -29,36 +29,27 @@ bool logbook_stdout_ok(Logbook *lb)
     return false;
 }
 
-/* The learned multiplier whose columns this run's log has: the column its attention row names
- * (model/attn_spec.h), one of the table's (run/log_columns.h). */
-static LogPresence log_multiplier(const Logbook *lb)
-{
-    if (!lb->multiplier) return LOG_ALWAYS;
-    LogPresence p = log_multiplier_presence(lb->multiplier->column);
-    assert(p != LOG_ALWAYS); /* a variant's multiplier names a column the table does not have */
-    return p;
-}
-
 /* The header, one column name at a time (a LogVisit), into a buffer. */
 typedef struct HeaderText {
     char *buf;
     size_t len, n;
+    const char *multiplier; /* the learned multiplier's column (its row's), or NULL */
 } HeaderText;
 
 static void put_column_name(void *ctx, LogColumnId column, int layer)
 {
     HeaderText *h = ctx;
-    char name[64];
-    log_column_name(name, sizeof name, column, layer);
+    char name[96];
+    log_column_name(name, sizeof name, column, layer, h->multiplier);
     if (h->n < h->len) h->n += (size_t)snprintf(h->buf + h->n, h->len - h->n, "%s%s", h->n ? "," : "", name);
 }
 
 /* The CSV header this run writes, into buf. */
 static void header_text(const Logbook *lb, char *buf, size_t len)
 {
-    HeaderText h = {buf, len, 0};
+    HeaderText h = {buf, len, 0, lb->multiplier ? lb->multiplier->column : NULL};
     buf[0] = 0;
-    log_columns_each(lb->layers, log_multiplier(lb), put_column_name, &h);
+    log_columns_each(lb->layers, lb->multiplier != NULL, put_column_name, &h);
     if (h.n < len) snprintf(buf + h.n, len - h.n, "\n");
 }
 
@@ -198,8 +189,7 @@ static LogValue column_value(const Logbook *lb, const LogRow *row, LogColumnId c
     case LOG_MAX_WEIGHT: return log_real(lm->att.max_weight);
     case LOG_GNORM_WQ: return log_real(lm->gnorm_wq);
     case LOG_GNORM_WK: return log_real(lm->gnorm_wk);
-    case LOG_SCALE_X_SQRT_DK: /* the learned multiplier's column, whichever it is */
-    case LOG_TAU: return log_real(lm->multiplier);
+    case LOG_MULTIPLIER: return log_real(lm->multiplier);
     case LOG_QGRAD_MEDIAN: return log_real(lm->att.qgrad_median);
     case LOG_QGRAD_P10: return log_real(lm->att.qgrad_p10);
     case LOG_JAC_MEDIAN: return log_real(lm->att.jac_median);
@@ -239,7 +229,7 @@ bool logbook_row(Logbook *lb, const LogRow *row)
     lb->rows++;
     if (lb->csv) {
         RowText t = {lb, row, 0};
-        log_columns_each(lb->layers, log_multiplier(lb), put_column_value, &t);
+        log_columns_each(lb->layers, lb->multiplier != NULL, put_column_value, &t);
         fputc('\n', lb->csv);
         if (!csv_ok(lb)) return false;
     }

@@ -98,6 +98,42 @@ const AttnSpec attn_double = {
 };
 EOF
 variant_file=$new variant_table=$table
+# the same recipe for a variant with a learned multiplier of its own: its log column is its row's
+follow "An attention variant" temp <<'EOF'
+/* attn_temp.c - a toy of tests/recipes.sh: S = m_h q.k, a multiplier learned per head. */
+#include "attn_spec.h"
+
+#include <math.h>
+
+static Tensor *temp_scores(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Tensor *q, Tensor *k,
+                           AttentionTrace *trace)
+{
+    (void)ly, (void)trace;
+    return attention_dot_products(tp, cfg, q, k);
+}
+
+static double temp_start(const GptConfig *c) { return 1 / sqrt((double)c->dk); }
+static double temp_logged(double mean, const GptConfig *c) { return mean * sqrt((double)c->dk); }
+
+static const HeadMultiplier temp = {
+    .name = "m",
+    .param = "temp",
+    .start = temp_start,
+    .start_digits = 4,
+    .column = "temp_x_sqrt_dk",
+    .logged = temp_logged,
+};
+
+const AttnSpec attn_temp = {
+    .name = "temp",
+    .help = "S = m q.k, m learned per head (a toy of tests/recipes.sh)",
+    .formula = "m q.k",
+    .scores = temp_scores,
+    .unscaled_why = "its scores are m q.k with a learned m",
+    .multiplier = &temp,
+};
+EOF
+variant2_file=$new
 follow "A task" last <<'EOF'
 /* task_last.c - a toy of tests/recipes.sh: the target is the source's last symbol. */
 #include "data.h"
@@ -153,18 +189,21 @@ task_file=$new task_table=$table
 # ------------------------------------------------------------------ nothing else changed
 changed=$(diff -rq -x build -x results -x .git -x train -x probe -x report "$root" "$copy" 2>&1 | sed "s|$copy/||g; s|$root/||g" | sort)
 want=$(printf '%s\n' "Files ${variant_table:-?} and ${variant_table:-?} differ" "Files ${task_table:-?} and ${task_table:-?} differ" \
-    "Only in ${variant_file%/*}: ${variant_file##*/}" "Only in ${task_file%/*}: ${task_file##*/}" | sort)
+    "Only in ${variant_file%/*}: ${variant_file##*/}" "Only in ${variant2_file%/*}: ${variant2_file##*/}" \
+    "Only in ${task_file%/*}: ${task_file##*/}" | sort)
 if [ "$changed" = "$want" ]; then
-    ok "the copy differs from the tree in the two tables and the two new files only"
+    ok "the copy differs from the tree in the two tables and the three new files only"
 else
     bad "the copy differs from the tree elsewhere" "$(echo "$changed" | tr '\n' ';')"
 fi
-for table in "${variant_table:-}" "${task_table:-}"; do
+# the variants' table gets two lines per variant (double, temp), the tasks' table two
+for entry in "${variant_table:-}:4" "${task_table:-}:2"; do
+    table=${entry%:*} want=${entry##*:}
     [ -n "$table" ] || continue
     lines=$(diff "$root/$table" "$copy/$table" | grep -c '^>')
     removed=$(diff "$root/$table" "$copy/$table" | grep -c '^<')
-    if [ "$lines" -eq 2 ] && [ "$removed" -eq 0 ]; then ok "$table: two lines added, none changed"
-    else bad "$table: $lines lines added, $removed changed or removed (want 2 and 0)"; fi
+    if [ "$lines" -eq "$want" ] && [ "$removed" -eq 0 ]; then ok "$table: $want lines added, none changed"
+    else bad "$table: $lines lines added, $removed changed or removed (want $want and 0)"; fi
 done
 
 # ------------------------------------------------------------------ build and run
@@ -185,7 +224,8 @@ if [ -x "$train" ]; then
         bad "--help lacks the new variant or task" "$(grep -E 'double|last' "$dir/help.out" | tr '\n' ' ')"
     fi
     small=(--layers=1 --dmodel=16 --heads=2 --batch=4 --steps=3 --eval-examples=4 --val-size=16 --max-len=4)
-    for run in "--attn=double" "--attn=double --scale=learned --log=$dir/double.csv" "--task=last"; do
+    for run in "--attn=double" "--attn=double --scale=learned --log=$dir/double.csv" "--attn=temp --log=$dir/temp.csv" \
+        "--task=last"; do
         # shellcheck disable=SC2086 # the run's flags are words
         "$train" "${small[@]}" $run >"$dir/run.out" 2>&1
         rc=$?
@@ -199,6 +239,14 @@ if [ -x "$train" ]; then
         bad "the banner prints the variant's formula" "$(grep -m 1 scores "$dir/banner.out")"
     grep -v '^#' "$dir/double.csv" 2>/dev/null | head -n 1 | grep -q ',l0_scale_x_sqrt_dk,' && ok "--log has the learned s's column" ||
         bad "--log has the learned s's column"
+    # a multiplier of the variant's own: its column, named by its row, logs m sqrt(dk) = 1 at the start
+    if grep -v '^#' "$dir/temp.csv" 2>/dev/null | head -n 1 | grep -q ',l0_temp_x_sqrt_dk,' &&
+        awk -F, '/^#/ { next } !header++ { for (i = 1; i <= NF; i++) if ($i == "l0_temp_x_sqrt_dk") c = i; next }
+                 !row++ { exit !(c && $c > 0.99 && $c < 1.01) }' "$dir/temp.csv"; then
+        ok "--log has the variant's own multiplier's column, from its row (1 at the first step)"
+    else
+        bad "--log has the variant's own multiplier's column" "$(grep -v '^#' "$dir/temp.csv" 2>/dev/null | head -n 2 | tr '\n' ' ')"
+    fi
     "$train" --attn=cosine --scale=dk >/dev/null 2>"$dir/scale.err"
     grep -q 'it needs --attn=dot, qknorm or double (' "$dir/scale.err" && ok "--scale's message names the new variant" ||
         bad "--scale's message names the new variant" "$(cat "$dir/scale.err")"

@@ -88,23 +88,25 @@ static void check_variant(int attn, ScaleMode mode, ScaleParam param, SoftmaxKin
 static void test_full_model_sqrt_scale(void) { check_model(SCALE_SQRT, 0, "sqrt scale"); }
 static void test_full_model_constant_scale_with_dropout(void) { check_model(SCALE_CONST, 0.2, "1/2.5 scale, dropout 0.2"); }
 static void test_full_model_learned_scale(void) { check_model(SCALE_LEARNED, 0.1, "learned scale"); }
-static void test_full_model_learned_log_scale(void)
+/* Every row of the variants' table (model/attn_table.c), so that a new variant is checked without
+ * a test of its own: with --scale=sqrt; when --scale applies, with a learned s too; and the
+ * learned multiplier (the learned s, or the variant's own) stored as its logarithm. */
+static void test_full_model_every_variant(void)
 {
-    check_variant(name_find(attn_kind_name, "dot"), SCALE_LEARNED, SCALE_PARAM_LOG, SOFTMAX_STABLE, "learned scale stored as log s");
-}
-static void test_full_model_qknorm(void)
-{
-    check_variant(name_find(attn_kind_name, "qknorm"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, sqrt scale");
-    check_variant(name_find(attn_kind_name, "qknorm"), SCALE_LEARNED, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "qknorm, learned scale");
-}
-static void test_full_model_cosine(void)
-{
-    check_variant(name_find(attn_kind_name, "cosine"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "cosine, tau");
-    check_variant(name_find(attn_kind_name, "cosine"), SCALE_SQRT, SCALE_PARAM_LOG, SOFTMAX_STABLE, "cosine, log tau");
-}
-static void test_full_model_additive(void)
-{
-    check_variant(name_find(attn_kind_name, "additive"), SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, "additive");
+    for (int n = 0; attn_spec(n); n++) {
+        const AttnSpec *a = attn_spec(n);
+        char what[96];
+        snprintf(what, sizeof what, "--attn=%s, sqrt scale%s", a->name, a->multiplier ? ", its own multiplier" : "");
+        check_variant(n, SCALE_SQRT, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, what);
+        if (a->scaled) {
+            snprintf(what, sizeof what, "--attn=%s, learned s", a->name);
+            check_variant(n, SCALE_LEARNED, SCALE_PARAM_LINEAR, SOFTMAX_STABLE, what);
+        }
+        if (a->scaled || a->multiplier) {
+            snprintf(what, sizeof what, "--attn=%s, the learned multiplier stored as its log", a->name);
+            check_variant(n, a->scaled ? SCALE_LEARNED : SCALE_SQRT, SCALE_PARAM_LOG, SOFTMAX_STABLE, what);
+        }
+    }
 }
 /* The control: uniform attention's gradient (Wq and Wk get none), and its weights, which are
  * 1/(i + 1) on every key j <= i of query i and 0 after it, in every layer and head, to the bit
@@ -152,10 +154,7 @@ int main(int argc, char **argv)
         {"grad: full model, 1/sqrt(dk) scale", test_full_model_sqrt_scale},
         {"grad: full model, constant scale, dropout", test_full_model_constant_scale_with_dropout},
         {"grad: full model, learned per-head scale", test_full_model_learned_scale},
-        {"grad: full model, learned scale stored as its log", test_full_model_learned_log_scale},
-        {"grad: full model, QK-LayerNorm (fixed and learned scale)", test_full_model_qknorm},
-        {"grad: full model, cosine attention (tau and log tau)", test_full_model_cosine},
-        {"grad: full model, additive attention", test_full_model_additive},
+        {"grad: full model, every attention variant of the table (fixed, learned and log multipliers)", test_full_model_every_variant},
         {"grad: full model, naive softmax", test_full_model_naive_softmax},
         {"grad: full model, uniform attention (the control); its weights 1/(i + 1)", test_full_model_uniform},
     };

@@ -5,6 +5,7 @@
 #include "../model/attn_spec.h"
 #include "../model/gpt.h"
 #include "../run/attention_stats.h"
+#include "../run/log_columns.h"
 #include "../model/optim.h"
 #include "../run/options.h"
 #include "../tensor/rng.h"
@@ -660,8 +661,8 @@ static void test_row_grad_norms_of_each_query(void)
 
 /* Every row of the attention variants' table is whole: a rule, a formula and help; --scale or
  * a multiplier of its own, not both (one slot per layer), and a reason when not scaled (for
- * --scale's message); a multiplier with its name, parameter, start and column; names that
- * --attn finds back. */
+ * --scale's message); a multiplier with its name, parameter, start and column, the column a name
+ * of its own in the log; options it reads that exist; names that --attn finds back. */
 static void test_attention_variant_rows_are_whole(void)
 {
     int n = 0;
@@ -674,6 +675,21 @@ static void test_attention_variant_rows_are_whole(void)
               a->name);
         CHECK(!a->extra_bytes || a->remedy, "--attn=%s: extra memory without a remedy", a->name);
         CHECK(name_find(attn_kind_name, a->name) == n, "--attn=%s finds row %d, not %d", a->name, name_find(attn_kind_name, a->name), n);
+        for (int r = 0; r < ATTN_MAX_READS && a->reads[r]; r++)
+            CHECK(options_index(a->reads[r]) >= 0, "--attn=%s reads --%s, which is no option", a->name, a->reads[r]);
+        /* the log's column l<layer>_<column>: a name of its own, written as a CSV header allows */
+        if (m && m->column) {
+            bool plain = m->column[0] != 0;
+            for (const char *ch = m->column; *ch; ch++) plain &= (*ch >= 'a' && *ch <= 'z') || (*ch >= '0' && *ch <= '9') || *ch == '_';
+            CHECK(plain, "--attn=%s: its multiplier's column \"%s\" is not lower-case letters, digits and _", a->name, m->column);
+            for (int c = 0; c < N_LOG_COLUMNS; c++)
+                CHECK(c == LOG_MULTIPLIER || !log_column_per_layer(c) || strcmp(g_log_columns[c].name + 4, m->column),
+                      "--attn=%s: its multiplier's column is the log's %s", a->name, g_log_columns[c].name);
+            CHECK(strcmp(attn_learned_s.column, m->column), "--attn=%s logs its multiplier in the learned s's column", a->name);
+            for (int o = 0; o < n; o++)
+                CHECK(!attn_spec(o)->multiplier || attn_spec(o)->multiplier == m || strcmp(attn_spec(o)->multiplier->column, m->column),
+                      "--attn=%s and --attn=%s log their multipliers in one column", attn_spec(o)->name, a->name);
+        }
     }
     CHECK(n >= 1 && name_find(attn_kind_name, "dot") >= 0 && name_find(attn_kind_name, "none") == -1, "%d variants", n);
 }

@@ -290,7 +290,7 @@ void report_glance(const char *const *logs, int n_logs, const char *dir)
     GlanceRun *runs = mem_alloc(sizeof(GlanceRun) * (size_t)n_logs);
     for (int r = 0; r < n_logs; r++) {
         runs[r].path = logs[r];
-        log_table_read(&runs[r].log, logs[r]);
+        log_table_read(&runs[r].log, logs[r], NULL);
         stem_of(logs[r], runs[r].stem, sizeof runs[r].stem);
     }
     label_runs(runs, n_logs);

@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The column id and layer of a header name ("loss": layer -1; "l3_score_std": layer 3);
- * false for a name of no column of the table (a newer ./train's, kept but not read). */
-static bool column_of_name(const char *name, LogColumnId *id, int *layer)
+/* The column id and layer of a header name ("loss": layer -1; "l3_score_std": layer 3; the
+ * learned multiplier's "l3_<multiplier>" as LOG_MULTIPLIER); false for a name of no column of the
+ * table (a newer ./train's, or another multiplier's: kept but not read). */
+static bool column_of_name(const char *name, const char *multiplier, LogColumnId *id, int *layer)
 {
     int l = -1;
     const char *rest = name;
@@ -26,7 +27,9 @@ static bool column_of_name(const char *name, LogColumnId *id, int *layer)
     for (int c = 0; c < N_LOG_COLUMNS; c++) {
         const char *pattern = g_log_columns[c].name;
         bool per_layer = log_column_per_layer(c);
-        if (per_layer != (l >= 0) || strcmp(per_layer ? pattern + 4 : pattern, rest)) continue; /* "l%d_" */
+        if (c == LOG_MULTIPLIER) pattern = multiplier ? multiplier : "";
+        else if (per_layer) pattern += 4; /* "l%d_" */
+        if (per_layer != (l >= 0) || !pattern[0] || strcmp(pattern, rest)) continue;
         *id = c;
         *layer = l;
         return true;
@@ -37,7 +40,7 @@ static bool column_of_name(const char *name, LogColumnId *id, int *layer)
 /* The header's names: what each column is (id[k] = -1: a column of no table row) and the places
  * of the table's columns, each column id's layers 0, 1, .. up to the first one missing (a name
  * given twice: its first place). */
-static void find_columns(LogTable *t, char **names, int *id)
+static void find_columns(LogTable *t, char **names, const char *multiplier, int *id)
 {
     static int place[N_LOG_COLUMNS][LOG_MAX_LAYERS];
     for (int c = 0; c < N_LOG_COLUMNS; c++)
@@ -46,7 +49,7 @@ static void find_columns(LogTable *t, char **names, int *id)
         LogColumnId c;
         int layer;
         id[k] = -1;
-        if (!column_of_name(names[k], &c, &layer)) continue;
+        if (!column_of_name(names[k], multiplier, &c, &layer)) continue;
         id[k] = (int)c;
         place[c][layer < 0 ? 0 : layer] = k;
     }
@@ -100,7 +103,7 @@ static void read_row(const char *line, size_t len, double *row, int cols, const 
     }
 }
 
-void log_table_read(LogTable *t, const char *path)
+void log_table_read(LogTable *t, const char *path, const char *multiplier)
 {
     memset(t, 0, sizeof *t);
     size_t size, pos, next, len;
@@ -123,7 +126,7 @@ void log_table_read(LogTable *t, const char *path)
         die(EXIT_USER, "%s:%d: not a log of ./train (no step column first)%s", path, lineno,
             !strcmp(names[0], "id") ? "; a runs.csv of ./report is read with --runs" : "");
     int *id = mem_alloc(sizeof(int) * (size_t)t->cols);
-    find_columns(t, names, id);
+    find_columns(t, names, multiplier, id);
     RowSource src = {path, lineno, names, id};
     int cap = 0;
     for (pos = next; pos < size; pos = next) {

@@ -18,8 +18,9 @@ typedef struct LogTable {
 
 /* Reads a log: its comment lines (LOG_COMMENT ...), its header and its rows. Every row must be whole: as many fields as the header, each a number or empty,
  * and a line end. A log cut short (a full disk, a copy interrupted) is an error naming the file
- * and line, never a partial table. */
-void log_table_read(LogTable *t, const char *path);
+ * and line, never a partial table. `multiplier` names the learned multiplier whose column
+ * ("l%d_<multiplier>") is read as LOG_MULTIPLIER ("scale_x_sqrt_dk"), or is NULL: none. */
+void log_table_read(LogTable *t, const char *path, const char *multiplier);
 void log_table_free(LogTable *t);
 
 /* The value of column c in row i (0: the first, rows - 1: the last), as the mean over the

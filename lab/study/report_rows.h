@@ -30,6 +30,7 @@ typedef struct MetricSpec {
     const char *name; /* its column in runs.csv; NULL for a summary field: the field's own name */
     MetricFrom from;
     int source;       /* a SummaryFieldId, or a LogColumnId */
+    const char *multiplier; /* LOG_MULTIPLIER: whose column (model/attn_scale.c's learned s: "scale_x_sqrt_dk") */
 } MetricSpec;
 extern const MetricSpec g_metrics[N_METRICS];
 /* The name of metric m's column in runs.csv. */
