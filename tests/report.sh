@@ -86,7 +86,7 @@ results=()
 lr_vals=(0.50 0.50 0.50 0.50 0.40 0.40 0.40 0.40   0.60 0.62 0.70 0.72 0.55 0.57 0.65 0.67   0.30 0.32 0.20 0.22 0.35 0.37 0.25 0.27)
 for ((i = 0; i < 24; i++)); do results[$i]="${lr_vals[$i]} ${lr_vals[$i]}"; done
 # headline dk 64: sqrt 0.70 .. 0.78 (mean 0.740, CI half 2.776 * 0.03162 / sqrt 5 = 0.039);
-# dk: sqrt - dk = 0.18 0.21 0.19 0.19 0.18 (0.190 +- 0.015: higher); 1: sqrt - 1 straddles 0
+# dk: sqrt - dk = 0.18 0.21 0.19 0.19 0.18 (0.190 +- 0.015: CI above 0); 1: sqrt - 1 straddles 0
 head_test=(0.70 0.72 0.74 0.76 0.78   0.52 0.51 0.55 0.57 0.60   0.75 0.69 0.78 0.72 0.80)
 for ((i = 0; i < 15; i++)); do results[$((24 + i))]="0.5 ${head_test[$i]}"; done
 results[40]="0.99 1.0000"
@@ -182,26 +182,26 @@ check_line() { # NAME FIXED-STRING
     if grep -qF -- "$2" "$md"; then ok "$1"; else bad "$1" "no line with: $2"; fi
 }
 check_line "mean ± 95 % CI: sqrt at dk 64 over 5 seeds, 1 missing" "0.740 ± 0.039 (n=5, 1 missing)"
-check_line "paired sqrt − dk: +0.190 ± 0.015 over 5 seeds, higher" "| 64 | 1/√dₖ − 1/dₖ | +0.190 ± 0.015 | 5 | 1e-3; 1e-3 | higher |"
+check_line "paired sqrt − dk: +0.190 ± 0.015 over 5 seeds, CI above 0" "| 64 | 1/√dₖ − 1/dₖ | +0.190 ± 0.015 | 5 | 1e-3; 1e-3 | CI above 0 |"
 # sqrt - 1 = -0.05 0.03 -0.04 0.04 -0.02: mean -0.008, sd 0.04087, half 2.776 * 0.04087 / sqrt 5 = 0.051
-check_line "paired sqrt − 1: interval contains 0, not distinguishable" "| 64 | 1/√dₖ − 1 | -0.008 ± 0.051 | 5 | 1e-3; 1e-3 | not distinguishable at n = 5 |"
+check_line "paired sqrt − 1: interval contains 0" "| 64 | 1/√dₖ − 1 | -0.008 ± 0.051 | 5 | 1e-3; 1e-3 | CI spans 0 (n = 5) |"
 # 1.000 0.995 0.999: mean 0.998, sd 0.002646, half 4.303 * 0.002646 / sqrt 3 = 0.007
 check_line "the ceiling marked (mean 0.998 within 1 % of 100 %)" "0.998 ± 0.007 (n=3) †"
 check_line "the LR sweep: tied rates, the smaller chosen (bold)" "| 1 | 16 | **0.500** | 0.500 | 1e-3 | 2 |"
 check_line "the LR sweep: the higher mean validation accuracy chosen" "| 1/√dₖ | 16 | 0.610 | **0.710** | 3e-3 | 2 |"
 # at the chosen rates: sqrt (3e-3) 0.70 0.72 - 1 (1e-3) 0.50 0.50 = 0.20 0.22: half 12.706 * 0.01414 / sqrt 2 = 0.127
-check_line "the paired comparison in stage lr uses the chosen rates" "| 16 | 1/√dₖ − 1 | +0.210 ± 0.127 | 2 | 3e-3; 1e-3 | higher |"
+check_line "the paired comparison in stage lr uses the chosen rates" "| 16 | 1/√dₖ − 1 | +0.210 ± 0.127 | 2 | 3e-3; 1e-3 | CI above 0 |"
 # cosine - dot (headline's seeds 1-3) = -0.10 -0.11 -0.09: sd 0.01, half 4.303 * 0.01 / sqrt 3 = 0.025
-check_line "a variant against the plain model of another stage, by seed" "| 64 | \`attn=cosine\` none − \`-\` 1/√dₖ (headline) | -0.100 ± 0.025 | 3 | 1e-3; 1e-3 | lower |"
+check_line "a variant against the plain model of another stage, by seed" "| 64 | \`attn=cosine\` none − \`-\` 1/√dₖ (headline) | -0.100 ± 0.025 | 3 | 1e-3; 1e-3 | CI below 0 |"
 # unit - xavier = 0.01 0 0.02: half 4.303 * 0.01 / sqrt 3 = 0.025
-check_line "... and one that is not distinguishable" "| 64 | \`qk-init=unit\` 1/√dₖ − \`-\` 1/√dₖ (headline) | +0.010 ± 0.025 | 3 | 1e-3; 1e-3 | not distinguishable at n = 3 |"
+check_line "... and one that is not distinguishable" "| 64 | \`qk-init=unit\` 1/√dₖ − \`-\` 1/√dₖ (headline) | +0.010 ± 0.025 | 3 | 1e-3; 1e-3 | CI spans 0 (n = 3) |"
 # sqrt (headline) - 1/8 = 0.10 0.02 0.09: sd 0.04359, half 4.303 * 0.04359 / sqrt 3 = 0.108
-check_line "a stage without 1/√dₖ compared with headline's" "| 64 | 1/√dₖ (headline) − 1/8 | +0.070 ± 0.108 | 3 | 1e-3; 1e-3 | not distinguishable at n = 3 |"
+check_line "a stage without 1/√dₖ compared with headline's" "| 64 | 1/√dₖ (headline) − 1/8 | +0.070 ± 0.108 | 3 | 1e-3; 1e-3 | CI spans 0 (n = 3) |"
 # learned s·sqrt(dk) at the end: layer means 0.9 and 1.2, mean 1.05, sd 0.2121, half 12.706 * 0.2121 / sqrt 2 = 1.906
 check_line "a learned multiplier's end value, mean ± CI over seeds and range" "| sort · adamw · \`-\` | learned from 1/√dₖ | 64 | 1e-3 | 1 | 1.050 ± 1.906 (n=2) | 0.900 – 1.200 |"
 # the headline at a glance: s = 1 0.75 0.69 0.78 0.72 0.80 (mean 0.748, sd 0.04438, half 2.776 * 0.04438 / sqrt 5 = 0.055),
 # dk 0.52 0.51 0.55 0.57 0.60 (0.550, sd 0.03674, half 0.046), and the paired differences above
-check_line "the headline stage in one table: every scale and both comparisons" "| sort · adamw | 64 | 0.748 ± 0.055 (n=5) | 0.740 ± 0.039 (n=5, 1 missing) | 0.550 ± 0.046 (n=5) | -0.008 ± 0.051: not distinguishable at n = 5 | +0.190 ± 0.015: higher |"
+check_line "the headline stage in one table: every scale and both comparisons" "| sort · adamw | 64 | 0.748 ± 0.055 (n=5) | 0.740 ± 0.039 (n=5, 1 missing) | 0.550 ± 0.046 (n=5) | -0.008 ± 0.051: CI spans 0 (n = 5) | +0.190 ± 0.015: CI above 0 |"
 # inside attention: every log's layer means are score std 1.1 -> 3.2, query gradient 0.003 -> 0.001, Jacobian 0.15 at
 # the end, entropy/log n 0.9 at the end, Wq's gradient norm 0.4 at the first step
 check_line "inside attention: layer means of the first and last logged step, per cell" "| sort · adamw | 1/√dₖ | 64 | 1.1 | 3.2 | 0.003 | 0.001 | 0.15 | 0.9 | 0.4 | 0 of 5 |"

@@ -87,13 +87,14 @@ static void cell_text(char *buf, size_t len, const Cell *c)
     if (t->n && at_ceiling(t->mean)) strncat(buf, " †", len - strlen(buf) - 1);
 }
 
-/* The verdict on a difference a - b (with the two means, for the ceiling). */
+/* Where the uncorrected interval of a difference a - b lies (with the two means, for the
+ * ceiling): a description, not a verdict; the verdicts, corrected, are outcomes.md's. */
 static void verdict_text(char *buf, size_t len, StatsCi d, double mean_a, double mean_b)
 {
     switch (stats_verdict(d)) {
-    case VERDICT_HIGHER: snprintf(buf, len, "higher"); break;
-    case VERDICT_LOWER: snprintf(buf, len, "lower"); break;
-    case VERDICT_NOT_DISTINCT: snprintf(buf, len, "not distinguishable at n = %d", d.n); break;
+    case VERDICT_HIGHER: snprintf(buf, len, "CI above 0"); break;
+    case VERDICT_LOWER: snprintf(buf, len, "CI below 0"); break;
+    case VERDICT_NOT_DISTINCT: snprintf(buf, len, "CI spans 0 (n = %d)", d.n); break;
     case VERDICT_UNDEFINED:
         if (d.n == 0) snprintf(buf, len, "no seed in common");
         else snprintf(buf, len, "n = %d: no interval", d.n);
@@ -778,7 +779,10 @@ void write_summary(const char *dir, const Cells *cs, const Row *rows, int n_rows
                "planned runs of the cell that are not done.\n"
                "- †: at the ceiling, a mean ≥ %.2f (within 1 %% of 100 %%), where no difference can show.\n"
                "- a − b: the paired difference, seed by seed (a_seed − b_seed over the seeds both have): its mean ± its "
-               "95 %% CI. \"higher\" or \"lower\" when the interval excludes 0, else \"not distinguishable at n = k\". "
+               "95 %% CI, uncorrected and descriptive: \"CI above 0\", \"CI below 0\" or \"CI spans 0 (n = k)\" say "
+               "only where that one interval lies. They are no verdicts: the verdicts (each pre-registered contrast "
+               "by its own test, corrected for the number of contrasts, with its minimum detectable difference) "
+               "are in outcomes.md. "
                "Each side at its learning rate of the highest mean validation accuracy (in stage `%s`: the chosen "
                "rate). A stage in brackets: b comes from that stage (the one sharing the most seeds with a), this one "
                "having no such cell.\n", CEILING, LR_STAGE);
