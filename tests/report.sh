@@ -187,8 +187,8 @@ check_line "paired sqrt − dk: +0.190 ± 0.015 over 5 seeds, CI above 0" "| 64 
 check_line "paired sqrt − 1: interval contains 0" "| 64 | 1/√dₖ − 1 | -0.008 ± 0.051 | 5 | 1e-3; 1e-3 | CI spans 0 (n = 5) |"
 # 1.000 0.995 0.999: mean 0.998, sd 0.002646, half 4.303 * 0.002646 / sqrt 3 = 0.007
 check_line "the ceiling marked (mean 0.998 within 1 % of 100 %)" "0.998 ± 0.007 (n=3) †"
-check_line "the LR sweep: tied rates, the smaller chosen (bold)" "| 1 | 16 | **0.500** | 0.500 | 1e-3 | 2 |"
-check_line "the LR sweep: the higher mean validation accuracy chosen" "| 1/√dₖ | 16 | 0.610 | **0.710** | 3e-3 | 2 |"
+check_line "the LR sweep: tied rates, the smaller chosen (bold), not interior: at an edge and tied" "| 1 | 16 | **0.500** | 0.500 | 1e-3 (edge, tie) | 2 |"
+check_line "the LR sweep: the higher mean validation accuracy chosen, at the edge of its two rates" "| 1/√dₖ | 16 | 0.610 | **0.710** | 3e-3 (edge) | 2 |"
 # at the chosen rates: sqrt (3e-3) 0.70 0.72 - 1 (1e-3) 0.50 0.50 = 0.20 0.22: half 12.706 * 0.01414 / sqrt 2 = 0.127
 check_line "the paired comparison in stage lr uses the chosen rates" "| 16 | 1/√dₖ − 1 | +0.210 ± 0.127 | 2 | 3e-3; 1e-3 | CI above 0 |"
 # cosine - dot (headline's seeds 1-3) = -0.10 -0.11 -0.09: sd 0.01, half 4.303 * 0.01 / sqrt 3 = 0.025

@@ -301,7 +301,7 @@ static bool read_summary(const char *path, Summary *s)
 static void read_log(const char *path, double steps, Row *r, Curve *curve)
 {
     LogTable t;
-    log_table_read(&t, path, g_metrics[M_SCALE_END].multiplier);
+    log_table_read(&t, path, g_metric_multiplier);
     int last = t.rows - 1;
     double last_step = log_table_mean(&t, LOG_STEP, last);
     if (last_step != steps) die(EXIT_USER, "%s: its last row is step %.0f but the run did %.0f steps: the log is incomplete", path, last_step, steps);

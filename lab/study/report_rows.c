@@ -29,8 +29,9 @@ const MetricSpec g_metrics[N_METRICS] = {
     [M_JAC_END] = {"jac_median_end", FROM_LAST_ROW, LOG_JAC_MEDIAN},
     [M_ENTROPY_END] = {"entropy_norm_end", FROM_LAST_ROW, LOG_ENTROPY_NORM},
     [M_WQ_GRAD_INIT] = {"wq_grad_norm_init", FROM_FIRST_ROW, LOG_GNORM_WQ},
-    [M_SCALE_END] = {"scale_x_sqrt_dk_end", FROM_LAST_ROW, LOG_MULTIPLIER, "scale_x_sqrt_dk"}, /* a learned s only */
+    [M_SCALE_END] = {"scale_x_sqrt_dk_end", FROM_LAST_ROW, LOG_MULTIPLIER}, /* a learned s only */
 };
+const char *const g_metric_multiplier = "scale_x_sqrt_dk";
 
 const char *metric_name(int m) { return g_metrics[m].name ? g_metrics[m].name : g_summary_fields[g_metrics[m].source].name; }
 

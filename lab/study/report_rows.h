@@ -30,9 +30,11 @@ typedef struct MetricSpec {
     const char *name; /* its column in runs.csv; NULL for a summary field: the field's own name */
     MetricFrom from;
     int source;       /* a SummaryFieldId, or a LogColumnId */
-    const char *multiplier; /* LOG_MULTIPLIER: whose column (model/attn_scale.c's learned s: "scale_x_sqrt_dk") */
 } MetricSpec;
 extern const MetricSpec g_metrics[N_METRICS];
+/* The learned multiplier whose log column (LOG_MULTIPLIER) M_SCALE_END reads: the learned s of
+ * --scale=learned, "scale_x_sqrt_dk" as model/attn_scale.c's row names it. */
+extern const char *const g_metric_multiplier;
 /* The name of metric m's column in runs.csv. */
 const char *metric_name(int m);
 /* Reads the text of metric m into *v: NULL when it is a number in the range of the field it

@@ -175,6 +175,24 @@ static bool stage_sweeps(const Stage *st)
 
 /* Per (task, optim, variant) of the stage: rows scale x dk, columns lr, the mean validation
  * accuracy, the chosen rate in bold. */
+/* Why the chosen rate `best` of one row's cells [from, to) is not interior, as the sweep table
+ * writes it after the rate: "" when it is (a rate run on each side of it, each worse), " (edge)"
+ * when no rate was run on one side, " (tie)" when another rate has the same mean, or both. */
+static const char *not_interior(const Cells *cs, int from, int to, const Cell *best)
+{
+    bool below = false, above = false, tie = false;
+    double lr = cell_row(best)->lr;
+    for (int i = from; i < to; i++) {
+        const Cell *c = &cs->cell[i];
+        if (c == best || !c->n_val) continue;
+        below |= cell_row(c)->lr < lr;
+        above |= cell_row(c)->lr > lr;
+        tie |= c->val_mean == best->val_mean;
+    }
+    bool edge = !below || !above;
+    return edge && tie ? " (edge, tie)" : edge ? " (edge)" : tie ? " (tie)" : "";
+}
+
 static void lr_sweep_tables(FILE *f, const Stage *st)
 {
     const Cells *cs = st->cs;
@@ -182,7 +200,9 @@ static void lr_sweep_tables(FILE *f, const Stage *st)
     if (!stage_sweeps(st)) return;
     fprintf(f, "\n## Learning-rate sweep (stage `%s`): mean validation accuracy over seeds\n\n"
                "Bold: the chosen rate of each row, the highest mean validation accuracy (ties: the smaller rate)%s. "
-               "Test accuracy plays no part in the choice.\n",
+               "Test accuracy plays no part in the choice. The chosen rate is interior when a rate on each side of "
+               "it was run and is worse (docs/ablation/DESIGN.md); else it says why not: \"edge\" (the lowest or the "
+               "highest rate the row ran), \"tie\" (another rate has the same mean).\n",
             stage, !strcmp(stage, LR_STAGE) ? "; it is the rate of best_lr.tsv" : "");
     for (int a = st->from, b; a < st->to; a = b) {
         b = cells_group_end(cs, a, BLOCK_KEYS);
@@ -229,7 +249,7 @@ static void lr_sweep_tables(FILE *f, const Stage *st)
                 else if (c == best) fprintf(f, " **%.3f** |", c->val_mean);
                 else fprintf(f, " %.3f |", c->val_mean);
             }
-            fprintf(f, " %s |", best ? cell_row(best)->job[JOB_LR] : "none");
+            fprintf(f, " %s%s |", best ? cell_row(best)->job[JOB_LR] : "none", best ? not_interior(cs, r0, r1, best) : "");
             if (lo == hi) fprintf(f, " %d", lo);
             else fprintf(f, " %d–%d", lo, hi);
             if (missing) fprintf(f, " (%d missing)", missing);
