@@ -379,6 +379,8 @@ else
 fi
 refuse "a log and a result folder together" "not both" s1.csv all
 refuse "a runs.csv given as a log" "runs.csv:1: not a log of ./train (no step column first); a runs.csv of ./report is read with --runs" all/runs.csv
+printf '# ./train\n,,,\n' >commas.csv # a header of no name at all (this crashed ./report)
+refuse "a log whose header is only commas" "commas.csv:2: not a log of ./train (no step column first)" commas.csv
 
 # ---------------------------------------------------------------- the outcomes plot (the second study's tasks)
 # job2 ID STAGE TASK SCALE DK LR SEED VARIANT: a planned run of the folder study2 (AdamW)

@@ -124,7 +124,7 @@ void log_table_read(LogTable *t, const char *path, const char *multiplier)
     }
     if (t->cols == 0 || strcmp(names[0], g_log_columns[LOG_STEP].name))
         die(EXIT_USER, "%s:%d: not a log of ./train (no step column first)%s", path, lineno,
-            !strcmp(names[0], "id") ? "; a runs.csv of ./report is read with --runs" : "");
+            t->cols && !strcmp(names[0], "id") ? "; a runs.csv of ./report is read with --runs" : "");
     int *id = mem_alloc(sizeof(int) * (size_t)t->cols);
     find_columns(t, names, multiplier, id);
     RowSource src = {path, lineno, names, id};
