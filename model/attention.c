@@ -45,13 +45,13 @@ Tensor *attention_forward(Tape *tp, const GptLayer *ly, const GptConfig *cfg, Te
     Tensor *k = hook_linear(&h, LABEL_KEYS, a, ly->wk, ly->bk);    /* k = a Wk + bk */
     Tensor *v = hook_linear(&h, LABEL_VALUES, a, ly->wv, ly->bv);  /* v = a Wv + bv */
 
-    /* S = s q k^T [B, H, T, T]. If the entries of q and k are independent with mean 0 and
-     * variance 1, Var(q . k) = sum_i Var(q_i k_i) = dk: raw scores grow like sqrt(dk), and for
-     * large dk the softmax saturates towards a one-hot row. s = 1/sqrt(dk) (--scale=sqrt) brings
-     * Var(s q . k) back to 1 at any head size; --scale picks another s to measure what that does.
-     * (A multiplier learned per head is applied with the rule, and then s = 1.) */
+    /* The scores s q k^T [B, H, T, T]. If the entries of q and k are independent with mean 0
+     * and variance 1, Var(q . k) = sum_i Var(q_i k_i) = dk: raw scores grow like sqrt(dk), and
+     * for large dk the softmax saturates towards a one-hot row. s = 1/sqrt(dk) (--scale=sqrt)
+     * brings Var(s q . k) back to 1 at any head size; --scale picks another s to measure what
+     * that does. (A multiplier learned per head is applied with the rule, and then s = 1.) */
     real s = attention_multiplier(ly, cfg);
-    Tensor *S = hook_scores(&h, q, k);
+    Tensor *S = hook_scores(&h, q, k); /* q k^T: the dot rule (attn_spec.h: the others) */
 
     /* P = softmax(s S) under the causal mask: entry (i, j) is how much query i takes from key j */
     Tensor *P = hook_softmax_scaled(&h, S, s);
