@@ -1,6 +1,7 @@
 /* log_columns.c - see log_columns.h. */
 #include "log_columns.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -56,7 +57,8 @@ bool log_column_per_layer(LogColumnId c) { return strstr(g_log_columns[c].name, 
 
 void log_column_name(char *buf, size_t n, LogColumnId c, int layer, const char *multiplier)
 {
-    if (c == LOG_MULTIPLIER) snprintf(buf, n, g_log_columns[c].name, layer, multiplier ? multiplier : "?");
+    assert(c != LOG_MULTIPLIER || multiplier); /* the column exists only in a run with a multiplier */
+    if (c == LOG_MULTIPLIER) snprintf(buf, n, g_log_columns[c].name, layer, multiplier);
     else if (log_column_per_layer(c)) snprintf(buf, n, g_log_columns[c].name, layer);
     else snprintf(buf, n, "%s", g_log_columns[c].name);
 }

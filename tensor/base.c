@@ -57,6 +57,15 @@ void *mem_grow(void *old, size_t used_bytes, size_t new_bytes)
     return p;
 }
 
+void *mem_grow_array(void *old, int n, int *cap, size_t item_bytes, int first)
+{
+    if (n < *cap) return old;
+    int grown = *cap ? 2 * *cap : first;
+    void *p = mem_grow(old, item_bytes * (size_t)n, item_bytes * (size_t)grown);
+    *cap = grown;
+    return p;
+}
+
 bool errorf(char *err, size_t err_len, const char *fmt, ...)
 {
     va_list ap;

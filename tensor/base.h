@@ -17,6 +17,9 @@ void mem_free(void *p);
 uint64_t mem_alloc_count(void);  /* number of mem_alloc calls so far */
 /* A growing array's new block: new_bytes, with the first used_bytes copied from old (freed). */
 void *mem_grow(void *old, size_t used_bytes, size_t new_bytes);
+/* Room for one more item in a growing array of n items of item_bytes each: when n fills *cap,
+ * a block of twice as many (`first` when there is none yet), the n items kept; else old. */
+void *mem_grow_array(void *old, int n, int *cap, size_t item_bytes, int first);
 
 /* The names of an enumeration, as a flag spells them: table[v] = {name, help} for each value v
  * of 0 .. n-1. Returns the name of v (and its help in *help, when help is not NULL); NULL past

@@ -1523,6 +1523,19 @@ static void test_mem_alloc_aligns_and_zeroes(void)
         CHECK(kept, "%zu bytes grown to %zu: the used bytes kept, the rest zero", n, 2 * n);
         mem_free(q);
     }
+    /* mem_grow_array: room at `first`, then doubling when full, the items kept */
+    int *v = NULL, cap = 0, n = 0, wrong = 0, caps[3] = {0};
+    for (int i = 0; i < 20; i++) {
+        v = mem_grow_array(v, n, &cap, sizeof(int), 8);
+        v[n++] = i;
+        if (n == 1) caps[0] = cap;
+        if (n == 9) caps[1] = cap;
+        if (n == 17) caps[2] = cap;
+    }
+    for (int i = 0; i < n; i++) wrong += v[i] != i;
+    CHECK(wrong == 0 && caps[0] == 8 && caps[1] == 16 && caps[2] == 32 && cap == 32,
+          "mem_grow_array: %d items wrong, capacities %d, %d, %d, %d (want 8, 16, 32, 32)", wrong, caps[0], caps[1], caps[2], cap);
+    mem_free(v);
 }
 
 /* The operands live outside any function: the aarch64 cross gcc folded the products of volatile

@@ -165,11 +165,7 @@ static void read_jobs(const char *folder, int folder_index)
             mem_free(line);
             continue;
         }
-        if (g_n_jobs == g_cap_jobs) {
-            int grown = g_cap_jobs ? 2 * g_cap_jobs : 256;
-            g_jobs = mem_grow(g_jobs, sizeof(Job) * (size_t)g_n_jobs, sizeof(Job) * (size_t)grown);
-            g_cap_jobs = grown;
-        }
+        g_jobs = mem_grow_array(g_jobs, g_n_jobs, &g_cap_jobs, sizeof(Job), 256);
         Job *j = &g_jobs[g_n_jobs];
         char *p = line;
         for (int c = 0; c < N_JOB_COLS; c++) {
@@ -568,11 +564,7 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
         mem_free(line);
         mem_free(scratch);
         if (n != N_FIELDS) die(EXIT_USER, "%s: %d fields, expected %d", where, n, N_FIELDS);
-        if (n_rows == cap) {
-            int grown = cap ? 2 * cap : 256;
-            rows = mem_grow(rows, sizeof(Row) * (size_t)n_rows, sizeof(Row) * (size_t)grown);
-            cap = grown;
-        }
+        rows = mem_grow_array(rows, n_rows, &cap, sizeof(Row), 256);
         Row *r = &rows[n_rows++];
         memset(r, 0, sizeof *r);
         for (int c = 0; c < JOB_COMMAND; c++) r->job[c] = f[c];

@@ -133,12 +133,7 @@ void log_table_read(LogTable *t, const char *path, const char *multiplier)
         len = text_line(text, size, pos, &next);
         src.lineno++;
         if (next == pos + len) die(EXIT_USER, "%s:%d: the last row is cut short (no line end): the log is incomplete", path, src.lineno);
-        if (t->rows == cap) {
-            int grown = cap ? 2 * cap : 64;
-            size_t row_bytes = sizeof(double) * (size_t)t->cols;
-            t->value = mem_grow(t->value, row_bytes * (size_t)t->rows, row_bytes * (size_t)grown);
-            cap = grown;
-        }
+        t->value = mem_grow_array(t->value, t->rows, &cap, sizeof(double) * (size_t)t->cols, 64);
         read_row(text + pos, len, t->value + (size_t)t->rows * (size_t)t->cols, t->cols, &src);
         t->rows++;
     }

@@ -150,11 +150,7 @@ static bool is_primary(const char *optim, double dk, const OutcomeSide *a, const
 /* Appends a contrast (growing the array). */
 static OutcomeContrast *push(OutcomeContrast **v, int *n, int *cap)
 {
-    if (*n == *cap) {
-        int grown = *cap ? 2 * *cap : 64;
-        *v = mem_grow(*v, sizeof(OutcomeContrast) * (size_t)*n, sizeof(OutcomeContrast) * (size_t)grown);
-        *cap = grown;
-    }
+    *v = mem_grow_array(*v, *n, cap, sizeof(OutcomeContrast), 64);
     OutcomeContrast *c = &(*v)[(*n)++];
     memset(c, 0, sizeof *c);
     return c;
