@@ -110,8 +110,10 @@ all: $(foreach p,$(PROGRAMS),$(call prog,$(p)))
 # ---------------------------------------------------------------- programs
 train_SRC  := train.c $(APP)
 probe_SRC  := lab/probe.c $(SCORES) $(APP)
-# ./report reads ./train's logs by the column table ./train writes them by (run/log_columns.c)
-report_SRC := lab/report.c $(wildcard lab/study/*.c) run/svg.c run/exit.c tensor/base.c run/log_columns.c
+# ./report's parts: the study's statistics, tables and figures; ./train's log columns, which it
+# reads logs by (run/log_columns.c); and the scale table (model/attn_scale.c)
+STUDY_SRC  := $(wildcard lab/study/*.c) run/svg.c run/exit.c tensor/base.c run/log_columns.c model/attn_scale.c
+report_SRC := lab/report.c $(STUDY_SRC)
 bench_SRC  := $(wildcard lab/bench/*.c) $(APP)
 
 # $(call program,VARIANT,TARGET,NAME,FLAGS): link program NAME from VARIANT's objects
@@ -164,9 +166,8 @@ $(foreach t,$(TESTS64),$(eval $(call test_program,asan64,$(t),$(SAN))))
 # test_report checks the report's statistics: it links lab/study/stats.c and stats_outcomes.c too
 $(BUILD)/f32/tests/test_report: $(BUILD)/f32/lab/study/stats.o $(BUILD)/f32/lab/study/stats_outcomes.o
 $(BUILD)/asan32/tests/test_report: $(BUILD)/asan32/lab/study/stats.o $(BUILD)/asan32/lab/study/stats_outcomes.o
-# test_outcomes checks ./report's outcome analysis: it links ./report's parts (lab/study/ has its own
-# die(), so not the trainer's objects)
-OUTCOMES_TEST_SRC := tests/test_outcomes.c tests/test.c $(wildcard lab/study/*.c) run/svg.c run/exit.c tensor/base.c run/log_columns.c
+# test_outcomes checks ./report's outcome analysis: it links ./report's parts
+OUTCOMES_TEST_SRC := tests/test_outcomes.c tests/test.c $(STUDY_SRC)
 $(BUILD)/f32/tests/test_outcomes: $(call objs,f32,$(OUTCOMES_TEST_SRC))
 	$(CC) $(BASE) $(OPT) $^ -o $@ $(LDLIBS)
 $(BUILD)/asan32/tests/test_outcomes: $(call objs,asan32,$(OUTCOMES_TEST_SRC))

@@ -23,7 +23,7 @@
 #include "../tensor/base.h" /* nearest_flag */
 #include "../tensor/rng.h"
 #include "../run/threads.h" /* threads_from_env */
-#include "../model/gpt.h" /* attention_scale */
+#include "../model/scale_table.h" /* the scales: names, s(dk), labels */
 #include "../tensor/format.h" /* FP16_MAX */
 
 #include <math.h>
@@ -33,6 +33,24 @@
 #include <string.h>
 
 static const int g_dks[] = {16, 64, 256, 512, 1024};
+
+/* The three score multipliers of the training grid's main rows (1, 1/sqrt(dk), 1/dk), by their
+ * names in the scale table (model/scale_table.h). */
+enum { N_SCALE = 3 };
+static const char *const g_scales[N_SCALE] = {"1", "sqrt", "dk"};
+/* s as ./train computes it (model/attn_scale.c) */
+static double scale_of(const char *name, int dk)
+{
+    double c;
+    const ScaleRow *r = scale_row_find(name, &c);
+    return scale_row_s(r, c, dk);
+}
+static const char *scale_text(const char *name)
+{
+    static char bufs[4][32];
+    static int next;
+    return scale_write_label(name, SCALE_ASCII, bufs[next++ % 4], sizeof bufs[0]);
+}
 enum { N_DK = 5 };
 
 typedef struct ProbeOptions {
@@ -166,19 +184,20 @@ static uint64_t softmax_key(const ProbeOptions *o, int dk, int n_keys)
  * rows[i] (for g_dks[i]): the draws, already made; or rows == NULL to draw them here. */
 static void part_softmax(const ProbeOptions *o, int n_keys, int first, double *const *rows)
 {
+    /* the grid's three rules, S3's fixed divisors sqrt(16) .. sqrt(1024), and its 10 */
     enum { N_DIV = 8 };
-    const char *headers[N_DIV] = {"1", "sqrt(dk)", "dk", "4", "8", "16", "32", "10"};
+    static const char *const scales[N_DIV] = {"1", "sqrt", "dk", "4", "8", "16", "32", "10"};
     SoftmaxStats st[N_DK][N_DIV];
     int done = 0;
     progress("parts %d-%d: %d values of dk, %ld queries against %d keys each", first, first + 1, N_DK, o->samples, n_keys);
 #pragma omp parallel for schedule(dynamic)
     for (int i = 0; i < N_DK; i++) {
-        double dk = g_dks[i];
-        double div[N_DIV] = {1, sqrt(dk), dk, 4, 8, 16, 32, 10};
+        double s[N_DIV];
+        for (int d = 0; d < N_DIV; d++) s[d] = scale_of(scales[d], g_dks[i]);
         if (rows)
-            softmax_stats_of(rows[i], o->samples, n_keys, div, N_DIV, st[i]);
+            softmax_stats_of(rows[i], o->samples, n_keys, s, N_DIV, st[i]);
         else
-            softmax_stats(g_dks[i], n_keys, div, N_DIV, o->samples, softmax_key(o, g_dks[i], n_keys), st[i]);
+            softmax_stats(g_dks[i], n_keys, s, N_DIV, o->samples, softmax_key(o, g_dks[i], n_keys), st[i]);
 #pragma omp critical
         progress("parts %d-%d: dk = %d done (%d of %d)", first, first + 1, g_dks[i], ++done, N_DK);
     }
@@ -194,7 +213,10 @@ static void part_softmax(const ProbeOptions *o, int n_keys, int first, double *c
                "Columns 4, 8, 16, 32 are sqrt(16), sqrt(64), sqrt(256), sqrt(1024): S3's fixed divisors.\n\n",
                o->samples, (unsigned long long)o->seed);
         printf("| dk |");
-        for (int d = 0; d < N_DIV; d++) printf(" / %s |", headers[d]);
+        for (int d = 0; d < N_DIV; d++) {
+            char divisor[32];
+            printf(" / %s |", scale_write_divisor(scales[d], SCALE_ASCII, divisor, sizeof divisor));
+        }
         printf("\n|---:|");
         for (int d = 0; d < N_DIV; d++) printf("---:|");
         printf("\n");
@@ -211,12 +233,6 @@ static void part_softmax(const ProbeOptions *o, int n_keys, int first, double *c
     }
 }
 
-/* The three score multipliers of the training grid's main rows: 1, 1/sqrt(dk), 1/dk. */
-enum { N_SCALE = 3 };
-static const char *g_scale_names[N_SCALE] = {"1", "1/sqrt(dk)", "1/dk"};
-static const ScaleMode g_scale_modes[N_SCALE] = {SCALE_ONE, SCALE_SQRT, SCALE_DK};
-/* s as ./train computes it (model/attn_scale.c) */
-static double scale_of(int which, int dk) { return attention_scale(g_scale_modes[which], 0, dk); }
 
 static void part_gradients(const ProbeOptions *o, int n_keys, double *const *rows)
 {
@@ -225,7 +241,7 @@ static void part_gradients(const ProbeOptions *o, int n_keys, double *const *row
 #pragma omp parallel for schedule(dynamic)
     for (int i = 0; i < N_DK; i++)
         for (int k = 0; k < N_SCALE; k++)
-            st[i][k] = score_grad_stats(rows[i], o->samples, n_keys, scale_of(k, g_dks[i]),
+            st[i][k] = score_grad_stats(rows[i], o->samples, n_keys, scale_of(g_scales[k], g_dks[i]),
                                         rng_key(o->seed, 200000 + (uint64_t)g_dks[i]));
     printf("## 7. The gradient reaching one query's scores, %d keys, for a random upstream gradient\n\n", n_keys);
     printf("Per query row: scores S = s q.k against %d keys (the draws of sections 5-6), p = softmax(S), an\n"
@@ -242,7 +258,7 @@ static void part_gradients(const ProbeOptions *o, int n_keys, double *const *row
     for (int k = 0; k < N_SCALE; k++)
         for (int i = 0; i < N_DK; i++) {
             const ScoreGradStats *s = &st[i][k];
-            printf("| %s | %d | %.3g | %.3g | %.3g | %.3g | %.3g |\n", g_scale_names[k], g_dks[i], s->grad_median,
+            printf("| %s | %d | %.3g | %.3g | %.3g | %.3g | %.3g |\n", scale_text(g_scales[k]), g_dks[i], s->grad_median,
                    s->grad_p10, s->jac_median, s->jac_p10, s->qk_grad_median);
         }
     const ScoreGradStats *a = &st[0][0], *b = &st[N_DK - 1][0];
@@ -394,9 +410,9 @@ static void part_overflow(const ProbeOptions *o, int n_keys, double *const *rows
     printf("|---|---:|---:|---:|---:|---:|---:|\n");
     for (int k = 0; k < N_SCALE; k++)
         for (int i = 0; i < N_DK; i++) {
-            double s = scale_of(k, g_dks[i]), p = overflow_prob_normal(g_dks[i], s, FP16_MAX);
+            double s = scale_of(g_scales[k], g_dks[i]), p = overflow_prob_normal(g_dks[i], s, FP16_MAX);
             OverflowStats st = overflow_stats(rows[i], o->samples, n_keys, s, FP16_MAX);
-            printf("| %s | %d |", g_scale_names[k], g_dks[i]);
+            printf("| %s | %d |", scale_text(g_scales[k]), g_dks[i]);
             print_prob(p);
             print_prob(st.entry);
             print_prob(-expm1(n_keys * log1p(-p))); /* 1 - (1 - p)^n without rounding 1 - p */

@@ -64,7 +64,8 @@ static void usage(FILE *f)
                     "       report --runs RUNS.csv [--out DIR]        (the tables again from a runs.csv)\n"
                     "       report [--out DIR] RUN.csv [RUN2.csv ...] (the curves of ./train --log runs, side by side)\n"
                     "       report --probe PROBE.md [--out DIR]       (probe_softmax.svg from ./probe's output)\n"
-                    "       report --design                           (the study's tasks and cells, for scripts/ablation.sh)\n");
+                    "       report --design                           (the study's tasks and cells, for scripts/ablation.sh)\n"
+                    "       report --scales                           (the attention scales: name, ./train's flags, label)\n");
 }
 
 /* What the command line asks for. */
@@ -72,7 +73,7 @@ typedef struct Command {
     const char *out, *runs, *probe; /* NULL when not given */
     const char **folders;
     int n_folders;
-    bool help, design;
+    bool help, design, scales;
 } Command;
 
 /* --name VALUE or --name=VALUE: the value, advancing *i; NULL when argv[*i] is not --name. */
@@ -103,6 +104,8 @@ static Command parse_command_line(int argc, char **argv)
             return c;
         } else if (!strcmp(argv[i], "--design")) {
             c.design = true;
+        } else if (!strcmp(argv[i], "--scales")) {
+            c.scales = true;
         } else if ((v = option_value(argc, argv, &i, "--out"))) {
             set_once(&c.out, v, "--out");
         } else if ((v = option_value(argc, argv, &i, "--runs"))) {
@@ -110,7 +113,7 @@ static Command parse_command_line(int argc, char **argv)
         } else if ((v = option_value(argc, argv, &i, "--probe"))) {
             set_once(&c.probe, v, "--probe");
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            static const char *const known[] = {"out", "runs", "probe", "design", "help", NULL};
+            static const char *const known[] = {"out", "runs", "probe", "design", "scales", "help", NULL};
             const char *near = nearest_flag(argv[i], known);
             if (near) die(EXIT_USER, "unknown option %s; did you mean --%s? (see --help)", argv[i], near);
             die(EXIT_USER, "unknown option %s (see --help)", argv[i]);
@@ -128,6 +131,19 @@ static void print_design(const Command *c)
 {
     if (c->out || c->runs || c->probe || c->n_folders) die(EXIT_USER, "--design prints the study's cells alone: give nothing else");
     outcome_design_tsv(stdout);
+}
+
+/* --scales: the scale table (model/scale_table.h) as scripts/ablation.sh reads it: name, ./train's
+ * flags, label; the row "<c>" stands for any number c > 0. */
+static void print_scales(const Command *c)
+{
+    if (c->design || c->out || c->runs || c->probe || c->n_folders) die(EXIT_USER, "--scales prints the scale table alone: give nothing else");
+    printf("name\tflags\tlabel\n");
+    for (int i = 0; i < g_n_scale_rows; i++) {
+        char flags[96], label[64];
+        const char *name = g_scale_rows[i].name;
+        printf("%s\t%s\t%s\n", name, scale_write_flags(name, flags, sizeof flags), scale_write_label(name, SCALE_ASCII, label, sizeof label));
+    }
 }
 
 /* --probe: the probe figure alone. */
@@ -221,6 +237,7 @@ int main(int argc, char **argv)
     Command c = parse_command_line(argc, argv);
     int status = 0;
     if (c.help) usage(stdout);
+    else if (c.scales) print_scales(&c);
     else if (c.design) print_design(&c);
     else if (c.probe) make_probe_figure(&c);
     else if (!c.runs && c.n_folders && arguments_are_logs(&c)) make_glance(&c);

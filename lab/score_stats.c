@@ -135,7 +135,7 @@ double *score_rows(int dk, int n_keys, long rows, uint64_t seed)
     return S;
 }
 
-void softmax_stats_of(const double *scores, long rows, int n_keys, const double *divisors, int n_div,
+void softmax_stats_of(const double *scores, long rows, int n_keys, const double *mult, int n_mult,
                       SoftmaxStats *out)
 {
     Arena keep, work;
@@ -148,8 +148,8 @@ void softmax_stats_of(const double *scores, long rows, int n_keys, const double 
     Tensor *S = tensor_new2(&keep, (int)samples, n_keys, "scores");
     for (size_t i = 0; i < S->size; i++) S->data[i] = (real)scores[i];
     double *p = arena_alloc(&keep, (size_t)n_keys * sizeof(double));
-    for (int d = 0; d < n_div; d++) {
-        Tensor *P = op_softmax(&tp, op_scale(&tp, S, (real)(1 / divisors[d])), MASK_NONE);
+    for (int d = 0; d < n_mult; d++) {
+        Tensor *P = op_softmax(&tp, op_scale(&tp, S, (real)mult[d]), MASK_NONE);
         double h1 = 0, h2 = 0, j1 = 0, j2 = 0, mx = 0;
         for (long s = 0; s < samples; s++) {
             double h = 0, m = 0;
@@ -178,11 +178,11 @@ void softmax_stats_of(const double *scores, long rows, int n_keys, const double 
     arena_free(&keep);
 }
 
-void softmax_stats(int dk, int n_keys, const double *divisors, int n_div, long samples, uint64_t seed,
+void softmax_stats(int dk, int n_keys, const double *mult, int n_mult, long samples, uint64_t seed,
                    SoftmaxStats *out)
 {
     double *S = score_rows(dk, n_keys, samples, seed);
-    softmax_stats_of(S, samples, n_keys, divisors, n_div, out);
+    softmax_stats_of(S, samples, n_keys, mult, n_mult, out);
     mem_free(S);
 }
 

@@ -24,7 +24,7 @@ typedef struct RowExperiment {
 
 RowExperiment row_experiment(int dk, int n_keys, uint64_t seed);
 
-/* One query against n keys, all iid N(0, 1) in dk dims, scores q.k / divisor:
+/* One query against n keys, all iid N(0, 1) in dk dims, scores s q.k:
  * means over `samples` draws of the softmax's entropy (nats), of its largest weight, and of
  * the Frobenius norm of its Jacobian diag(p) - p p^T; with their standard errors. */
 typedef struct SoftmaxStats {
@@ -33,9 +33,9 @@ typedef struct SoftmaxStats {
     double jacobian, jacobian_se;
 } SoftmaxStats;
 
-/* Fills out[d] for each of the n_div divisors, from one shared set of draws
+/* Fills out[d] for each of the n_mult multipliers s = mult[d], from one shared set of draws
  * (score_rows(dk, n_keys, samples, seed), then softmax_stats_of). */
-void softmax_stats(int dk, int n_keys, const double *divisors, int n_div, long samples, uint64_t seed,
+void softmax_stats(int dk, int n_keys, const double *mult, int n_mult, long samples, uint64_t seed,
                    SoftmaxStats *out);
 
 /* The raw scores q.k of `rows` queries, each against its own n_keys keys, all iid N(0, 1) in
@@ -44,7 +44,7 @@ void softmax_stats(int dk, int n_keys, const double *divisors, int n_div, long s
 double *score_rows(int dk, int n_keys, long rows, uint64_t seed);
 
 /* softmax_stats on scores already drawn (rows * n_keys values from score_rows). */
-void softmax_stats_of(const double *scores, long rows, int n_keys, const double *divisors, int n_div,
+void softmax_stats_of(const double *scores, long rows, int n_keys, const double *mult, int n_mult,
                       SoftmaxStats *out);
 
 /* ||diag(p) - p p^T||_F for a probability vector p of length n, by the closed form

@@ -60,6 +60,21 @@ check_study() {
 [ ! -f docs/ablation/runs.csv ] || check_study docs/ablation "lr_*.svg dk_*.svg outcomes_*.svg"
 check_study docs/ablation/first "lr_*.svg dk_*.svg"
 
+# The scale table (./report --scales, model/attn_scale.c) is what the studies ran: every run's
+# command holds its scale's flags from the table, and a run whose scale is "none" has no --scale.
+scales_tsv=$("$report" --scales)
+for runs in docs/ablation/runs.csv docs/ablation/first/runs.csv; do
+    [ -f "$runs" ] || continue
+    wrong=$(printf '%s\n' "$scales_tsv" | awk -F'\t' 'NR == FNR { if (FNR > 1) flags[$1] = $2; next }
+        FNR == 1 { next }
+        { split($0, f, ","); s = f[5]; match($0, /"[^"]*"$/); cmd = substr($0, RSTART + 1, RLENGTH - 2) " "
+          want = (s in flags) ? flags[s] : flags["<c>"]; gsub(/<c>/, s, want)
+          bad = want == "" ? index(cmd, "--scale") > 0 : index(cmd, " " want " ") == 0
+          if (bad && n++ < 3) printf "%s (scale %s, want \"%s\"); ", f[1], s, want } END { print n + 0 }' - "$runs")
+    if [ "$wrong" = 0 ]; then ok "$runs: every run's command has its scale's flags from ./report --scales"; else
+        bad "$runs: every run's command has its scale's flags from ./report --scales" "$wrong"; fi
+done
+
 if "$report" --probe docs/ablation/probe.md --out "$dir/probe" >/dev/null 2>&1 &&
     cmp -s "$dir/probe/probe_softmax.svg" docs/ablation/probe_softmax.svg; then
     ok "docs/ablation/probe_softmax.svg is what ./report --probe makes from probe.md"

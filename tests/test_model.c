@@ -7,6 +7,7 @@
 #include "../run/attention_stats.h"
 #include "../run/log_columns.h"
 #include "../model/optim.h"
+#include "../model/scale_table.h"
 #include "../run/options.h"
 #include "../tensor/rng.h"
 
@@ -714,6 +715,58 @@ static void test_optimizer_rows(void)
                   optim_name(i, NULL), optim_spec(i)->reads[r]);
 }
 
+/* The scale table: every row's flags, read by ./train's own option parser, give the s of the
+ * row (a learned s: where it starts); names, constants and labels as the study writes them. */
+static void test_scale_table_rows(void)
+{
+    char flags[128], label[64], err[256];
+    bool saw_rule = false;
+    for (int i = 0; i < g_n_scale_rows; i++) {
+        const ScaleRow *r = &g_scale_rows[i];
+        const char *name = r->mode == SCALE_CONST ? "8" : r->name; /* "<c>": a constant stands for it */
+        double c;
+        CHECK(scale_row_find(name, &c) == r, "row %s: found by its name", r->name);
+        saw_rule |= !strcmp(r->name, g_scale_rule) && r->mode == SCALE_SQRT;
+        scale_write_flags(name, flags, sizeof flags);
+        Options o;
+        options_defaults(&o);
+        o.model.dk = 64;
+        bool ok = true;
+        for (char *f = strtok(flags, " "); f; f = strtok(NULL, " ")) { /* "--name=value" */
+            char *eq = strchr(f, '=');
+            CHECK(eq && !strncmp(f, "--", 2), "row %s: flag %s", r->name, f);
+            if (!eq) break;
+            *eq = '\0';
+            ok = ok && options_set(&o, f + 2, eq + 1, "test", err, sizeof err);
+        }
+        CHECK(ok, "row %s: its flags are refused: %s", r->name, err);
+        if (r->no_scale) {
+            CHECK(!flags[0] && isnan(scale_row_s(r, c, 64)), "row %s: no flags and no s", r->name);
+            continue;
+        }
+        double want = o.model.scale_mode == SCALE_LEARNED ? attention_scale(o.model.scale_init, o.model.scale_init_const, 64)
+                                                          : attention_scale(o.model.scale_mode, o.model.scale_const, 64);
+        CHECK(scale_row_s(r, c, 64) == want && (o.model.scale_mode == SCALE_LEARNED) == (r->mode == SCALE_LEARNED),
+              "row %s: s at dk 64 %g, its flags give %g", r->name, scale_row_s(r, c, 64), want);
+        if (r->mode != SCALE_CONST && r->mode != SCALE_LEARNED)
+            CHECK(!strcmp(scale_mode_name(r->mode, NULL), r->name) && !strcmp(scale_init_name(r->mode, NULL), r->name),
+                  "row %s: --scale and --scale-init spell it as the row does", r->name);
+    }
+    CHECK(saw_rule, "the rule %s is a row with s = 1/sqrt(dk)", g_scale_rule);
+    double c;
+    const char *refused[] = {"0", "-8", "+8", " 8", "8 ", "inf", "nan", "0x8", "1e999", "", "sqrt(dk)", "learned"};
+    for (int i = 0; i < (int)(sizeof refused / sizeof refused[0]); i++)
+        CHECK(!scale_row_find(refused[i], &c), "\"%s\" is not a scale", refused[i]);
+    CHECK(scale_row_find("0.5", &c) && c == 0.5 && scale_row_find("8", &c) && c == 8, "constants read as numbers");
+    CHECK(!strcmp(scale_write_label("sqrt", SCALE_MARKDOWN, label, sizeof label), "1/√dₖ"), "label %s", label);
+    CHECK(!strcmp(scale_write_label("learned-sqrt", SCALE_PLOT, label, sizeof label), "learned from 1/√dk"), "label %s", label);
+    CHECK(!strcmp(scale_write_label("learned-1", SCALE_ASCII, label, sizeof label), "learned from 1"), "label %s", label);
+    CHECK(!strcmp(scale_write_label("12.5", SCALE_ASCII, label, sizeof label), "1/12.5"), "label %s", label);
+    CHECK(!strcmp(scale_write_label("none", SCALE_MARKDOWN, label, sizeof label), "none"), "label %s", label);
+    CHECK(!strcmp(scale_write_divisor("dk", SCALE_ASCII, label, sizeof label), "dk"), "divisor %s", label);
+    CHECK(!strcmp(scale_write_flags("12.5", flags, sizeof flags), "--scale=12.5"), "flags %s", flags);
+}
+
 int main(int argc, char **argv)
 {
     static const TestCase tests[] = {
@@ -722,6 +775,7 @@ int main(int argc, char **argv)
         {"metrics: per-query Jacobian norms (saturated rows too) and gradient quantiles", test_per_query_jacobian_and_gradient_quantiles},
         {"metrics: score std of random q, k is 1 with 1/sqrt(dk)", test_score_std_of_random_unit_vectors_is_one_after_sqrt_scale},
         {"model: attention scale modes", test_attention_scale_modes},
+        {"model: the scale table's rows: flags, s, names, constants, labels", test_scale_table_rows},
         {"model: every attention variant's row is whole", test_attention_variant_rows_are_whole},
         {"model: each layer's multiplier and weights, against a recomputation in double", test_attention_weights_match_a_recomputation_in_double},
         {"optim: warmup and cosine schedule", test_learning_rate_schedule},

@@ -24,14 +24,14 @@ static void test_qk_variance_is_dk(void)
 
 static void test_softmax_entropy_and_jacobian_closed_forms(void)
 {
-    /* a huge divisor makes every score ~0: the softmax is uniform, entropy log n, and
+    /* a tiny multiplier makes every score ~0: the softmax is uniform, entropy log n, and
      * ||diag(p) - p p^T||_F = sqrt(n (1/n)^2 - 2 n (1/n)^3 + (n (1/n)^2)^2) = sqrt(1/n - 1/n^2) */
-    double div[2] = {1e9, 1};
+    double s[2] = {1e-9, 1};
     int ns[2] = {3, 64};
     for (int k = 0; k < 2; k++) {
         int n = ns[k];
         SoftmaxStats st[2];
-        softmax_stats(16, n, div, 2, 200, 3, st);
+        softmax_stats(16, n, s, 2, 200, 3, st);
         CHECK(fabs(st[0].entropy - log((double)n)) < 1e-4, "n = %d: uniform entropy %.6f, want log n = %.6f", n,
               st[0].entropy, log((double)n));
         CHECK(fabs(st[0].jacobian - sqrt(1.0 / n - 1.0 / ((double)n * n))) < 1e-4, "n = %d: uniform Jacobian %.6f", n,
@@ -241,12 +241,12 @@ static void test_softmax_small_matches_the_seeds_examples(void)
 static void test_score_rows_feed_softmax_stats(void)
 {
     /* softmax_stats is score_rows + softmax_stats_of: the same numbers either way */
-    double div[2] = {1, 8};
+    double s[2] = {1, 0.125};
     SoftmaxStats a[2], b[2];
-    softmax_stats(64, 16, div, 2, 130, 11, a);
-    double *s = score_rows(64, 16, 130, 11);
-    softmax_stats_of(s, 130, 16, div, 2, b);
-    mem_free(s);
+    softmax_stats(64, 16, s, 2, 130, 11, a);
+    double *scores = score_rows(64, 16, 130, 11);
+    softmax_stats_of(scores, 130, 16, s, 2, b);
+    mem_free(scores);
     CHECK(a[0].entropy == b[0].entropy && a[1].jacobian == b[1].jacobian && a[1].max_weight == b[1].max_weight,
           "softmax_stats vs score_rows + softmax_stats_of");
 }

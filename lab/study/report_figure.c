@@ -3,6 +3,7 @@
 
 #include "report_rows.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -73,23 +74,31 @@ int figure_scale_index(const char *scale)
     return g;
 }
 
+SvgStyle scale_style(const char *scale, int k, double width)
+{
+    static const char *const shapes[] = {[SVG_CIRCLE] = "circle", [SVG_SQUARE] = "square", [SVG_TRIANGLE] = "triangle",
+                                         [SVG_DIAMOND] = "diamond", [SVG_CROSS] = "cross", [SVG_PLUS] = "plus"};
+    double c;
+    const ScaleRow *r = scale_row_find(scale, &c);
+    assert(r);
+    const ScaleStyle *st = &r->style;
+    int colors = 1;
+    while (colors < 4 && st->colors[colors]) colors++;
+    SvgShape marker = SVG_NO_MARKER;
+    for (int m = 0; m < (int)(sizeof shapes / sizeof shapes[0]); m++)
+        if (!strcmp(shapes[m], st->marker)) marker = (SvgShape)m;
+    assert(marker != SVG_NO_MARKER);
+    return (SvgStyle){st->colors[k % colors], st->dash, marker, width, st->hollow ? SVG_HOLLOW : SVG_FILLED};
+}
+
 SvgStyle figure_scale_style(const char *scale)
 {
-    static const char *const constant_colors[4] = {"#ff7f0e", "#8c564b", "#e377c2", "#bcbd22"};
-    int constants = 0;
+    int constants = 0; /* the constants before this one among the study's scales */
     for (int i = 0; i < g_n_scales && strcmp(g_scales[i], scale); i++) {
         double c;
-        constants += scale_valid(g_scales[i], &c) && isfinite(c) && strcmp(g_scales[i], "1");
+        constants += scale_valid(g_scales[i], &c) && isfinite(c);
     }
-    SvgStyle st = {"#1f77b4", NULL, SVG_SQUARE, 1.8, SVG_FILLED};
-    if (!strcmp(scale, "1")) st = (SvgStyle){"#d62728", NULL, SVG_CIRCLE, 1.8, SVG_FILLED};
-    else if (!strcmp(scale, "sqrt")) st = (SvgStyle){"#1f77b4", NULL, SVG_SQUARE, 1.8, SVG_FILLED};
-    else if (!strcmp(scale, "dk")) st = (SvgStyle){"#2ca02c", "7,3", SVG_TRIANGLE, 1.8, SVG_FILLED};
-    else if (!strcmp(scale, "learned-sqrt")) st = (SvgStyle){"#9467bd", "8,3,2,3", SVG_CROSS, 1.8, SVG_FILLED};
-    else if (!strcmp(scale, "learned-1")) st = (SvgStyle){"#7f7f7f", "3,3", SVG_PLUS, 1.8, SVG_FILLED};
-    else if (!strcmp(scale, "none")) st = (SvgStyle){"#17becf", "1,3", SVG_CIRCLE, 1.8, SVG_HOLLOW};
-    else st = (SvgStyle){constant_colors[constants % 4], "2,2", SVG_DIAMOND, 1.8, SVG_FILLED};
-    return st;
+    return scale_style(scale, constants, 1.8);
 }
 
 const char *figure_scale_name(const char *scale)
@@ -97,6 +106,6 @@ const char *figure_scale_name(const char *scale)
     static char b[8][80];
     static int next;
     char *out = b[next++ % 8];
-    snprintf(out, 80, "s = %s", scale_label(scale, SCALE_FOR_PLOTS));
+    snprintf(out, 80, "s = %s", scale_label(scale, SCALE_PLOT));
     return out;
 }

@@ -25,6 +25,9 @@ int figure_top(int width, const char *title, const char *subtitle);
 /* The title (15 px) and the subtitle (12 px), each wrapped inside the figure. */
 void figure_titles(Svg *s, int width, const char *title, const char *subtitle);
 
+/* The style of a scale as its row in model/scale_table.h gives it (k: which colour of a
+ * constant's), with lines `width` pixels wide. */
+SvgStyle scale_style(const char *scale, int k, double width);
 /* The style of a scale, the same in every figure: s = 1 red circles, 1/sqrt(dk) blue squares,
  * 1/dk green triangles, ...; the constants take their colours in the order of the study's
  * scales, set once per report by figure_set_scales (every scale of the study, in order). */

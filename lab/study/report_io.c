@@ -64,7 +64,7 @@ static void check_job(char *const *f, const char *where)
     if (!is_word(f[JOB_TASK], "_-")) die(EXIT_USER, "%s: task \"%s\" is not a word", where, f[JOB_TASK]);
     if (!is_word(f[JOB_OPTIM], "_-")) die(EXIT_USER, "%s: optim \"%s\" is not a word", where, f[JOB_OPTIM]);
     if (!scale_valid(f[JOB_SCALE], &c))
-        die(EXIT_USER, "%s: scale \"%s\": expected 1, sqrt, dk, learned-sqrt, learned-1, none or a positive number", where, f[JOB_SCALE]);
+        die(EXIT_USER, "%s: scale \"%s\": expected %s", where, f[JOB_SCALE], scale_names());
     if (!parse_long(f[JOB_DK], &l) || l < 1 || l > 1000000) die(EXIT_USER, "%s: dk \"%s\" is not a positive integer", where, f[JOB_DK]);
     if (!parse_number(f[JOB_LR], &v, FINITE_ONLY) || !(v > 0)) die(EXIT_USER, "%s: lr \"%s\" is not a positive number", where, f[JOB_LR]);
     if (!parse_long(f[JOB_SEED], &l)) die(EXIT_USER, "%s: seed \"%s\" is not an integer", where, f[JOB_SEED]);

@@ -61,9 +61,9 @@ static const char *side_text(const OutcomeSide *s)
     static char buf[2][96];
     static int next;
     char *b = buf[next++ % 2];
-    if (!strcmp(s->variant, "-")) snprintf(b, 96, "s = %s", scale_label(s->scale, SCALE_FOR_TABLES));
-    else if (!strcmp(s->scale, "none")) snprintf(b, 96, "`%s`", s->variant);
-    else snprintf(b, 96, "`%s`, s = %s", s->variant, scale_label(s->scale, SCALE_FOR_TABLES));
+    if (!strcmp(s->variant, "-")) snprintf(b, 96, "s = %s", scale_label(s->scale, SCALE_MARKDOWN));
+    else if (scale_is_none(s->scale)) snprintf(b, 96, "`%s`", s->variant);
+    else snprintf(b, 96, "`%s`, s = %s", s->variant, scale_label(s->scale, SCALE_MARKDOWN));
     return b;
 }
 

@@ -165,10 +165,10 @@ static void add_secondaries(const Cells *cs, OutcomeContrast **v, int *n, int *c
         const Row *k = cell_row(&cs->cell[i]);
         const OutcomeTask *t = outcome_task(k->job[JOB_TASK]);
         if (!t || !strcmp(k->job[JOB_STAGE], LR_STAGE)) continue;
-        OutcomeSide a = {k->job[JOB_VARIANT], k->job[JOB_SCALE]}, b = {k->job[JOB_VARIANT], "sqrt"};
+        OutcomeSide a = {k->job[JOB_VARIANT], k->job[JOB_SCALE]}, b = {k->job[JOB_VARIANT], g_scale_rule};
         const Cell *ca = outcome_find(cs, t->task, k->job[JOB_OPTIM], &a, k->dk);
         if (!ca || strcmp(cell_row(ca)->job[JOB_STAGE], k->job[JOB_STAGE])) continue; /* its key in another stage */
-        bool own_sqrt = strcmp(a.scale, "sqrt") && outcome_find(cs, t->task, k->job[JOB_OPTIM], &b, k->dk);
+        bool own_sqrt = !scale_is_rule(a.scale) && outcome_find(cs, t->task, k->job[JOB_OPTIM], &b, k->dk);
         if (!own_sqrt) b.variant = "-";
         if (same_side(&a, &b) || !outcome_find(cs, t->task, k->job[JOB_OPTIM], &b, k->dk)) continue;
         if (is_primary(k->job[JOB_OPTIM], k->dk, &a, &b)) continue;
@@ -234,9 +234,9 @@ void outcome_verdict_text(char *buf, size_t n, const OutcomeContrast *c)
 
 static void side_text(char *buf, size_t n, const OutcomeSide *s)
 {
-    if (!strcmp(s->variant, "-")) snprintf(buf, n, "%s", scale_label(s->scale, SCALE_FOR_TABLES));
-    else if (!strcmp(s->scale, "none")) snprintf(buf, n, "`%s`", s->variant);
-    else snprintf(buf, n, "`%s` %s", s->variant, scale_label(s->scale, SCALE_FOR_TABLES));
+    if (!strcmp(s->variant, "-")) snprintf(buf, n, "%s", scale_label(s->scale, SCALE_MARKDOWN));
+    else if (scale_is_none(s->scale)) snprintf(buf, n, "`%s`", s->variant);
+    else snprintf(buf, n, "`%s` %s", s->variant, scale_label(s->scale, SCALE_MARKDOWN));
 }
 
 /* A p-value: 3 significant digits, "–" for none. */
@@ -283,7 +283,7 @@ static void cells_table(FILE *f, const Cells *cs)
         else if (c->test.n) snprintf(acc, sizeof acc, "%.3f", c->test.mean);
         else snprintf(acc, sizeof acc, "–");
         fprintf(f, "| %s | %s · %s | %s | %s | %s | %s | %s | %s | %s |\n", k->job[JOB_STAGE], k->job[JOB_TASK],
-                k->job[JOB_OPTIM], k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK],
+                k->job[JOB_OPTIM], k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_MARKDOWN), k->job[JOB_DK],
                 cell_row(c)->job[JOB_LR], ct, acc, kt);
     }
 }

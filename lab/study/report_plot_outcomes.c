@@ -62,7 +62,7 @@ static int column_name(const StudyCell *c, char lines[3][64])
     const char *variant = c->side.variant;
     if (!strncmp(variant, "attn=", 5)) variant += 5;
     if (strcmp(variant, "-")) snprintf(lines[n++], 64, "%s", variant);
-    if (strcmp(c->side.scale, "none")) snprintf(lines[n++], 64, "s = %s", scale_label(c->side.scale, SCALE_FOR_PLOTS));
+    if (!scale_is_none(c->side.scale)) snprintf(lines[n++], 64, "s = %s", scale_label(c->side.scale, SCALE_PLOT));
     snprintf(lines[n++], 64, "dk %.0f", c->dk);
     return n;
 }

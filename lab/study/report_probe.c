@@ -10,8 +10,10 @@
 
 #include "report_common.h"
 #include "report_figure.h"
+#include "report_rows.h" /* scale_label: the scale table's labels */
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,17 +86,13 @@ static bool read_probe_table(const char *path, const char *section, ProbeTable *
     return t->n_dk > 0;
 }
 
-/* The divisors drawn, with their legend names and styles: the training grid's three rules,
- * the constant 8 (= sqrt(64)) and S3's divisor 10. */
+/* The scales drawn (names of model/scale_table.h), with a note for the legend: the training
+ * grid's three rules, the constant 8 (= sqrt(64)) and S3's divisor 10. Their columns, labels and
+ * styles come from the scale table. */
 static const struct {
-    const char *column, *label;
-    SvgStyle style;
+    const char *scale, *note;
 } g_lines[] = {
-    {"1", "s = 1 (no scale)", {"#d62728", NULL, SVG_CIRCLE, 2, SVG_FILLED}},
-    {"sqrt(dk)", "s = 1/√dk", {"#1f77b4", NULL, SVG_SQUARE, 2, SVG_FILLED}},
-    {"dk", "s = 1/dk", {"#2ca02c", "6,3", SVG_TRIANGLE, 2, SVG_FILLED}},
-    {"8", "s = 1/8 (a constant)", {"#ff7f0e", "2,3", SVG_DIAMOND, 2, SVG_FILLED}},
-    {"10", "s = 1/10 (S3's constant)", {"#9467bd", "8,3,2,3", SVG_CROSS, 2, SVG_FILLED}},
+    {"1", " (no scale)"}, {"sqrt", ""}, {"dk", ""}, {"8", " (a constant)"}, {"10", " (S3's constant)"},
 };
 enum { N_LINES = (int)(sizeof g_lines / sizeof g_lines[0]) };
 
@@ -123,6 +121,15 @@ int report_probe_plot(const char *probe_md, const char *dir)
     double uniform[2] = {log((double)n_keys), sqrt(1.0 / n_keys - 1.0 / ((double)n_keys * n_keys))};
     const char *ylabels[2] = {"entropy of p (nats)", "‖diag(p) − p pᵀ‖_F"};
     const char *titles[2] = {"attention entropy", "softmax Jacobian norm"};
+    SvgStyle styles[N_LINES];
+    char labels[N_LINES][64], columns[N_LINES][32];
+    for (int l = 0, constants = 0; l < N_LINES; l++) {
+        double c;
+        scale_row_find(g_lines[l].scale, &c);
+        styles[l] = scale_style(g_lines[l].scale, isfinite(c) ? constants++ : 0, 2);
+        snprintf(labels[l], sizeof labels[l], "s = %s%s", scale_label(g_lines[l].scale, SCALE_PLOT), g_lines[l].note);
+        scale_write_divisor(g_lines[l].scale, SCALE_ASCII, columns[l], sizeof columns[l]);
+    }
     for (int k = 0; k < 2; k++) {
         const ProbeTable *t = &tab[k];
         double top = uniform[k];
@@ -138,20 +145,20 @@ int report_probe_plot(const char *probe_md, const char *dir)
         svg_panel(s, &p);
         svg_hline(s, &p, uniform[k], "#888888", "uniform over 64 keys");
         for (int l = 0; l < N_LINES; l++) {
-            int d = column_of(t, g_lines[l].column);
-            if (d < 0) die(EXIT_USER, "--probe %s: no column \"/ %s\" in %s", probe_md, g_lines[l].column, sections[k]);
+            int d = column_of(t, columns[l]);
+            if (d < 0) die(EXIT_USER, "--probe %s: no column \"/ %s\" in %s", probe_md, columns[l], sections[k]);
             double y[PROBE_MAX_DK];
             for (int r = 0; r < t->n_dk; r++) y[r] = t->v[r][d];
-            svg_series(s, &p, t->dk, y, t->n_dk, &g_lines[l].style);
+            svg_series(s, &p, t->dk, y, t->n_dk, &styles[l]);
         }
     }
-    const char *labels[N_LINES];
-    const SvgStyle *styles[N_LINES];
+    const char *legend[N_LINES];
+    const SvgStyle *legend_styles[N_LINES];
     for (int l = 0; l < N_LINES; l++) {
-        labels[l] = g_lines[l].label;
-        styles[l] = &g_lines[l].style;
+        legend[l] = labels[l];
+        legend_styles[l] = &styles[l];
     }
-    svg_legend(s, LEFT + 2 * (W + GAP) - 30, ABOVE, 250, labels, styles, N_LINES);
+    svg_legend(s, LEFT + 2 * (W + GAP) - 30, ABOVE, 250, legend, legend_styles, N_LINES);
     plot_close(&plot);
     return 1;
 }

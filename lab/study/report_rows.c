@@ -3,6 +3,7 @@
 
 #include "report_common.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,46 +46,51 @@ const char *metric_parse(int m, const char *text, double *v)
 
 /* ------------------------------------------------------------------ scales */
 
-/* The class of a scale, in table order; *c the constant of class 3. */
-static int scale_class(const char *s, double *c)
-{
-    *c = NAN;
-    if (!strcmp(s, "1")) return 0;
-    if (!strcmp(s, "sqrt")) return 1;
-    if (!strcmp(s, "dk")) return 2;
-    if (!strcmp(s, "learned-sqrt")) return 4;
-    if (!strcmp(s, "learned-1")) return 5;
-    if (!strcmp(s, "none")) return 6; /* score rules that take no scale (cosine, additive) */
-    if (parse_number(s, c, FINITE_ONLY) && *c > 0) return 3;
-    return -1;
-}
-
-bool scale_valid(const char *s, double *c) { return scale_class(s, c) >= 0; }
+/* The scales are model/scale_table.h's rows; their order there is the order of tables and
+ * plots, constants among themselves by value. */
+bool scale_valid(const char *s, double *c) { return scale_row_find(s, c) != NULL; }
 
 int scale_compare(const char *a, const char *b)
 {
     double ca, cb;
-    int ka = scale_class(a, &ca), kb = scale_class(b, &cb);
-    if (ka != kb) return ka < kb ? -1 : 1;
-    if (ka == 3 && ca != cb) return ca < cb ? -1 : 1;
+    const ScaleRow *ra = scale_row_find(a, &ca), *rb = scale_row_find(b, &cb);
+    assert(ra && rb);
+    if (ra != rb) return ra < rb ? -1 : 1;
+    if (ca != cb && isfinite(ca)) return ca < cb ? -1 : 1;
     return strcmp(a, b);
 }
 
-const char *scale_label(const char *s, ScaleText text)
+bool scale_is_rule(const char *s) { return !strcmp(s, g_scale_rule); }
+
+bool scale_is_none(const char *s)
+{
+    double c;
+    const ScaleRow *r = scale_row_find(s, &c);
+    return r && r->no_scale;
+}
+
+double scale_learned_start(const char *s, int dk)
+{
+    double c;
+    const ScaleRow *r = scale_row_find(s, &c);
+    return r && r->mode == SCALE_LEARNED ? scale_row_s(r, c, dk) * sqrt((double)dk) : NAN;
+}
+
+const char *scale_label(const char *s, ScaleScript script)
 {
     static char bufs[8][64];
     static int next;
-    char *b = bufs[next++ % 8];
-    bool plain = text == SCALE_FOR_PLOTS;
-    const char *sqrt_dk = plain ? "√dk" : "√dₖ", *dk = plain ? "dk" : "dₖ";
-    if (!strcmp(s, "1")) snprintf(b, 64, "1");
-    else if (!strcmp(s, "sqrt")) snprintf(b, 64, "1/%s", sqrt_dk);
-    else if (!strcmp(s, "dk")) snprintf(b, 64, "1/%s", dk);
-    else if (!strcmp(s, "learned-sqrt")) snprintf(b, 64, "learned from 1/%s", sqrt_dk);
-    else if (!strcmp(s, "learned-1")) snprintf(b, 64, "learned from 1");
-    else if (!strcmp(s, "none")) snprintf(b, 64, "none");
-    else snprintf(b, 64, "1/%s", s);
-    return b;
+    return scale_write_label(s, script, bufs[next++ % 8], sizeof bufs[0]);
+}
+
+const char *scale_names(void)
+{
+    static char list[256];
+    size_t used = 0;
+    for (int i = 0; i < g_n_scale_rows; i++)
+        appendf(list, sizeof list, &used, "%s%s", i ? (i == g_n_scale_rows - 1 ? " or " : ", ") : "",
+                g_scale_rows[i].mode == SCALE_CONST ? "a positive number" : g_scale_rows[i].name);
+    return list;
 }
 
 /* ------------------------------------------------------------------ the order of the keys */

@@ -3,6 +3,7 @@
 #ifndef STUDY_REPORT_ROWS_H
 #define STUDY_REPORT_ROWS_H
 
+#include "../../model/scale_table.h"
 #include "../../run/log_columns.h"
 
 #include <stdbool.h>
@@ -62,15 +63,20 @@ typedef struct Curve {
     double vocab;                            /* the run's vocabulary size (its first output line); NAN: unknown */
 } Curve;
 
-/* Scales: "1", "sqrt", "dk", a constant c (s = 1/c), "learned-sqrt", "learned-1", and "none"
- * (a score rule that takes no scale: cosine, additive). */
+/* Scales: the names of model/scale_table.h's rows, and any number c > 0 (s = 1/c); *c is c. */
 bool scale_valid(const char *s, double *c);
-/* Orders scales: 1, sqrt, dk, constants by value, learned-sqrt, learned-1, none. */
+/* Orders scales as the table's rows, constants by value. */
 int scale_compare(const char *a, const char *b);
-/* "1/√dₖ" and so on: for tables (Markdown), or for plots ("1/√dk": no subscript letters,
- * which not every SVG font has). */
-typedef enum ScaleText { SCALE_FOR_TABLES, SCALE_FOR_PLOTS } ScaleText;
-const char *scale_label(const char *s, ScaleText text);
+/* Whether a scale is the rule 1/sqrt(dk) (the reference of every comparison), or "none" (a
+ * score rule that takes no scale: cosine, additive). */
+bool scale_is_rule(const char *s);
+bool scale_is_none(const char *s);
+/* A learned scale's s·√dₖ at the start (1 from 1/√dₖ, √dₖ from 1); NaN for a fixed scale. */
+double scale_learned_start(const char *s, int dk);
+/* "1/√dₖ" and so on (scale_write_label; one of 8 rotating buffers). */
+const char *scale_label(const char *s, ScaleScript script);
+/* "1, sqrt, ... or a positive number": the names, for a message. */
+const char *scale_names(void);
 
 /* The stage whose runs choose the learning rate. */
 #define LR_STAGE "lr"

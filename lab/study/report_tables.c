@@ -232,7 +232,7 @@ static void lr_sweep_tables(FILE *f, const Stage *st)
             int r1 = cells_group_end(cs, r0, KEYS_DK); /* one (scale, dk): its lrs */
             const Cell *best = cells_best_of(cs, r0, r1);
             const Row *rk = cell_row(&cs->cell[r0]);
-            fprintf(f, "| %s | %s |", scale_label(rk->job[JOB_SCALE], SCALE_FOR_TABLES), rk->job[JOB_DK]);
+            fprintf(f, "| %s | %s |", scale_label(rk->job[JOB_SCALE], SCALE_MARKDOWN), rk->job[JOB_DK]);
             int lo = 1 << 30, hi = 0, missing = 0;
             for (int j = 0; j < n_lr; j++) {
                 const Cell *c = NULL;
@@ -298,7 +298,7 @@ static void chosen_rates_table(FILE *f, const Stage *st)
                    !strcmp(seen_rows[j]->job[JOB_SCALE], k->job[JOB_SCALE]);
         if (seen || n_seen == 256) continue;
         seen_rows[n_seen++] = k;
-        fprintf(f, "| %s · %s | %s |", k->job[JOB_TASK], k->job[JOB_OPTIM], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES));
+        fprintf(f, "| %s · %s | %s |", k->job[JOB_TASK], k->job[JOB_OPTIM], scale_label(k->job[JOB_SCALE], SCALE_MARKDOWN));
         for (int v = 0; v < nv; v++) {
             /* the (.., variant v, scale) of this row: its chosen rate at each dk */
             CellKey key = row_key(k);
@@ -343,7 +343,7 @@ static void nonfinite_table(FILE *f, const Stage *st)
         any = true;
         const Row *k = cell_row(c);
         fprintf(f, "| %s · %s · `%s` | %s | %s | %s | %d of %d | %d of %d | %.3g | %.3g |\n", k->job[JOB_TASK],
-                k->job[JOB_OPTIM], k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK],
+                k->job[JOB_OPTIM], k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_MARKDOWN), k->job[JOB_DK],
                 k->job[JOB_LR], with_nan, n, with_over, n, n ? over / n : 0, n ? fp_nans / n : 0);
     }
 }
@@ -359,7 +359,8 @@ static void learned_scale_table(FILE *f, const Stage *st)
     for (int i = st->from; i < st->to; i++) {
         const Cell *c = &st->cs->cell[i];
         const Row *k = cell_row(c);
-        if (strncmp(k->job[JOB_SCALE], "learned", 7)) continue;
+        double start = scale_learned_start(k->job[JOB_SCALE], (int)k->dk); /* s·√dₖ */
+        if (isnan(start)) continue;
         double *v = mem_alloc(sizeof(double) * (size_t)c->n);
         int n = 0;
         double lo = INFINITY, hi = -INFINITY;
@@ -384,9 +385,8 @@ static void learned_scale_table(FILE *f, const Stage *st)
         char end[96];
         if (ci.defined) snprintf(end, sizeof end, "%.3f ± %.3f (n=%d)", ci.mean, ci.half, n);
         else snprintf(end, sizeof end, "%.3f (n=%d, no CI)", ci.mean, n);
-        double start = !strcmp(k->job[JOB_SCALE], "learned-1") ? sqrt(k->dk) : 1.0;
         fprintf(f, "| %s · %s · `%s` | %s | %s | %s | %.3g | %s | %.3f – %.3f |\n", k->job[JOB_TASK], k->job[JOB_OPTIM],
-                k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK], k->job[JOB_LR], start, end, lo,
+                k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_MARKDOWN), k->job[JOB_DK], k->job[JOB_LR], start, end, lo,
                 hi);
         mem_free(v);
     }
@@ -422,7 +422,7 @@ static void accuracy_tables(FILE *f, const Stage *st)
         fprintf(f, "\n");
         for (int s0 = a; s0 < b;) {
             int s1 = cells_group_end(cs, s0, KEYS_SCALE); /* one scale */
-            fprintf(f, "| %s |", scale_label(cell_row(&cs->cell[s0])->job[JOB_SCALE], SCALE_FOR_TABLES));
+            fprintf(f, "| %s |", scale_label(cell_row(&cs->cell[s0])->job[JOB_SCALE], SCALE_MARKDOWN));
             for (int d = 0; d < nd; d++) {
                 fprintf(f, " ");
                 bool any_here = false;
@@ -519,14 +519,14 @@ static void scale_comparisons(FILE *f, const Stage *st)
                 if (cell_row(&cs->cell[i])->dk != dks[d]) continue;
                 const Cell *c = cells_best_of(cs, i, cells_group_end(cs, i, KEYS_DK));
                 if (!c) continue;
-                if (!strcmp(cell_row(c)->job[JOB_SCALE], "sqrt")) ref = ns;
+                if (scale_is_rule(cell_row(c)->job[JOB_SCALE])) ref = ns;
                 cells[ns++] = c;
             }
             if (ns == 0) continue;
             for (int s = 0; s < ns; s++) {
                 const Cell *cr = ref >= 0 ? cells[ref] : NULL;
                 if (s == ref) continue;
-                if (!cr) cr = reference_cell(cs, cells[s], k->job[JOB_VARIANT], "sqrt", dks[d]);
+                if (!cr) cr = reference_cell(cs, cells[s], k->job[JOB_VARIANT], g_scale_rule, dks[d]);
                 if (!cr && s == 0) continue; /* no 1/√dₖ anywhere: against the first scale */
                 if (!cr) cr = cells[0];
                 if (!title) {
@@ -535,8 +535,8 @@ static void scale_comparisons(FILE *f, const Stage *st)
                     block_title(f, k, "");
                     fprintf(f, "| dₖ | a − b | difference ± 95 %% CI | n | lr a; b | verdict |\n|---:|---|---:|---:|---|---|\n");
                 }
-                fprintf(f, "| %.0f | %s%s − %s |", dks[d], scale_label(cell_row(cr)->job[JOB_SCALE], SCALE_FOR_TABLES), from_stage(cr, stage),
-                        scale_label(cell_row(cells[s])->job[JOB_SCALE], SCALE_FOR_TABLES));
+                fprintf(f, "| %.0f | %s%s − %s |", dks[d], scale_label(cell_row(cr)->job[JOB_SCALE], SCALE_MARKDOWN), from_stage(cr, stage),
+                        scale_label(cell_row(cells[s])->job[JOB_SCALE], SCALE_MARKDOWN));
                 put_comparison(f, cr, cells[s]);
             }
         }
@@ -557,7 +557,7 @@ static void variant_comparisons(FILE *f, const Stage *st)
         if (!strcmp(k->job[JOB_VARIANT], "-")) continue;
         const Cell *cv = cells_best_of(cs, i, cells_group_end(cs, i, KEYS_DK));
         if (!cv) continue;
-        const char *scale = strcmp(k->job[JOB_SCALE], "none") ? k->job[JOB_SCALE] : "sqrt";
+        const char *scale = scale_is_none(k->job[JOB_SCALE]) ? g_scale_rule : k->job[JOB_SCALE];
         const Cell *cr = reference_cell(cs, cv, "-", scale, k->dk);
         if (!cr) continue;
         if (!any)
@@ -571,8 +571,8 @@ static void variant_comparisons(FILE *f, const Stage *st)
             fprintf(f, "\n### %s · %s\n\n| dₖ | a − b | difference ± 95 %% CI | n | lr a; b | verdict |\n"
                        "|---:|---|---:|---:|---|---|\n", task, optim);
         }
-        fprintf(f, "| %.0f | `%s` %s − `-` %s%s |", k->dk, k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES),
-                scale_label(cell_row(cr)->job[JOB_SCALE], SCALE_FOR_TABLES), from_stage(cr, stage));
+        fprintf(f, "| %.0f | `%s` %s − `-` %s%s |", k->dk, k->job[JOB_VARIANT], scale_label(k->job[JOB_SCALE], SCALE_MARKDOWN),
+                scale_label(cell_row(cr)->job[JOB_SCALE], SCALE_MARKDOWN), from_stage(cr, stage));
         put_comparison(f, cv, cr);
     }
 }
@@ -585,7 +585,7 @@ static bool block_compares_scales(const Cells *cs, int a, int b)
 {
     bool sqrt_seen = false, other = false;
     for (int i = a; i < b; i++) {
-        bool is_sqrt = !strcmp(cell_row(&cs->cell[i])->job[JOB_SCALE], "sqrt");
+        bool is_sqrt = scale_is_rule(cell_row(&cs->cell[i])->job[JOB_SCALE]);
         sqrt_seen |= is_sqrt;
         other |= !is_sqrt;
     }
@@ -622,12 +622,12 @@ static void overview_table(FILE *f, const Stage *st)
         }
     int ref = -1;
     for (int j = 0; j < ns; j++)
-        if (!strcmp(scales[j], "sqrt")) ref = j;
+        if (scale_is_rule(scales[j])) ref = j;
     fprintf(f, "\n## Stage `%s` at a glance\n\nTest accuracy, mean ± 95 %% CI over seeds, each scale at its chosen rate; "
                "then the paired differences (seed by seed) and their verdict.\n\n| task · optim | dₖ |", stage);
-    for (int j = 0; j < ns; j++) fprintf(f, " s = %s |", scale_label(scales[j], SCALE_FOR_TABLES));
+    for (int j = 0; j < ns; j++) fprintf(f, " s = %s |", scale_label(scales[j], SCALE_MARKDOWN));
     for (int j = 0; j < ns; j++)
-        if (j != ref) fprintf(f, " 1/√dₖ − %s |", scale_label(scales[j], SCALE_FOR_TABLES));
+        if (j != ref) fprintf(f, " 1/√dₖ − %s |", scale_label(scales[j], SCALE_MARKDOWN));
     fprintf(f, "\n|---|---:|");
     for (int j = 0; j < ns; j++) fprintf(f, "---:|");
     for (int j = 0; j < ns; j++)
@@ -714,7 +714,7 @@ static void inside_table(FILE *f, const Stage *st)
         static const int metrics[] = {M_STD_INIT, M_STD_END, M_QGRAD_INIT, M_QGRAD_END, M_JAC_END, M_ENTROPY_END, M_WQ_GRAD_INIT};
         fprintf(f, "| %s · %s", k->job[JOB_TASK], k->job[JOB_OPTIM]);
         if (strcmp(k->job[JOB_VARIANT], "-")) fprintf(f, " · `%s`", k->job[JOB_VARIANT]);
-        fprintf(f, " | %s | %s |", scale_label(k->job[JOB_SCALE], SCALE_FOR_TABLES), k->job[JOB_DK]);
+        fprintf(f, " | %s | %s |", scale_label(k->job[JOB_SCALE], SCALE_MARKDOWN), k->job[JOB_DK]);
         for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
             double v = cell_median(c, metrics[m]);
             if (isfinite(v)) fprintf(f, " %.3g |", v);
