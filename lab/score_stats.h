@@ -1,8 +1,8 @@
 /* score_stats.h - the statistics behind the 1/sqrt(dk) argument, by Monte Carlo, without
  * training: how q.k is distributed, what the softmax of such scores looks like, and how large
  * the softmax's Jacobian is. Used by ./probe and by the tests. */
-#ifndef SCORES_SCORE_STATS_H
-#define SCORES_SCORE_STATS_H
+#ifndef LAB_SCORE_STATS_H
+#define LAB_SCORE_STATS_H
 
 #include <stdint.h>
 

@@ -20,13 +20,13 @@ void optim_init(Optimizer *o, const OptimConfig *cfg, Tensor **params, const boo
         o->n_values += params[i]->size;
         o->n_chunks += (params[i]->size + OPTIM_CHUNK - 1) / OPTIM_CHUNK;
     }
-    /* every optimizer's buffers that it would use under this configuration (optim.h) */
+    /* the chosen optimizer's buffers that it uses under this configuration (optim.h) */
     int kind, k;
     for (int b = 0; optim_buffer(b, &kind, &k); b++) {
         assert(b < OPTIM_MAX_BUFFERS);
-        const OptimSpec *owner = optim_spec(kind);
-        if (kind == cfg->kind && k == 0) o->own = b;
-        if (!owner->state_used || owner->state_used(cfg, k)) o->state[b] = mem_alloc(o->n_values * sizeof(real)); /* zeroed */
+        if (kind != cfg->kind) continue;
+        if (k == 0) o->own = b;
+        if (!o->spec->state_used || o->spec->state_used(cfg, k)) o->state[b] = mem_alloc(o->n_values * sizeof(real)); /* zeroed */
     }
     o->chunks = mem_alloc(o->n_chunks * sizeof *o->chunks);
     o->partial = mem_alloc(o->n_chunks * sizeof(double));

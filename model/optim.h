@@ -7,14 +7,14 @@
  * checkpoints can store it as "optim.<state>.<parameter>"), its constants of a step and its
  * update rule.
  *
- * The state of every optimizer of the table is kept, not only the chosen one's: each buffer that
- * its own optimizer would use under this configuration (AdamW's m and v always, SGD's momentum
- * when --momentum > 0). So --optim may change when a run is resumed and each optimizer finds its
- * own state again, and checkpoints keep one layout (a plain SGD checkpoint holds AdamW's m and v,
- * as it always has). The state names are unique across the table (tests/test_model.c checks it).
+ * Only the chosen optimizer's state is kept, in memory and in checkpoints: each of its buffers
+ * that it uses under this configuration (AdamW's m and v always, SGD's momentum when --momentum
+ * > 0). A run resumed with another --optim starts the new optimizer's state at zero (and says
+ * so). Every buffer of the table has its own place (optim_buffer) and a name no other optimizer
+ * uses (tests/test_model.c checks it), so a checkpoint's names say whose state it holds.
  */
-#ifndef OPTIM_OPTIM_H
-#define OPTIM_OPTIM_H
+#ifndef MODEL_OPTIM_H
+#define MODEL_OPTIM_H
 
 #include "../tensor/tensor.h"
 
@@ -91,8 +91,8 @@ typedef struct Optimizer {
     const bool *decay;          /* per parameter */
     int n_params;
     size_t n_values;            /* total elements; each state buffer follows the parameters' order */
-    real *state[OPTIM_MAX_BUFFERS]; /* every optimizer's buffers (optim_buffer b), n_values each, zero
-                                       at the start; NULL for one not kept under this configuration */
+    real *state[OPTIM_MAX_BUFFERS]; /* the chosen optimizer's buffers at their places (optim_buffer b),
+                                       n_values each, zero at the start; NULL for every other */
     int own;                    /* the chosen optimizer's first buffer among them */
     /* The parameters cut into chunks of at most OPTIM_CHUNK elements, each handled by one
      * thread: the gradient norm, the clipping and the update each run as one parallel loop

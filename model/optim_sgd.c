@@ -9,8 +9,8 @@
  * torch.optim.SGD(momentum=mu, dampening=0) adds wd p to g before u, so with weight decay the
  * two differ from the second step on (with --weight-decay=0 they are the same).
  *
- * Its only state is the momentum buffer u (AdamW's m and v are kept for it by optim.c, see
- * optim.h: switching to SGD and back keeps Adam's moments). */
+ * Its only state is the momentum buffer u, kept only when mu > 0 (optim.h: a run keeps the state
+ * of its own optimizer, nothing else). */
 #include "optim.h"
 
 enum { SGD_MOMENTUM }; /* its state */

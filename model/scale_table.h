@@ -1,4 +1,4 @@
-/* scale_table.h - the attention scales the project names, one row each (model/attn_scale.c).
+/* scale_table.h - the attention scales the project names, one row each (model/scale_table.c).
  *
  * A row says how the study names a scale, s(dk) as ./train computes it, how ./train is told
  * (its flags), how tables and plots write it and how plots draw it. --scale's names, ./probe's

@@ -6,8 +6,8 @@
  *     weights[((l H + h) n + i) n + j] = P_ij of layer l, head h: how much query i takes from key j
  * with P_ij = 0 for j > i (hidden by the mask). Nothing here writes a file.
  */
-#ifndef INSTRUMENT_ATTENTION_MAP_H
-#define INSTRUMENT_ATTENTION_MAP_H
+#ifndef RUN_ATTENTION_MAP_H
+#define RUN_ATTENTION_MAP_H
 
 #include "../data/data.h"
 #include "../model/gpt.h"

@@ -1,6 +1,6 @@
 /* attention_stats.h - what the scale ablation measures inside attention. */
-#ifndef INSTRUMENT_ATTENTION_STATS_H
-#define INSTRUMENT_ATTENTION_STATS_H
+#ifndef RUN_ATTENTION_STATS_H
+#define RUN_ATTENTION_STATS_H
 
 #include "../model/gpt.h"
 

@@ -15,8 +15,8 @@
  * A number that is not finite is spelled nan, inf or -inf in a data- attribute (never "-nan"), and
  * NaN or Inf in a title ("H = NaN (non-finite weights)").
  */
-#ifndef INSTRUMENT_ATTENTION_SVG_H
-#define INSTRUMENT_ATTENTION_SVG_H
+#ifndef RUN_ATTENTION_SVG_H
+#define RUN_ATTENTION_SVG_H
 
 #include "../data/data.h"
 #include "attention_map.h"

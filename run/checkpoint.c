@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* /2: the checksum covers the whole file; /1 (before 2026-11-30): the data section only, and
- * such files are still read. */
-#define FORMAT_CHECKPOINT "attention-scale-checkpoint/2"
+/* /3 (since 2026-12-07): only the chosen optimizer's state; /2: every optimizer's state kept under
+ * the run's settings (an SGD run's file holds AdamW's m and v, all zero); /1 (before 2026-11-30):
+ * as /2, but the checksum covers the data section only, not the whole file. All three are read:
+ * a state buffer the run does not keep is skipped, one it keeps and the file lacks starts at 0. */
+#define FORMAT_CHECKPOINT "attention-scale-checkpoint/3"
+#define FORMAT_CHECKPOINT_V2 "attention-scale-checkpoint/2"
 #define FORMAT_CHECKPOINT_V1 "attention-scale-checkpoint/1"
 #define FORMAT_DUMP "attention-scale-dump/2"
 
@@ -77,7 +80,7 @@ static void checkpoint_writer(StWriter *w_out, const Gpt *m, const Optimizer *op
     mem_free(words);
     add_config(&w, o);
     for (int i = 0; i < m->n_params; i++) st_add_tensor(&w, m->params[i]->name, m->params[i]);
-    /* the optimizers' state kept, parameter by parameter: "optim.<state>.<parameter>" */
+    /* the chosen optimizer's state, parameter by parameter: "optim.<state>.<parameter>" */
     size_t off = 0;
     for (int i = 0; i < m->n_params && opt; i++) {
         const Tensor *p = m->params[i];
@@ -129,7 +132,7 @@ static bool check_opened(StFile *sf, const char *path, char *err, size_t err_len
     const char *format = st_meta(sf, "format");
     bool v1 = format && !strcmp(format, FORMAT_CHECKPOINT_V1);
     char inner[256];
-    if (!format || (!v1 && strcmp(format, FORMAT_CHECKPOINT) != 0))
+    if (!format || (!v1 && strcmp(format, FORMAT_CHECKPOINT) != 0 && strcmp(format, FORMAT_CHECKPOINT_V2) != 0))
         errorf(err, err_len, "--load=%s: not a checkpoint of this program (metadata \"format\" is %s)", path,
                format ? format : "missing");
     else if (!st_verify_checksum(sf, v1 ? ST_CHECKSUM_DATA : ST_CHECKSUM_WHOLE_FILE, inner, sizeof inner))
@@ -341,8 +344,8 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
     }
     for (int i = 0; i < m->n_params; i++)
         if (!load_tensor(sf, m->params[i]->name, m->params[i], m->params[i]->data, path, err, err_len)) goto done;
-    /* the optimizers' state, buffer by buffer, as their specs name it; a buffer the file lacks (a
-     * model only, saved before the buffer existed or without it) starts at zero */
+    /* the chosen optimizer's state, buffer by buffer, as its spec names it; a buffer the file lacks
+     * (another optimizer's run, a model saved before the buffer existed) starts at zero */
     const OptimState *state;
     int kind, k;
     for (int b = 0; opt && (state = optim_buffer(b, &kind, &k)) != NULL; b++)

@@ -1,6 +1,6 @@
 /* checkpoint.h - the model, optimizer and run state as safetensors files (docs/FORMAT.md). */
-#ifndef CHECKPOINT_CHECKPOINT_H
-#define CHECKPOINT_CHECKPOINT_H
+#ifndef RUN_CHECKPOINT_H
+#define RUN_CHECKPOINT_H
 
 #include "../data/data.h"
 #include "attention_map.h"

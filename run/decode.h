@@ -22,8 +22,8 @@
  * token it writes, and S the source token that query weighs most in the last layer, by the mean
  * of the attention weights over heads, with that mean weight p.
  */
-#ifndef DECODE_DECODE_H
-#define DECODE_DECODE_H
+#ifndef RUN_DECODE_H
+#define RUN_DECODE_H
 
 #include "../data/data.h"
 #include "options.h"

@@ -5,8 +5,8 @@
  * (Both see the same prefix up to the first mistake, and the causal mask makes a position's
  * logits independent of what follows it, to the bit.) So one forward pass per batch gives the
  * loss and the accuracy together; tests/test_eval.c checks it against real greedy decoding. */
-#ifndef EVAL_EVAL_H
-#define EVAL_EVAL_H
+#ifndef RUN_EVAL_H
+#define RUN_EVAL_H
 
 #include "../tensor/rng.h"
 #include "../data/data.h"

@@ -1,7 +1,7 @@
 /* exit.h - how ./train ends when it cannot go on: one line on stderr, and an exit status
  * scripts can tell apart. */
-#ifndef BASE_EXIT_H
-#define BASE_EXIT_H
+#ifndef RUN_EXIT_H
+#define RUN_EXIT_H
 
 enum {
     EXIT_USER = 2,      /* bad input: a flag, a config file, the data, a checkpoint, an output path */

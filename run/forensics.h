@@ -1,7 +1,7 @@
 /* forensics.h - NaN forensics: when a loss, a gradient or an update goes non-finite, find the
  * first tensor, layer and op that did it, then stop (exit 3) or count it and skip the update. */
-#ifndef INSTRUMENT_FORENSICS_H
-#define INSTRUMENT_FORENSICS_H
+#ifndef RUN_FORENSICS_H
+#define RUN_FORENSICS_H
 
 #include "../model/gpt.h"
 

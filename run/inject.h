@@ -5,8 +5,8 @@
  *   crash-in-save:N       the N-th checkpoint write dies half-way (the process is killed)
  *   crash-after-step:N    the process is killed right after step N (and its saves)
  */
-#ifndef INSTRUMENT_INJECT_H
-#define INSTRUMENT_INJECT_H
+#ifndef RUN_INJECT_H
+#define RUN_INJECT_H
 
 #include "../model/gpt.h"
 

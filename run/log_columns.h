@@ -10,8 +10,8 @@
  * layer by layer: l0_score_mean, .., l0_gnorm_wk, l1_score_mean, .., l1_gnorm_wk, then the next
  * block. The summary line: "summary: steps=20 final_loss=0.5 ... time_s=1.5", its fields in
  * table order. */
-#ifndef INSTRUMENT_LOG_COLUMNS_H
-#define INSTRUMENT_LOG_COLUMNS_H
+#ifndef RUN_LOG_COLUMNS_H
+#define RUN_LOG_COLUMNS_H
 
 #include <stdbool.h>
 #include <stddef.h>

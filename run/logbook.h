@@ -1,8 +1,8 @@
 /* logbook.h - what ./train reports while it trains: per-layer attention metrics, a CSV row and
  * a console line every --log-every steps. The CSV columns are the rows of the table in
  * log_columns.c (and listed in the README). */
-#ifndef INSTRUMENT_LOGBOOK_H
-#define INSTRUMENT_LOGBOOK_H
+#ifndef RUN_LOGBOOK_H
+#define RUN_LOGBOOK_H
 
 #include "attention_stats.h"
 #include "../model/attn_spec.h"

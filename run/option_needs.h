@@ -1,8 +1,8 @@
 /* option_needs.h - when an option does something, for the rows of the option table (options.c):
  * an OptNeeds says whether an option does something in a configuration and, when it does not,
  * what it needs, in words generated from the modules' rows. Inside run/ only. */
-#ifndef OPTIONS_OPTION_NEEDS_H
-#define OPTIONS_OPTION_NEEDS_H
+#ifndef RUN_OPTION_NEEDS_H
+#define RUN_OPTION_NEEDS_H
 
 #include "options.h"
 

@@ -7,8 +7,8 @@
  * checkpoints all go through it. An enumerated option (--task, --scale, --optim, --nan) takes its
  * names from the module that owns the values (the task table, the optimizer table, ...).
  */
-#ifndef OPTIONS_OPTIONS_H
-#define OPTIONS_OPTIONS_H
+#ifndef RUN_OPTIONS_H
+#define RUN_OPTIONS_H
 
 #include "../data/data.h"
 #include "attention_svg.h"

@@ -5,8 +5,8 @@
  * A series is drawn in an SvgStyle (colour, dash pattern, marker shape), and the legend shows
  * the same style, so every line style on a plot has its legend entry and lines that lie on top
  * of each other stay told apart by their markers. */
-#ifndef VIZ_SVG_H
-#define VIZ_SVG_H
+#ifndef RUN_SVG_H
+#define RUN_SVG_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * a reshape view is a dashed box. Edges are the data flow of the forward pass; each run of ops
  * with one scope label ("layer 0 queries") is a cluster. Render with `dot -Tsvg FILE > FILE.svg`.
  */
-#ifndef INSTRUMENT_TAPE_DOT_H
-#define INSTRUMENT_TAPE_DOT_H
+#ifndef RUN_TAPE_DOT_H
+#define RUN_TAPE_DOT_H
 
 #include "../model/gpt.h"
 

@@ -6,8 +6,8 @@
  * tensor/tensor.h), and the bytes its backward needs kept alive. Then the totals. The helpers
  * below are shared with the graph writer (tape_dot.c).
  */
-#ifndef INSTRUMENT_TAPE_PRINT_H
-#define INSTRUMENT_TAPE_PRINT_H
+#ifndef RUN_TAPE_PRINT_H
+#define RUN_TAPE_PRINT_H
 
 #include "../model/gpt.h"
 

@@ -18,8 +18,8 @@
  * It is on when the thread count is not given (--threads=0 and no $OMP_NUM_THREADS), on Linux;
  * elsewhere, or if the kernel does not expose those files, the count stays at the maximum.
  */
-#ifndef BASE_THREADS_H
-#define BASE_THREADS_H
+#ifndef RUN_THREADS_H
+#define RUN_THREADS_H
 
 #include <stdbool.h>
 

@@ -1,8 +1,8 @@
 /* base.h - the few helpers every part of the project uses: counted heap memory, one-line error
  * messages and overflow-safe sizes. Nothing here knows about tensors or transformers.
  */
-#ifndef BASE_BASE_H
-#define BASE_BASE_H
+#ifndef TENSOR_BASE_H
+#define TENSOR_BASE_H
 
 #include <stdbool.h>
 #include <stddef.h>

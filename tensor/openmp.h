@@ -6,8 +6,8 @@
  * one calling thread. The results are the same bits either way: threads only ever split the
  * outputs of a loop, never a sum (tensor/parallel.h).
  */
-#ifndef BASE_OPENMP_H
-#define BASE_OPENMP_H
+#ifndef TENSOR_OPENMP_H
+#define TENSOR_OPENMP_H
 
 #ifdef _OPENMP
 #include <omp.h>

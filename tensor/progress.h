@@ -2,8 +2,8 @@
  * held-out sources, evaluating a test set of a million examples): nothing during its first
  * PROGRESS_QUIET_S seconds, so that work of ordinary size prints nothing, then a line every
  * PROGRESS_EVERY_S: "WHAT: DONE of TOTAL, N s". */
-#ifndef BASE_PROGRESS_H
-#define BASE_PROGRESS_H
+#ifndef TENSOR_PROGRESS_H
+#define TENSOR_PROGRESS_H
 
 #include <stdbool.h>
 #include <stdio.h>

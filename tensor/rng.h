@@ -6,8 +6,8 @@
  * position i of a key is rng_mix(key + (i + 1) * GAMMA), which any thread can compute on its
  * own. That is how dropout masks stay identical for any number of threads.
  */
-#ifndef BASE_RNG_H
-#define BASE_RNG_H
+#ifndef TENSOR_RNG_H
+#define TENSOR_RNG_H
 
 #include <stdint.h>
 

@@ -7,8 +7,8 @@
  * safetensors user can open these files. The reader checks everything it is given (sizes,
  * offsets against the file's length, the JSON's shape) and never reads out of bounds.
  */
-#ifndef IO_SAFETENSORS_H
-#define IO_SAFETENSORS_H
+#ifndef TENSOR_SAFETENSORS_H
+#define TENSOR_SAFETENSORS_H
 
 #include "../tensor/tensor.h"
 

@@ -60,7 +60,7 @@ check_study() {
 [ ! -f docs/ablation/runs.csv ] || check_study docs/ablation "lr_*.svg dk_*.svg outcomes_*.svg"
 check_study docs/ablation/first "lr_*.svg dk_*.svg"
 
-# The scale table (./report --scales, model/attn_scale.c) is what the studies ran: every run's
+# The scale table (./report --scales, model/scale_table.c) is what the studies ran: every run's
 # command holds its scale's flags from the table, and a run whose scale is "none" has no --scale.
 scales_tsv=$("$report" --scales)
 for runs in docs/ablation/runs.csv docs/ablation/first/runs.csv; do

@@ -286,7 +286,7 @@ static void test_checkpoint_round_trip_and_corruption(void)
         lr[15] = lr[15] == '8' ? '9' : (char)(lr[15] - 1);
     }
     /* a file of the first format version, whose checksum covers the data section only, is read */
-    char *format = strstr((char *)raw + 8, "attention-scale-checkpoint/2");
+    char *format = strstr((char *)raw + 8, "attention-scale-checkpoint/3");
     char *digits = strstr((char *)raw + 8, "\"checksum\":\"crc32:");
     CHECK(format && digits, "no format or checksum in the header");
     if (format && digits) {
@@ -344,6 +344,69 @@ done:
     optim_free(&ob);
     gpt_free(&a);
     gpt_free(&b);
+}
+
+/* Whether a saved file holds a tensor of this name (its header names it in quotes). */
+static bool file_names(const char *path, const char *name)
+{
+    static unsigned char raw[1 << 16];
+    size_t n = read_all(path, raw, sizeof raw - 1);
+    raw[n] = 0;
+    char quoted[128];
+    snprintf(quoted, sizeof quoted, "\"%s\":{", name);
+    size_t len = strlen(quoted);
+    for (size_t i = 8; i + len <= n; i++)
+        if (!memcmp(raw + i, quoted, len)) return true;
+    return false;
+}
+
+/* A checkpoint keeps the chosen optimizer's state only; resumed with another optimizer, the new
+ * one's state starts at zero. */
+static void test_checkpoint_keeps_the_chosen_optimizers_state_only(void)
+{
+    GptConfig cfg = {.vocab = 9, .context = 6, .layers = 1, .dmodel = 8, .heads = 2, .dk = 4, .scale_mode = SCALE_SQRT,
+                     .init_gain = 1};
+    Gpt m;
+    gpt_create(&m, &cfg);
+    gpt_init(&m, 1);
+    bool decay[GPT_MAX_PARAMS] = {false};
+    OptimConfig adamw = {.kind = name_find(optim_name, "adamw")}, sgd = {.kind = name_find(optim_name, "sgd"), .momentum = 0.9};
+    Optimizer oa, os;
+    optim_init(&oa, &adamw, m.params, decay, m.n_params);
+    optim_init(&os, &sgd, m.params, decay, m.n_params);
+    CHECK(optim_state_kept(&oa, 0) && optim_state_kept(&oa, 1) && !optim_state_kept(&oa, 2) && !optim_state_kept(&os, 0) &&
+              !optim_state_kept(&os, 1) && optim_state_kept(&os, 2),
+          "AdamW keeps m and v only, SGD with momentum its momentum only");
+    for (size_t i = 0; i < oa.n_values; i++) oa.state[0][i] = oa.state[1][i] = os.state[2][i] = 1;
+    Options o;
+    options_defaults(&o);
+    Vocab v;
+    vocab_init(&v);
+    for (int i = 0; i < 5; i++) vocab_add(&v, &"abcde"[i], 1);
+    char err[512], pa[4096], ps[4096];
+    snprintf(pa, sizeof pa, "%s", test_path("adamw.safetensors"));
+    snprintf(ps, sizeof ps, "%s", test_path("sgd.safetensors"));
+    RunState rs = {0};
+    CHECK(checkpoint_save(pa, &m, &oa, &rs, &o, &v, err, sizeof err) && checkpoint_save(ps, &m, &os, &rs, &o, &v, err, sizeof err),
+          "save: %s", err);
+    CHECK(file_names(pa, "optim.m.wte") && file_names(pa, "optim.v.wte") && !file_names(pa, "optim.momentum.wte"),
+          "an AdamW checkpoint holds m and v, and no momentum");
+    CHECK(file_names(ps, "optim.momentum.wte") && !file_names(ps, "optim.m.wte") && !file_names(ps, "optim.v.wte"),
+          "an SGD checkpoint holds its momentum, and no m or v");
+    /* resumed with the other optimizer (made afresh, as a run makes it): its state stays at zero */
+    optim_free(&oa);
+    optim_free(&os);
+    optim_init(&oa, &adamw, m.params, decay, m.n_params);
+    optim_init(&os, &sgd, m.params, decay, m.n_params);
+    CHECK(checkpoint_load(pa, &m, &os, &rs, &v, err, sizeof err) && checkpoint_load(ps, &m, &oa, &rs, &v, err, sizeof err),
+          "load across optimizers: %s", err);
+    bool zero = true;
+    for (size_t i = 0; i < oa.n_values; i++) zero = zero && os.state[2][i] == 0 && oa.state[0][i] == 0 && oa.state[1][i] == 0;
+    CHECK(zero, "the other optimizer's state starts at zero");
+    vocab_free(&v);
+    optim_free(&oa);
+    optim_free(&os);
+    gpt_free(&m);
 }
 
 /* The run state in the metadata is checked like a flag: a checksummed file whose interval loss
@@ -610,6 +673,7 @@ int main(int argc, char **argv)
         {"safetensors: bad files are refused with a message", test_safetensors_rejects_bad_files},
         {"safetensors: large headers, duplicate names, the tensor limit", test_safetensors_many_tensors},
         {"checkpoint: round trip; flipped byte, truncation, shape, vocab", test_checkpoint_round_trip_and_corruption},
+        {"checkpoint: the chosen optimizer's state only; another optimizer's starts at zero", test_checkpoint_keeps_the_chosen_optimizers_state_only},
         {"checkpoint: the run state is checked on load (finite loss, step counts)", test_checkpoint_run_state_is_checked},
         {"checkpoint: options newer than a file read as their defaults, others required", test_checkpoint_config_from_older_files},
         {"safetensors: the writer refuses what the reader would refuse", test_safetensors_writer_stays_within_reader_limits},
