@@ -104,7 +104,7 @@ objs = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
 # the path of program $(1) of this build: ./train for the default build, $(BUILD)/train else
 prog = $(if $(filter .,$(BIN)),$(1),$(BIN)/$(1))
 
-.PHONY: all test asan bench torch-bench fuzz valgrind clean
+.PHONY: all test check-long asan bench torch-bench fuzz valgrind clean
 all: $(foreach p,$(PROGRAMS),$(call prog,$(p)))
 
 # ---------------------------------------------------------------- programs
@@ -180,6 +180,12 @@ $(BUILD)/asan32/tests/test_outcomes: $(call objs,asan32,$(OUTCOMES_TEST_SRC))
 # EMULATOR, run.sh runs the unit tests and the golden runs only.
 test: $(foreach p,$(PROGRAMS),$(call prog,$(p))) $(addprefix $(BUILD)/f32/tests/,$(TESTS32) test_outcomes) $(addprefix $(BUILD)/f64/tests/,$(TESTS64))
 	EMULATOR='$(EMULATOR)' tests/run.sh $(BUILD)/f32 $(BUILD)/f64 $(BIN) golden
+
+# The long checks, apart from `make test` so that it stays short (.ci/run runs both): the second
+# study's calibration gate at its budget, tests/gate.sh (30 runs of 1000 steps, two at a time,
+# a line as each ends).
+check-long: $(call prog,train) $(call prog,report)
+	tests/gate.sh $(BIN)
 
 asan: $(addprefix $(BUILD)/asan32/,$(PROGRAMS)) $(addprefix $(BUILD)/asan32/tests/,$(TESTS32) test_outcomes) $(addprefix $(BUILD)/asan64/tests/,$(TESTS64))
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh $(BUILD)/asan32 $(BUILD)/asan64 $(BUILD)/asan32

@@ -40,8 +40,7 @@ typedef struct StepContext {
 
 static StepHooks instrumentation(StepContext *ctx);
 static void print_banner(const Run *r);
-static bool log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval,
-                    const EvalResult *last_eval);
+static bool log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval);
 static int train(const Options *given, const OptGiven *set, int argc, char **argv);
 static void add_counts(FormatCounts *total, const FormatCounts *c);
 static LogValue final_loss(const Run *r);
@@ -103,7 +102,7 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
             evaluated_at_stop = done == r->stop;
         }
         if (ctx.log_now) {
-            if (!log_row(r, done, train_seconds, &res, evaluate_now ? &eval : NULL, &last_eval))
+            if (!log_row(r, done, train_seconds, &res, evaluate_now ? &eval : NULL))
                 run_stop_failed_write(r, done); /* a full disk, a closed pipe: save, then exit 2 */
             train_seconds = 0;
         }
@@ -260,8 +259,7 @@ static void print_banner(const Run *r)
 
 /* The row of step `done`: the mean training loss since the last row (and the loss threshold's
  * first crossing), then the logbook's CSV row and console line; false when a write failed. */
-static bool log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval,
-                    const EvalResult *last_eval)
+static bool log_row(Run *r, int done, double train_seconds, const StepResult *last, const EvalResult *eval)
 {
     RunState *st = &r->state;
     double mean_loss = st->interval_steps ? st->interval_loss / st->interval_steps : NAN;
@@ -279,7 +277,6 @@ static bool log_row(Run *r, int done, double train_seconds, const StepResult *la
                   .evaluated = eval != NULL,
                   .val_loss = eval ? eval->loss : NAN,
                   .val_acc = eval ? eval->accuracy : NAN,
-                  .last_acc = last_eval->accuracy,
                   .nan_count = st->nan_count};
     st->interval_loss = 0;
     st->interval_steps = 0;

@@ -94,6 +94,22 @@ static void progress(const char *fmt, ...)
     va_end(ap);
 }
 
+/* The progress of a loop over g_dks whose threads finish in any order: each finished dk is
+ * marked, and the lines come out in the order of g_dks (a dk is reported once every one before it
+ * is done), so that "dk = 64 done" never comes before 16. Call inside `omp critical`. */
+typedef struct DkProgress {
+    char part[32];
+    bool done[N_DK];
+    int next;
+} DkProgress;
+
+static void dk_done(DkProgress *p, int i)
+{
+    p->done[i] = true;
+    for (; p->next < N_DK && p->done[p->next]; p->next++)
+        progress("%s: dk = %d done (%d of %d)", p->part, g_dks[p->next], p->next + 1, N_DK);
+}
+
 static ProbeOptions parse_args(int argc, char **argv)
 {
     ProbeOptions o = {50000, 2000, 100, 1};
@@ -120,13 +136,13 @@ static void part_moments(const ProbeOptions *o)
     printf("| dk | mean of q.k | Var(q.k) | Var / dk | its standard error | std of q.k / sqrt(dk) |\n");
     printf("|---:|---:|---:|---:|---:|---:|\n");
     QkMoments m[N_DK];
-    int done = 0;
+    DkProgress done = {"part 1", {false}, 0};
     progress("part 1: %d values of dk, %ld pairs each", N_DK, o->pairs);
 #pragma omp parallel for schedule(dynamic)
     for (int i = 0; i < N_DK; i++) {
         m[i] = qk_moments(g_dks[i], o->pairs, rng_key(o->seed, (uint64_t)g_dks[i]));
 #pragma omp critical
-        progress("part 1: dk = %d done (%d of %d)", g_dks[i], ++done, N_DK);
+        dk_done(&done, i);
     }
     for (int i = 0; i < N_DK; i++) {
         int dk = g_dks[i];
@@ -188,8 +204,9 @@ static void part_softmax(const ProbeOptions *o, int n_keys, int first, double *c
     enum { N_DIV = 8 };
     static const char *const scales[N_DIV] = {"1", "sqrt", "dk", "4", "8", "16", "32", "10"};
     SoftmaxStats st[N_DK][N_DIV];
-    int done = 0;
-    progress("parts %d-%d: %d values of dk, %ld queries against %d keys each", first, first + 1, N_DK, o->samples, n_keys);
+    DkProgress done = {"", {false}, 0};
+    snprintf(done.part, sizeof done.part, "parts %d-%d", first, first + 1);
+    progress("%s: %d values of dk, %ld queries against %d keys each", done.part, N_DK, o->samples, n_keys);
 #pragma omp parallel for schedule(dynamic)
     for (int i = 0; i < N_DK; i++) {
         double s[N_DIV];
@@ -199,7 +216,7 @@ static void part_softmax(const ProbeOptions *o, int n_keys, int first, double *c
         else
             softmax_stats(g_dks[i], n_keys, s, N_DIV, o->samples, softmax_key(o, g_dks[i], n_keys), st[i]);
 #pragma omp critical
-        progress("parts %d-%d: dk = %d done (%d of %d)", first, first + 1, g_dks[i], ++done, N_DK);
+        dk_done(&done, i);
     }
     for (int table = 0; table < 2; table++) {
         double worst_se = 0;

@@ -103,8 +103,10 @@ static Command parse_command_line(int argc, char **argv)
             c.help = true;
             return c;
         } else if (!strcmp(argv[i], "--design")) {
+            if (c.design) die(EXIT_USER, "--design given twice");
             c.design = true;
         } else if (!strcmp(argv[i], "--scales")) {
+            if (c.scales) die(EXIT_USER, "--scales given twice");
             c.scales = true;
         } else if ((v = option_value(argc, argv, &i, "--out"))) {
             set_once(&c.out, v, "--out");
@@ -172,13 +174,18 @@ static void output_dir(const Command *c, char *dir, size_t n)
     else folder_of(c->runs, dir, n);
 }
 
-/* Logs of ./train instead of result folders: the arguments are files (all of them: a mix is refused). */
+/* Logs of ./train instead of result folders: the arguments are files (all of them: a mix is
+ * refused), each once (the same file twice, under any name, would be drawn as two runs). */
 static bool arguments_are_logs(const Command *c)
 {
     int files = 0;
     for (int i = 0; i < c->n_folders; i++) {
-        struct stat st;
-        files += stat(c->folders[i], &st) == 0 && !S_ISDIR(st.st_mode);
+        struct stat st, other;
+        if (stat(c->folders[i], &st) != 0 || S_ISDIR(st.st_mode)) continue;
+        files++;
+        for (int j = 0; j < i; j++)
+            if (stat(c->folders[j], &other) == 0 && other.st_dev == st.st_dev && other.st_ino == st.st_ino)
+                die(EXIT_USER, "%s and %s are the same log: give each run once", c->folders[j], c->folders[i]);
     }
     if (files && files < c->n_folders) die(EXIT_USER, "give result folders or ./train's CSV logs, not both");
     return files > 0;

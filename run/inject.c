@@ -40,12 +40,12 @@ bool inject_parse(Injection *in, const char *text, const Gpt *m, int start, int 
 
 void inject_before_forward(const Injection *in, int step)
 {
-    if (in->kind == INJECT_NAN && !in->grad && step + 1 == in->n) in->param->data[0] = (real)INFINITY;
+    if (in->kind == INJECT_NAN && !in->grad && step + 1 == in->n) in->param->data[0] = (real)NAN;
 }
 
 void inject_after_backward(const Injection *in, int step)
 {
-    if (in->kind == INJECT_NAN && in->grad && step + 1 == in->n) in->param->grad[0] = (real)INFINITY;
+    if (in->kind == INJECT_NAN && in->grad && step + 1 == in->n) in->param->grad[0] = (real)NAN;
 }
 
 void inject_before_save(const Injection *in, int save)

@@ -1,7 +1,7 @@
 /* inject.h - --inject: faults the tests provoke on purpose, to prove that they are caught.
  *
- *   nan:STEP:PARAM        an Inf in PARAM's first value before step STEP's forward pass (lasting)
- *   nan:STEP:grad.PARAM   an Inf in PARAM's first gradient after step STEP's backward pass
+ *   nan:STEP:PARAM        a NaN in PARAM's first value before step STEP's forward pass (lasting)
+ *   nan:STEP:grad.PARAM   a NaN in PARAM's first gradient after step STEP's backward pass
  *   crash-in-save:N       the N-th checkpoint write dies half-way (the process is killed)
  *   crash-after-step:N    the process is killed right after step N (and its saves)
  */
@@ -23,9 +23,9 @@ typedef struct Injection {
  * one that could not happen in this run is refused (false, with a message). */
 bool inject_parse(Injection *in, const char *text, const Gpt *m, int start, int stop, int saves, char *err,
                   size_t err_len);
-/* Before step `step` (0-based)'s forward pass: an Inf into a weight, if asked for then. */
+/* Before step `step` (0-based)'s forward pass: a NaN into a weight, if asked for then. */
 void inject_before_forward(const Injection *in, int step);
-/* After its backward pass: an Inf into a gradient, if asked for then. */
+/* After its backward pass: a NaN into a gradient, if asked for then. */
 void inject_after_backward(const Injection *in, int step);
 /* Before checkpoint number `save` (1-based) is written: arms the crash in the middle of it. */
 void inject_before_save(const Injection *in, int save);

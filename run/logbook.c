@@ -234,8 +234,8 @@ bool logbook_row(Logbook *lb, const LogRow *row)
         if (!csv_ok(lb)) return false;
     }
     if (!lb->quiet) {
-        char acc[32] = "   -  ";
-        if (!isnan(row->last_acc)) snprintf(acc, sizeof acc, "%5.1f%%", 100 * row->last_acc);
+        char acc[32] = "   -  "; /* measured on the rows that evaluate (--eval-every) only */
+        if (row->evaluated && !isnan(row->val_acc)) snprintf(acc, sizeof acc, "%5.1f%%", 100 * row->val_acc);
         char left[32] = "    -"; /* not known yet */
         if (!isnan(row->seconds_left)) snprintf(left, sizeof left, "%4.0fs", row->seconds_left);
         printf("step %5d/%d  loss %.4f  acc %s  lr %.2e  |g| %7.3f  %6.1fk tok/s  %s left  std", row->step, row->stop,

@@ -40,7 +40,6 @@ typedef struct LogRow {
     double elapsed, seconds_left;
     bool evaluated;            /* this row has an evaluation: */
     double val_loss, val_acc;  /* held-out loss and exact-match accuracy */
-    double last_acc;           /* the latest held-out accuracy, for the console; NaN before any */
     long nan_count;
 } LogRow;
 

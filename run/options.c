@@ -333,26 +333,57 @@ static const char *options_nearest(const char *name)
     return nearest_found(&n);
 }
 
+/* Whether a typed name is part of an option's name: inside it ("pairs" in "recall-pairs"), or
+ * shortened from it ("show-attn": the same first letter, then its letters in the same order). */
+static bool name_part_of(const char *typed, const char *name)
+{
+    if (strstr(name, typed)) return true;
+    if (typed[0] != name[0]) return false;
+    for (; *typed && *name; name++) typed += *typed == *name;
+    return !*typed;
+}
+
 /* "WHERE: unknown option (see --help)", with "; did you mean PREFIX<name>?" when one is near
- * (PREFIX "--" for a flag, "" for a config file's key). */
+ * (PREFIX "--" for a flag, "" for a config file's key), or else the options whose names hold
+ * the one given as a part ("--pairs": --recall-pairs; "--show-attn": --show-attention), when
+ * there are at most three. */
 static bool unknown_option(char *err, size_t err_len, const char *where, const char *prefix, const char *name)
 {
     const char *near = options_nearest(name);
     if (near) return errorf(err, err_len, "%s: unknown option; did you mean %s%s? (see --help)", where, prefix, near);
-    return errorf(err, err_len, "%s: unknown option (see --help)", where);
+    const char *part[4];
+    int n = 0;
+    for (int i = 0; i < N_SPECS && strlen(name) >= 3; i++)
+        if (name_part_of(name, g_specs[i].name) && n < 4) part[n++] = g_specs[i].name;
+    if (n == 0 || n > 3) return errorf(err, err_len, "%s: unknown option (see --help)", where);
+    char list[256];
+    size_t used = 0;
+    for (int k = 0; k < n; k++) appendf(list, sizeof list, &used, "%s%s%s", k == 0 ? "" : k == n - 1 ? " or " : ", ", prefix, part[k]);
+    return errorf(err, err_len, "%s: unknown option; did you mean %s? (see --help)", where, list);
+}
+
+/* The name of an enumeration's value nearest to a mistyped one ("lokup": lookup), or NULL. */
+static const char *value_nearest(const EnumValues *e, const char *typed)
+{
+    NearestName n = nearest_start(typed);
+    for (int v = 0; e->names(v, NULL); v++) nearest_offer(&n, e->names(v, NULL));
+    return nearest_found(&n);
 }
 
 /* A number must start with a digit, '-' or '.': strtol/strtod would also skip leading
  * white space and accept a '+', which a typo should not get through. */
 static bool number_start(const char *v) { return (*v >= '0' && *v <= '9') || *v == '-' || *v == '.'; }
 
-/* A finite number written in full (nothing after it), or false. */
+/* A finite decimal number written in full (nothing after it), or false: not hex ("0x10", which
+ * strtod reads as 16, while the integer options refuse it), not too large for a double. One too
+ * small for a double's full precision (5e-324) is a number: the option's range judges it. */
 static bool parse_real(const char *v, double *out)
 {
     char *end;
     errno = 0;
     *out = strtod(v, &end);
-    return number_start(v) && !*end && errno != ERANGE && isfinite(*out);
+    bool overflow = errno == ERANGE && isinf(*out);
+    return number_start(v) && !strpbrk(v, "xX") && !*end && !overflow && isfinite(*out);
 }
 
 /* The value of an enumerated option named v: a name of values->names, or (where numbers are
@@ -432,7 +463,7 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
     }
     case KIND_REAL: {
         double v;
-        if (!parse_real(value, &v)) return errorf(err, err_len, "%s=%s: not a finite number", where, value);
+        if (!parse_real(value, &v)) return errorf(err, err_len, "%s=%s: not a finite decimal number", where, value);
         if (v < s->min || v > s->max)
             return errorf(err, err_len, "%s=%s: must be between %g and %g", where, value, s->min, s->max);
         *(double *)field = v;
@@ -456,9 +487,12 @@ bool options_set(Options *o, const char *name, const char *value, const char *wh
         int v;
         double number = 0;
         char choices[256];
-        if (!parse_enum(s, value, &v, &number))
-            return errorf(err, err_len, "%s=%s: must be %s%s", where, value, s->values->takes_number ? "" : "one of ",
-                          enum_choices(s->values, choices, sizeof choices));
+        if (!parse_enum(s, value, &v, &number)) {
+            const char *near = value_nearest(s->values, value);
+            return errorf(err, err_len, "%s=%s: must be %s%s%s%s%s", where, value, s->values->takes_number ? "" : "one of ",
+                          enum_choices(s->values, choices, sizeof choices), near ? "; did you mean " : "", near ? near : "",
+                          near ? "?" : "");
+        }
         *(int *)field = v;
         if (s->values->takes_number) *(double *)((char *)o + s->values->number_offset) = number;
         return true;

@@ -46,13 +46,18 @@ fi
 # The estimate itself is tested on a clock of its own (tests/test_attention.c: exact from the
 # second row on); here, on a real run, that the first console line says "-" (its step grows the
 # arena and is measured: before, it said 91 s left for a 4 s run) and every later one a number.
-"$train" --steps=200 --log-every=50 >"$dir/left.out" 2>&1
+"$train" --steps=200 --log-every=50 --eval-every=100 >"$dir/left.out" 2>&1
 if grep -q '^step     1/200 .*  - left' "$dir/left.out" &&
     [ "$(grep '^step' "$dir/left.out" | tail -n +2 | grep -cE ' [0-9]+s left ')" -eq 4 ]; then
     ok "time left: '-' at step 1, then a number of seconds on every later line"
 else
     bad "the time left: '-' at step 1, then a number" "$(grep '^step' "$dir/left.out" | head -n 3)"
 fi
+# the held-out accuracy is shown on the lines that measured it (every 100 steps), '-' on the
+# others: not the last value repeated, which reads as a stall
+acc_steps=$(awk '/^step / { split($2, s, "/"); if ($0 ~ /acc +[0-9.]+%/) printf "%d ", s[1]; else if ($0 !~ /acc +- /) printf "? " }' "$dir/left.out")
+if [ "$acc_steps" = "100 200 " ]; then ok "the progress line's acc: a value at the evaluating steps (100, 200) only, '-' between"; else
+    bad "the progress line's acc only where measured" "steps with a value: '$acc_steps'" "$(grep '^step' "$dir/left.out")"; fi
 
 # ---------------------------------------------------------------- resume is exact
 # --log-every=7: the log interval in progress at step 30 spans the save; the threshold is
@@ -343,14 +348,14 @@ fi
 "$train" "${small[@]}" --steps=10 --inject=nan:3:h.0.attn.wq >"$dir/nan.out" 2>"$dir/nan.err"
 rc=$?
 if [ $rc -eq 3 ] && grep -q "step 3:" "$dir/nan.err" && grep -q "layer 0 queries" "$dir/nan.err" &&
-    grep -q "parameter h.0.attn.wq holds inf" "$dir/nan.err"; then
-    ok "an injected Inf stops training with exit 3, naming the step, tensor and parameter"
+    grep -q "parameter h.0.attn.wq holds nan" "$dir/nan.err"; then
+    ok "an injected NaN stops training with exit 3, naming the step, tensor and parameter"
 else
-    bad "an injected Inf is caught and named" "exit $rc" "$(cat "$dir/nan.err")"
+    bad "an injected NaN is caught and named" "exit $rc" "$(cat "$dir/nan.err")"
 fi
 "$train" "${small[@]}" --steps=10 --inject=nan:4:grad.h.0.mlp.w2 >"$dir/nang.out" 2>"$dir/nang.err"
 rc=$?
-if [ $rc -eq 3 ] && grep -q "step 4: non-finite gradient; gradient of h.0.mlp.w2 holds inf" "$dir/nang.err"; then
+if [ $rc -eq 3 ] && grep -q "step 4: non-finite gradient; gradient of h.0.mlp.w2 holds nan" "$dir/nang.err"; then
     ok "a non-finite gradient stops training with exit 3 and names the parameter"
 else
     bad "a non-finite gradient is caught and named" "exit $rc" "$(cat "$dir/nang.err")"
@@ -548,6 +553,15 @@ elif cmp -s "$dir/probe1.out" "$dir/probe.out"; then
 else
     bad "./probe is thread-count independent" "$(diff "$dir/probe1.out" "$dir/probe.out" | head -n 4)"
 fi
+# its progress lines come in the order of dk within each part, whichever thread finishes first
+# ("probe: part 1: dk = 16 done (1 of 5)": within a part, dk rises and the count goes 1, 2, ...)
+order=$(awk '/ done \(/ { part = $0; sub(/: dk = .*/, "", part); split($0, w, "dk = "); dk = w[2] + 0
+        n = $(NF - 2); sub(/\(/, "", n)
+        if (part == last ? (dk <= prev_dk || n + 0 != prev + 1) : n + 0 != 1) bad++
+        last = part; prev = n; prev_dk = dk; count++ }
+    END { print count + 0, bad + 0 }' "$dir/probe.err")
+if [ "$order" = "15 0" ]; then ok "./probe's progress: each part's dk in order (1 of 5 ... 5 of 5), on 2 threads"; else
+    bad "./probe's progress lines in order" "lines, out of order: $order" "$(grep ' done (' "$dir/probe.err")"; fi
 sections=$(grep -c '^## ' "$dir/probe.out")
 # section_of N: the lines of section N of probe.out (from "## N." to the next "## ")
 section_of() { awk -v n="$1" '/^## / { on = ($2 == n ".") } on' "$dir/probe.out"; }

@@ -34,21 +34,33 @@ design=$("$bin/report" --design) || { bad "./report --design" "$design"; echo "$
 tasks=$(printf '%s\n' "$design" | awk -F'\t' 'NR > 1 && !seen[$1]++ { print $1 "\t" $7 "\t" $8 "\t" $9 "\t" $10 }')
 [ -n "$tasks" ] || bad "./report --design lists no task"
 
-# every run of the gate, two at a time: TASK ATTENTION SEED (ATTENTION: sqrt or uniform)
+# one run of the gate: TASK ATTENTION SEED LR MIN_LR FLAGS... (ATTENTION: sqrt or uniform); its
+# output in $dir, and a line when it ends
+gate_run() {
+    local task=$1 attention=$2 seed=$3 lr=$4 min_lr=$5 how out
+    shift 5
+    case $attention in sqrt) how=--scale=sqrt ;; *) how=--attn=uniform ;; esac
+    out=$dir/${task}_${attention}_$seed.out
+    # shellcheck disable=SC2086
+    "$bin/train" --config=configs/ablation.cfg "$@" --optim=adamw --dk=64 --lr="$lr" --min-lr="$min_lr" $how --seed="$seed" \
+        $held_out --threads=1 --quiet >"$out" 2>&1
+    echo "gate: $task, $attention attention, seed $seed: $(sed -n 's/.* val_acc=\([^ ]*\).*/val_acc \1/p' "$out")"
+}
+export -f gate_run
+export bin dir held_out
+
+# every run of the gate, two at a time
 runs=()
 while IFS=$'\t' read -r task flags _; do
     lr=$(gate_lr "$task")
     [ -n "$lr" ] || { bad "task $task of the design has no gate rate in tests/gate.sh"; continue; }
     min_lr=$(awk -v x="$lr" 'BEGIN { printf "%g", x / 10 }')
     for seed in 1 2 3 4 5; do
-        for attention in sqrt uniform; do
-            case $attention in sqrt) how=--scale=sqrt ;; uniform) how=--attn=uniform ;; esac
-            # shellcheck disable=SC2086
-            runs+=("$bin/train --config=configs/ablation.cfg $flags --optim=adamw --dk=64 --lr=$lr --min-lr=$min_lr $how --seed=$seed $held_out --threads=1 --quiet >$dir/${task}_${attention}_$seed.out 2>&1")
-        done
+        for attention in sqrt uniform; do runs+=("$task $attention $seed $lr $min_lr $flags"); done
     done
 done <<<"$tasks"
-printf '%s\n' "${runs[@]}" | xargs -d '\n' -P 2 -I{} sh -c '{}'
+echo "gate: ${#runs[@]} runs of 1000 steps, two at a time; a line as each ends"
+printf '%s\n' "${runs[@]}" | xargs -d '\n' -P 2 -I{} bash -c 'gate_run {}'
 
 acc() { sed -n 's/.* val_acc=\([^ ]*\).*/\1/p' "$dir/$1_$2_$3.out"; }
 while IFS=$'\t' read -r task flags threshold chance test; do

@@ -322,6 +322,21 @@ bad_value 23 1e400
 refuse "--runs: time_s=1e400 (too large for a number)" "bad.csv:$at, column 23 (time_s): \"1e400\" is not a number" --runs bad.csv --out x
 awk '/^head_sqrt_dk64_s1,/ { sub(/"\.\/train /, "\"./train\n") } { print }' all/runs.csv >bad.csv
 refuse "--runs: a line break inside a quoted field, said as such" "bad.csv:$at, column 32: the quoted field is not closed on its line: a line break inside a field" --runs bad.csv --out x
+# the same runs listed again under new ids (a careless merge of shards): counted once, with a note,
+# and the tables are those of the runs once; one such copy with another result is refused
+{ cat all/runs.csv; tail -n +2 all/runs.csv | sed 's/^\([^,]*\),/\1_again,/'; } >twice.csv
+"$report" --runs twice.csv --out twice >twice.out 2>twice.err
+rc=$?
+if [ $rc -eq 0 ] && cmp -s twice/summary.md all/summary.md && cmp -s twice/best_lr.tsv all/best_lr.tsv &&
+    grep -q "^note: twice.csv: $(($(wc -l <all/runs.csv) - 1)) runs repeat another of the same cell and seed with the same results: counted once" twice.err; then
+    ok "--runs: every run listed twice under two ids: counted once, with a note (the same tables)"
+else
+    bad "--runs: runs listed twice under two ids are counted once" "exit $rc" "$(cat twice.err)" "$(diff all/summary.md twice/summary.md | head -n 5)"
+fi
+first=$(sed -n 2p all/runs.csv)
+{ cat all/runs.csv; printf '%s\n' "$first" | awk -F, -v OFS=, '{ $1 = $1 "_again"; $12 = ($12 == "0.5000" ? "0.6000" : "0.5000"); print }'; } >twice_other.csv
+refuse "--runs: one cell and seed twice with other results: refused, both runs named" \
+    "the runs $(printf '%s' "$first" | cut -d, -f1) and $(printf '%s' "$first" | cut -d, -f1)_again are one cell with one seed" --runs twice_other.csv --out x
 refuse "--out - (standard output is no folder)" "--out -: the report is files in a folder" --runs all/runs.csv --out -
 if [ ! -e ./- ]; then ok "... and no folder named - is made"; else bad "--out - made a folder named -"; fi
 # ... and in a result folder's summary line or log
@@ -379,6 +394,16 @@ else
 fi
 refuse "a log and a result folder together" "not both" s1.csv all
 refuse "a runs.csv given as a log" "runs.csv:1: not a log of ./train (no step column first); a runs.csv of ./report is read with --runs" all/runs.csv
+# a file of a step and a loss is no run's log (it made a figure of NaNs), and one log given twice,
+# under two names, would be drawn as two runs
+printf 'step,loss\n1,2.5\n2,2.4\n' >two_columns.csv
+refuse "a two-column step,loss file is no log of ./train" "two_columns.csv: not a whole log of ./train: no column lr" two_columns.csv
+ln -sf s1.csv s1_again.csv
+refuse "one log given twice (by another name)" "s1.csv and s1_again.csv are the same log" s1.csv s1_again.csv
+refuse "--design --design" "--design given twice" --design --design
+# a runs.csv whose loss threshold is crossed after the run's last step
+bad_value 18 1000000000000000000000000000000
+refuse "--runs: steps_to_threshold past the run's steps" "column 18 (steps_to_threshold): \"1000000000000000000000000000000\" is more than the run's steps=20" --runs bad.csv --out x
 printf '# ./train\n,,,\n' >commas.csv # a header of no name at all (this crashed ./report)
 refuse "a log whose header is only commas" "commas.csv:2: not a log of ./train (no step column first)" commas.csv
 

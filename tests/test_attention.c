@@ -257,7 +257,7 @@ static void test_logged_qgrad_is_the_median(void)
     StepBatch sb = {b.tokens, b.targets, b.loss_mask, b.B, b.T};
     StepResult res = train_step(&t, &sb, 0, &hooks);
     LogRow row = {.step = 1, .stop = 10, .loss = res.loss, .lr = res.lr, .grad_norm = res.grad_norm,
-                  .val_loss = NAN, .val_acc = NAN, .last_acc = NAN};
+                  .val_loss = NAN, .val_acc = NAN};
     CHECK(logbook_row(&log, &row), "logbook_row: %s", log.failed);
     logbook_close(&log);
     /* the CSV's header (after its comment line, the command) and its one row, column by column */

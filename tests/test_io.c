@@ -525,9 +525,14 @@ static void test_flags_are_checked(void)
     char *good[] = {"train", "--lr=1e-3", "--layers=3", "--scale=8", "--seed=18446744073709551615", "--quiet", "--lr=.5", NULL};
     CHECK(parse(&o, err, 7, good), "good flags refused: %s", err);
     CHECK(o.optim.lr == 0.5 && o.model.layers == 3 && o.model.scale_mode == SCALE_CONST && o.model.scale_const == 8 && o.data.seed == UINT64_MAX && o.run.quiet, "flag values");
-    expect_args_error("--lr=1e-3x", "not a finite number");
-    expect_args_error("--lr=", "not a finite number");
-    expect_args_error("--lr=nan", "not a finite number");
+    expect_args_error("--lr=1e-3x", "not a finite decimal number");
+    expect_args_error("--lr=", "not a finite decimal number");
+    expect_args_error("--lr=nan", "not a finite decimal number");
+    expect_args_error("--lr=0x10", "not a finite decimal number"); /* strtod would read 16 */
+    expect_args_error("--lr=0x1p-4", "not a finite decimal number");
+    expect_args_error("--lr=1e400", "not a finite decimal number");
+    char *tiny[] = {"train", "--weight-decay=5e-324", NULL}; /* below a double's full precision: still a number */
+    CHECK(parse(&o, err, 2, tiny) && o.optim.weight_decay > 0 && o.optim.weight_decay < 1e-323, "--weight-decay=5e-324: %s", err);
     expect_args_error("--layers=abc", "not an integer");
     expect_args_error("--layers=0", "between 1 and 24");
     expect_args_error("--layers=99999999999999999999", "not an integer");
@@ -541,6 +546,14 @@ static void test_flags_are_checked(void)
     expect_args_error("--layer=3", "did you mean --layers?");                           /* one left out */
     expect_args_error("--schale=1", "did you mean --scale?");                           /* one too many */
     expect_args_error("--lr-warmpu=3", "unknown option (see --help)");                 /* three edits from --warmup */
+    expect_args_error("--task=lokup", "one of copy|reverse|translate|sort|recall|lookup|tsv; did you mean lookup?"); /* a value */
+    expect_args_error("--optim=adam", "did you mean adamw?");
+    expect_args_error("--task=banana", "|tsv");                                         /* nothing near: no guess */
+    expect_args_error("--pairs=3", "--pairs: unknown option; did you mean --recall-pairs? (see --help)"); /* a part of a name */
+    expect_args_error("--show-attn", "did you mean --show-attention?");
+    expect_args_error("--lookup=2", "did you mean --lookup-queries?");
+    expect_args_error("--ion=2", "--ion: unknown option (see --help)"); /* a part of five names: no guess */
+    expect_args_error("--every=2", "did you mean --log-every, --eval-every or --save-every?");
     CHECK(edit_distance("stpes", "steps") == 1 && edit_distance("", "abc") == 3 && edit_distance("kitten", "sitting") == 3 &&
               edit_distance("same", "same") == 0,
           "edit distances: stpes/steps %d, ''/abc %d, kitten/sitting %d", edit_distance("stpes", "steps"), edit_distance("", "abc"),
@@ -551,7 +564,7 @@ static void test_flags_are_checked(void)
     expect_args_error("--seed=-1", "non-negative");
     expect_args_error("--steps=+5", "not an integer");
     expect_args_error("--layers= 1", "not an integer");
-    expect_args_error("--lr=\t0.1", "not a finite number");
+    expect_args_error("--lr=\t0.1", "not a finite decimal number");
     expect_args_error("--seed=\t5", "not a non-negative integer");
     expect_args_error("--scale=1e-40", "from 1e-4 to 1e8");
     expect_args_error("--data=\xff.tsv", "not valid UTF-8");
@@ -613,7 +626,7 @@ static void test_config_files(void)
         {"colour = red\n", "bad.cfg:1: colour: unknown option (see --help)"},
         {"layres = 2\n", "bad.cfg:1: layres: unknown option; did you mean layers? (see --help)"},
         {"lr = \n", "bad.cfg:1: missing value"},
-        {"lr = 1e-3x\n", "bad.cfg:1: lr=1e-3x: not a finite number"},
+        {"lr = 1e-3x\n", "bad.cfg:1: lr=1e-3x: not a finite decimal number"},
         {"config = other.cfg\n", "cannot include"},
         {" = 3\n", "missing key"},
     };

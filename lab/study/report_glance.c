@@ -291,6 +291,7 @@ void report_glance(const char *const *logs, int n_logs, const char *dir)
     for (int r = 0; r < n_logs; r++) {
         runs[r].path = logs[r];
         log_table_read(&runs[r].log, logs[r], NULL);
+        log_table_require_whole(&runs[r].log, logs[r]);
         stem_of(logs[r], runs[r].stem, sizeof runs[r].stem);
     }
     label_runs(runs, n_logs);

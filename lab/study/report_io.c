@@ -11,6 +11,7 @@
 
 #include "report_io.h"
 
+#include "report_cells.h" /* row_key: the cell of a run */
 #include "report_common.h"
 #include "report_log.h"
 #include "../../tensor/base.h"
@@ -92,6 +93,11 @@ static void parse_row(Row *r, const char *where)
         if (should_be)
             die(EXIT_USER, "%s, column %d (%s): \"%s\" is not %s", where, metric_column(m), metric_name(m), r->metric[m], should_be);
     }
+    /* the loss threshold is crossed within the run's steps, or never (-1) */
+    double crossed = r->value[M_STEPS_TO_THRESHOLD], steps = r->value[M_STEPS];
+    if (crossed > steps)
+        die(EXIT_USER, "%s, column %d (%s): \"%s\" is more than the run's %s=%s", where, metric_column(M_STEPS_TO_THRESHOLD),
+            metric_name(M_STEPS_TO_THRESHOLD), r->metric[M_STEPS_TO_THRESHOLD], metric_name(M_STEPS), r->metric[M_STEPS]);
     /* the test accuracy is a number when there was a test set, and nan when there was none */
     double examples = r->value[M_TEST_EXAMPLES], acc = r->value[M_TEST_ACC];
     if (r->done && (examples > 0) == isnan(acc))
@@ -100,12 +106,16 @@ static void parse_row(Row *r, const char *where)
             examples > 0 ? "a test set gives a number" : "without a test set it is nan");
 }
 
+/* The strings a row owns. */
+static void free_row(Row *r)
+{
+    for (int c = 0; c < N_JOB_COLS; c++) mem_free(r->job[c]);
+    for (int m = 0; m < N_METRICS; m++) mem_free(r->metric[m]);
+}
+
 void free_rows(Row *rows, int n_rows)
 {
-    for (int i = 0; i < n_rows; i++) {
-        for (int c = 0; c < N_JOB_COLS; c++) mem_free(rows[i].job[c]);
-        for (int m = 0; m < N_METRICS; m++) mem_free(rows[i].metric[m]);
-    }
+    for (int i = 0; i < n_rows; i++) free_row(&rows[i]);
     mem_free(rows);
 }
 
@@ -537,6 +547,71 @@ static int split_csv(const char *line, char *scratch, char **out, int max, const
 
 static int cmp_string(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
 
+/* Rows by cell, then seed, then id: the runs of one cell and seed are neighbours. */
+static int cmp_cell_seed(const void *x, const void *y)
+{
+    const Row *a = *(const Row *const *)x, *b = *(const Row *const *)y;
+    CellKey ka = row_key(a), kb = row_key(b);
+    int c = cell_key_compare(&ka, &kb, CELL_KEYS);
+    if (c) return c;
+    if (a->seed != b->seed) return a->seed < b->seed ? -1 : 1;
+    return strcmp(a->job[JOB_ID], b->job[JOB_ID]);
+}
+
+static bool same_cell_and_seed(const Row *a, const Row *b)
+{
+    CellKey ka = row_key(a), kb = row_key(b);
+    return a->seed == b->seed && cell_key_compare(&ka, &kb, CELL_KEYS) == 0;
+}
+
+/* The same outcome: done or missing alike, and every number the same text (the time aside). */
+static bool same_results(const Row *a, const Row *b)
+{
+    if (a->done != b->done) return false;
+    for (int m = 0; m < N_METRICS; m++)
+        if (m != M_TIME_S && strcmp(a->metric[m], b->metric[m])) return false;
+    return true;
+}
+
+/* Each (cell, seed) once: the same run listed under two ids (a merge that took a shard twice)
+ * would count twice in every test and every mean. Identical results are kept once (the first id),
+ * with a note; different results for one cell and seed are refused, naming both runs. */
+static void drop_repeated_runs(const char *path, Row *rows, int *n_rows)
+{
+    int n = *n_rows, dropped = 0;
+    const Row **order = mem_alloc(sizeof(Row *) * (size_t)n);
+    bool *drop = mem_alloc(sizeof(bool) * (size_t)n); /* zeroed */
+    for (int i = 0; i < n; i++) order[i] = &rows[i];
+    qsort(order, (size_t)n, sizeof(Row *), cmp_cell_seed);
+    const Row *kept_eg = NULL, *dropped_eg = NULL;
+    for (int i = 1, k = 0; i < n; i++) {
+        if (!same_cell_and_seed(order[k], order[i])) {
+            k = i;
+            continue;
+        }
+        if (!same_results(order[k], order[i]))
+            die(EXIT_USER, "%s: the runs %s and %s are one cell with one seed (%ld) but differ in their results; a run listed "
+                           "twice under two ids? Keep one of them", path, order[k]->job[JOB_ID], order[i]->job[JOB_ID], order[i]->seed);
+        drop[order[i] - rows] = true;
+        if (!dropped++) {
+            kept_eg = order[k];
+            dropped_eg = order[i];
+        }
+    }
+    if (dropped)
+        fprintf(stderr, "note: %s: %d run%s repeat%s another of the same cell and seed with the same results: counted once (%s, kept, = %s%s)\n",
+                path, dropped, dropped == 1 ? "" : "s", dropped == 1 ? "s" : "", kept_eg->job[JOB_ID], dropped_eg->job[JOB_ID],
+                dropped > 1 ? ", ..." : "");
+    int w = 0;
+    for (int i = 0; i < n; i++) {
+        if (drop[i]) free_row(&rows[i]);
+        else rows[w++] = rows[i];
+    }
+    mem_free(order);
+    mem_free(drop);
+    *n_rows = w;
+}
+
 void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
 {
     enum { N_FIELDS = JOB_COMMAND + 1 + N_METRICS + 1 };
@@ -589,6 +664,7 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
     for (int i = 1; i < n_rows; i++)
         if (!strcmp(ids[i - 1], ids[i])) die(EXIT_USER, "%s: the run %s is listed twice", path, ids[i]);
     mem_free(ids);
+    drop_repeated_runs(path, rows, &n_rows);
     *rows_out = rows;
     *n_rows_out = n_rows;
 }

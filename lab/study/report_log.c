@@ -144,6 +144,16 @@ void log_table_read(LogTable *t, const char *path, const char *multiplier)
     mem_free(text);
 }
 
+void log_table_require_whole(const LogTable *t, const char *path)
+{
+    for (int c = 0; c < N_LOG_COLUMNS; c++)
+        if (g_log_columns[c].present == LOG_ALWAYS && t->layers[c] == 0) {
+            char name[64];
+            log_column_name(name, sizeof name, (LogColumnId)c, 0, NULL);
+            die(EXIT_USER, "%s: not a whole log of ./train: no column %s", path, name);
+        }
+}
+
 void log_table_free(LogTable *t)
 {
     mem_free(t->command);

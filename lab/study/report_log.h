@@ -21,6 +21,9 @@ typedef struct LogTable {
  * and line, never a partial table. `multiplier` names the learned multiplier whose column
  * ("l%d_<multiplier>") is read as LOG_MULTIPLIER ("scale_x_sqrt_dk"), or is NULL: none. */
 void log_table_read(LogTable *t, const char *path, const char *multiplier);
+/* Refuses (exit 2, naming the column) a log without a column every run of ./train writes: a
+ * file of a step and a loss is no run's log. */
+void log_table_require_whole(const LogTable *t, const char *path);
 void log_table_free(LogTable *t);
 
 /* The value of column c in row i (0: the first, rows - 1: the last), as the mean over the
