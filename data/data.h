@@ -97,6 +97,9 @@ typedef struct TaskSpec {
     double (*distinct_sources)(const DataConfig *c);           /* how many different sources it can make */
     /* one example; src and tgt have room for max_src and max_tgt tokens */
     void (*sample)(Rng *r, const DataConfig *c, int *src, int *src_len, int *tgt, int *tgt_len);
+    /* Whether a source given to --decode (word ids, n of them) has the task's form; false with what
+     * is wrong in err. NULL: any words of the vocabulary. */
+    bool (*check_source)(const DataConfig *c, const int *src, int n, char *err, size_t err_len);
     /* a corpus task: reads c->path into the vocabulary, d->train, d->val and the lengths */
     bool (*load)(Dataset *d, char *err, size_t err_len);
 } TaskSpec;

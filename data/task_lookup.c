@@ -84,6 +84,37 @@ static void lookup_sample(Rng *r, const DataConfig *c, int *src, int *src_len, i
     *tgt_len = c->lookup_queries;
 }
 
+/* A source as lookup makes them: min-len to max-len distinct symbols, "?", then --lookup-queries
+ * symbols, each one of those before the "?". */
+static bool lookup_check_source(const DataConfig *c, const int *src, int n, char *err, size_t err_len)
+{
+    int ask = -1;
+    for (int i = 0; i < n; i++) {
+        if (src[i] == ask_id(c)) {
+            if (ask >= 0) return errorf(err, err_len, "a second \"?\" (word %d): a lookup source has one", i + 1);
+            ask = i;
+        } else if (src[i] >= position_id(c, 0)) {
+            return errorf(err, err_len, "word %d is a position, an answer's word, not a symbol", i + 1);
+        }
+    }
+    if (ask < 0) return errorf(err, err_len, "no \"?\": a lookup source is symbols, \"?\", then the symbols asked for");
+    if (ask < c->min_len || ask > c->max_len)
+        return errorf(err, err_len, "%d symbol%s before the \"?\": the model was trained on %d to %d", ask, ask == 1 ? "" : "s",
+                      c->min_len, c->max_len);
+    if (n - ask - 1 != c->lookup_queries)
+        return errorf(err, err_len, "%d symbol%s asked for after the \"?\": the model was trained on %d (--lookup-queries)",
+                      n - ask - 1, n - ask - 1 == 1 ? "" : "s", c->lookup_queries);
+    for (int i = 0; i < ask; i++)
+        for (int j = 0; j < i; j++)
+            if (src[j] == src[i]) return errorf(err, err_len, "word %d repeats word %d: a lookup source's symbols are distinct", i + 1, j + 1);
+    for (int q = ask + 1; q < n; q++) {
+        bool found = false;
+        for (int i = 0; i < ask; i++) found |= src[i] == src[q];
+        if (!found) return errorf(err, err_len, "word %d is asked for but is not among the symbols before the \"?\"", q + 1);
+    }
+    return true;
+}
+
 const TaskSpec task_lookup = {
     .name = "lookup",
     .help = "distinct symbols, \"?\", then some of them again: answer each one's position (--lookup-queries)",
@@ -93,4 +124,5 @@ const TaskSpec task_lookup = {
     .lengths = lookup_lengths,
     .distinct_sources = lookup_sources,
     .sample = lookup_sample,
+    .check_source = lookup_check_source,
 };

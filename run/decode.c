@@ -183,6 +183,8 @@ int decode_main(const Options *given, const OptGiven *set, int argc, char **argv
         int len = -1;
         if (too_long) snprintf(why, sizeof why, "longer than %d bytes", DECODE_MAX_LINE);
         else len = decode_line_tokens(&d->data.vocab, text, n, o->model.context, d->ids, why, sizeof why);
+        const TaskSpec *task = task_spec(o->data.task);
+        if (len > 0 && task->check_source && !task->check_source(&o->data, d->ids, len, why, sizeof why)) len = -1;
         if (len < 0) {
             fprintf(stderr, "line %d: %s\n", lines, why);
             skipped++;

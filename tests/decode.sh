@@ -370,5 +370,25 @@ else
     bad "a TSV model reports an unknown word" "exit $rc" "$(cat "$dir/tsv_unk.out")" "$(cat "$dir/tsv_unk.err")"
 fi
 
+# lookup's sources have a form (symbols, "?", the symbols asked for): a line that breaks it is
+# refused, saying how, and the well-formed one is decoded (a few steps: the form is checked, not
+# the answer)
+"$train" --task=lookup --steps=5 --layers=1 --dmodel=16 --heads=2 --quiet --save="$dir/lookup.st" >/dev/null 2>&1
+printf 'A B C ? A C\nA A C ? A C\nA B C\nA B C ? D A\nA B C ? A\nA B ? p1 A\nA ? A B\nA B C ? A C ? B\n' |
+    "$train" --load="$dir/lookup.st" --decode >"$dir/lookup.out" 2>"$dir/lookup.err"
+rc=$?
+want='line 2: word 2 repeats word 1: a lookup source'"'"'s symbols are distinct
+line 3: no "?": a lookup source is symbols, "?", then the symbols asked for
+line 4: word 5 is asked for but is not among the symbols before the "?"
+line 5: 1 symbol asked for after the "?": the model was trained on 2 (--lookup-queries)
+line 6: word 4 is a position, an answer'"'"'s word, not a symbol
+line 7: 1 symbol before the "?": the model was trained on 3 to 8
+line 8: a second "?" (word 7): a lookup source has one'
+if [ $rc -eq 2 ] && [ "$(grep '^line [2-8]:' "$dir/lookup.err")" = "$want" ] && [ "$(wc -l <"$dir/lookup.out")" -eq 1 ]; then
+    ok "lookup: a source that breaks its form (a repeat, no ?, a query not among the symbols, too few queries, a position, lengths, two ?) is refused, saying how"
+else
+    bad "lookup's sources checked by --decode" "exit $rc" "$(cat "$dir/lookup.err")"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
