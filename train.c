@@ -156,12 +156,13 @@ static int train(const Options *given, const OptGiven *set, int argc, char **arg
 }
 
 /* The summary's final_loss: the last row's loss; for a resumed run that logged no row, the mean
- * training loss since the checkpoint's last row; NaN when there is none (nothing was trained). */
+ * training loss since the checkpoint's last row, or (nothing trained since it) that row's own, as
+ * the run it continues ended with; NaN when there is none. */
 static LogValue final_loss(const Run *r)
 {
     if (r->log.rows) return log_real(r->log.last_loss);
     const RunState *st = &r->state;
-    return log_real(st->interval_steps ? st->interval_loss / st->interval_steps : NAN);
+    return log_real(st->interval_steps ? st->interval_loss / st->interval_steps : st->last_row_loss);
 }
 
 static void add_counts(FormatCounts *total, const FormatCounts *c)
@@ -280,5 +281,6 @@ static bool log_row(Run *r, int done, double train_seconds, const StepResult *la
                   .nan_count = st->nan_count};
     st->interval_loss = 0;
     st->interval_steps = 0;
+    st->last_row_loss = mean_loss;
     return logbook_row(&r->log, &row);
 }

@@ -62,6 +62,8 @@ static void checkpoint_writer(StWriter *w_out, const Gpt *m, const Optimizer *op
     st_add_meta(&w, "run.interval_loss", num);
     snprintf(num, sizeof num, "%d", rs->interval_steps);
     st_add_meta(&w, "run.interval_steps", num);
+    snprintf(num, sizeof num, "%.17g", rs->last_row_loss); /* "nan" before the first row */
+    st_add_meta(&w, "run.last_row_loss", num);
     /* the rounding counts, layer by layer: "12 0" */
     const char *const count_keys[3] = {"run.fp_overflows", "run.fp_underflows", "run.fp_nans"};
     for (int k = 0; k < 3; k++) {
@@ -322,6 +324,18 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
         errorf(err, err_len, "--load=%s: metadata lacks a valid step, vocab_size or run.* entry (a count in range, a finite loss)", path);
         goto done;
     }
+    /* the last row's loss, since 2026-12-07 (older files: NaN, unknown); "nan" and "inf" are losses
+     * a row can have */
+    double last_row = NAN;
+    const char *last_text = st_meta(sf, "run.last_row_loss");
+    if (last_text && strcmp(last_text, "nan") && strcmp(last_text, "-nan")) {
+        if (!strcmp(last_text, "inf")) last_row = INFINITY;
+        else if (!meta_real(sf, "run.last_row_loss", 0, 1e300, &last_row)) {
+            errorf(err, err_len, "--load=%s: metadata \"run.last_row_loss\" is \"%s\", not a loss (a number >= 0, nan or inf)", path,
+                   last_text);
+            goto done;
+        }
+    }
     /* the rounding counts, one per layer, since --precision (older files: 0) */
     FormatCounts rounding[GPT_MAX_LAYERS] = {{0}};
     const char *const count_keys[3] = {"run.fp_overflows", "run.fp_underflows", "run.fp_nans"};
@@ -355,6 +369,7 @@ bool checkpoint_load_from(StFile *sf, const char *path, Gpt *m, Optimizer *opt, 
     rs->nan_count = nans;
     rs->interval_loss = interval;
     rs->interval_steps = (int)isteps;
+    rs->last_row_loss = last_row;
     memcpy(rs->rounding, rounding, sizeof rounding);
     ok = true;
 done:

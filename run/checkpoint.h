@@ -17,6 +17,8 @@ typedef struct RunState {
     long nan_count;
     double interval_loss;     /* the log interval in progress: sum of its losses */
     int interval_steps;       /* and how many */
+    double last_row_loss;     /* the loss of the last row logged (NaN: none yet): a resumed run that
+                                 logs no row of its own ends with it, as the run it continues did */
     FormatCounts rounding[GPT_MAX_LAYERS]; /* --precision: what rounding did in each layer, all steps so far */
 } RunState;
 

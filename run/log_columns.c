@@ -36,7 +36,7 @@ const LogField g_log_columns[N_LOG_COLUMNS] = {
 /* The fields of the summary line, in the order printed. */
 const LogField g_summary_fields[N_SUMMARY_FIELDS] = {
     [SUMMARY_STEPS] = {"steps", "%ld", LOG_COUNT, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_COUNT, "the step the run stopped at"},
-    [SUMMARY_FINAL_LOSS] = {"final_loss", "%.6g", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "training loss of the last row (no row: the mean since the checkpoint's last; nan when none)"},
+    [SUMMARY_FINAL_LOSS] = {"final_loss", "%.6g", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "training loss of the last row (a resumed run with no row: the mean since the checkpoint's last row, else that row's; nan when none)"},
     [SUMMARY_VAL_LOSS] = {"val_loss", "%.6g", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_NONNEGATIVE, "held-out loss at the end"},
     [SUMMARY_VAL_ACC] = {"val_acc", "%.4f", LOG_REAL, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_ACCURACY, "held-out exact-match accuracy at the end"},
     [SUMMARY_STEPS_TO_THRESHOLD] = {"steps_to_threshold", "%ld", LOG_COUNT, LOG_ALWAYS, LOG_EVERY_ROW, RANGE_STEP, "first step whose mean training loss is below --loss-threshold; -1: never"},

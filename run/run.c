@@ -190,7 +190,7 @@ void run_setup(Run *r, const Options *given, const OptGiven *set, int argc, char
     /* the optimizer, and the state of a checkpoint */
     gpt_decay_flags(&r->model, r->decay);
     optim_init(&r->opt, &o->optim, r->model.params, r->decay, r->model.n_params);
-    r->state = (RunState){.steps_to_threshold = -1};
+    r->state = (RunState){.steps_to_threshold = -1, .last_row_loss = NAN};
     if (o->run.load[0]) {
         if (!checkpoint_load_from(&ckpt, o->run.load, &r->model, &r->opt, &r->state, &r->data.vocab, err, sizeof err))
             die(EXIT_USER, "%s", err);

@@ -107,6 +107,17 @@ if awk -v v="$fl" 'BEGIN { exit !(v + 0 == v && v > 0 && v < 100) }'; then
 else
     bad "final_loss of a resumed run without a row" "final_loss=$fl"
 fi
+# a run stopped after its last step (a signal during its final evaluation saves it there) and
+# resumed: nothing left to train, it evaluates, and its summary is the uninterrupted run's (the
+# checkpoint keeps the last row's loss: final_loss was nan)
+"$train" "${small[@]}" --steps=20 --log-every=7 --save="$dir/ended.st" >"$dir/ended.out" 2>&1
+"$train" --load="$dir/ended.st" --quiet >"$dir/ended_again.out" 2>&1
+if [ -n "$(summary_field "$dir/ended.out" final_loss)" ] &&
+    [ "$(grep '^summary:' "$dir/ended.out" | sed 's/ time_s=.*//')" = "$(grep '^summary:' "$dir/ended_again.out" | sed 's/ time_s=.*//')" ]; then
+    ok "a run resumed after its last step: the same summary line as the uninterrupted run (final_loss=$(summary_field "$dir/ended.out" final_loss))"
+else
+    bad "a run resumed after its last step has the uninterrupted summary" "$(grep '^summary:' "$dir/ended.out")" "$(grep '^summary:' "$dir/ended_again.out")"
+fi
 # changing the optimizer on resume says that the new one's state starts at zero; keeping it says nothing
 "$train" --load="$dir/half.st" --optim=sgd --lr=0.01 --stop-at=31 --quiet >/dev/null 2>"$dir/optim.err"
 rc_sgd=$?

@@ -252,11 +252,13 @@ static void test_checkpoint_round_trip_and_corruption(void)
     char err[512];
     char path[4096]; /* a copy: test_path returns a buffer that later calls reuse */
     snprintf(path, sizeof path, "%s", test_path("ckpt.safetensors"));
-    RunState saved = {42, 17, 3, 12.345678901234567, 5, {{.overflow = 7, .nan = 8, .underflow = 9}}}, rs = {0};
+    RunState saved = {.next_step = 42, .steps_to_threshold = 17, .nan_count = 3, .interval_loss = 12.345678901234567,
+                      .interval_steps = 5, .last_row_loss = 0.1 + 0.2, .rounding = {{.overflow = 7, .nan = 8, .underflow = 9}}},
+             rs = {0};
     bool saved_ok = CHECK(checkpoint_save(path, &a, &oa, &saved, &o, &v, err, sizeof err), "save: %s", err);
     CHECK(checkpoint_load(path, &b, &ob, &rs, &v, err, sizeof err), "load: %s", err);
     CHECK(rs.next_step == 42 && rs.steps_to_threshold == 17 && rs.nan_count == 3 && rs.interval_steps == 5 &&
-              rs.interval_loss == saved.interval_loss && rs.rounding[0].overflow == 7 && rs.rounding[0].nan == 8 &&
+              rs.interval_loss == saved.interval_loss && rs.last_row_loss == saved.last_row_loss && rs.rounding[0].overflow == 7 && rs.rounding[0].nan == 8 &&
               rs.rounding[0].underflow == 9,
           "run state changed in the round trip");
     CHECK(memcmp(a.values, b.values, a.n_values * sizeof(real)) == 0, "parameters differ after the round trip");
@@ -431,15 +433,17 @@ static void test_checkpoint_run_state_is_checked(void)
         RunState rs;
         const char *expect; /* NULL: loads */
     } cases[] = {
-        {{42, 17, 3, 12.5, 5, {{0}}}, NULL},
-        {{42, -1, 0, 0, 0, {{0}}}, NULL},
-        {{42, 17, 3, NAN, 5, {{0}}}, "a finite loss"},
-        {{42, 17, 3, INFINITY, 5, {{0}}}, "a finite loss"},
-        {{42, 17, 3, -1.0, 5, {{0}}}, "a finite loss"},
-        {{42, 17, 3, 1.0, 43, {{0}}}, "more steps than the 42"},
-        {{42, 43, 3, 1.0, 5, {{0}}}, "more steps than the 42"},
-        {{42, 17, 3, 1.0, 5, {{.overflow = -1}}}, "\"run.fp_overflows\" is not a list of 1 count, one per layer"},
-        {{42, 17, -2, 1.0, 5, {{0}}}, "run.* entry"},
+        {{42, 17, 3, 12.5, 5, 1.5, {{0}}}, NULL},
+        {{42, -1, 0, 0, 0, NAN, {{0}}}, NULL}, /* no row logged yet: the last row's loss is nan */
+        {{42, 17, 3, 12.5, 5, INFINITY, {{0}}}, NULL},
+        {{42, 17, 3, 12.5, 5, -1.0, {{0}}}, "\"run.last_row_loss\" is \"-1\", not a loss"},
+        {{42, 17, 3, NAN, 5, 1.5, {{0}}}, "a finite loss"},
+        {{42, 17, 3, INFINITY, 5, 1.5, {{0}}}, "a finite loss"},
+        {{42, 17, 3, -1.0, 5, 1.5, {{0}}}, "a finite loss"},
+        {{42, 17, 3, 1.0, 43, 1.5, {{0}}}, "more steps than the 42"},
+        {{42, 43, 3, 1.0, 5, 1.5, {{0}}}, "more steps than the 42"},
+        {{42, 17, 3, 1.0, 5, 1.5, {{.overflow = -1}}}, "\"run.fp_overflows\" is not a list of 1 count, one per layer"},
+        {{42, 17, -2, 1.0, 5, 1.5, {{0}}}, "run.* entry"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char err[512] = "";
@@ -451,7 +455,9 @@ static void test_checkpoint_run_state_is_checked(void)
             CHECK(!ok && strstr(err, cases[k].expect), "case %zu: want \"%s\", got \"%s\"", k, cases[k].expect,
                   ok ? "(loaded)" : err);
         else
-            CHECK(ok && back.next_step == 42 && back.interval_loss == cases[k].rs.interval_loss, "case %zu: %s", k, err);
+            CHECK(ok && back.next_step == 42 && back.interval_loss == cases[k].rs.interval_loss &&
+                      (back.last_row_loss == cases[k].rs.last_row_loss || (isnan(back.last_row_loss) && isnan(cases[k].rs.last_row_loss))),
+                  "case %zu: %s", k, err);
     }
     vocab_free(&v);
     optim_free(&opt);
