@@ -67,6 +67,28 @@ static void test_cells(void)
           "s = 1: 0 of 10, never at the threshold: not reached");
 }
 
+/* A run at the threshold exactly succeeds (>=), one just below does not; runs not done, or without
+ * a test accuracy, are not counted. Built by hand, apart from the fixture. */
+static void test_success_at_the_threshold(void)
+{
+    Row r[5];
+    memset(r, 0, sizeof r);
+    double acc[5] = {0.5, 0.49999, 0.75, NAN, 0.9};
+    const Row *runs[5];
+    for (int i = 0; i < 5; i++) {
+        for (int m = 0; m < N_METRICS; m++) r[i].value[m] = NAN;
+        r[i].done = i != 4; /* the last: planned, not done */
+        r[i].value[M_TEST_ACC] = acc[i];
+        r[i].value[M_STEPS] = 1000;
+        r[i].value[M_STEPS_TO_THRESHOLD] = -1;
+        runs[i] = &r[i];
+    }
+    Cell c = {.runs = runs, .n = 5};
+    OutcomeTask t = {.task = "hand", .threshold = 0.5};
+    OutcomeCell o = outcome_cell(&c, &t);
+    CHECK(o.n == 3 && o.successes == 2, "0.5 (= threshold), 0.49999, 0.75: %d of %d succeed (want 2 of 3)", o.successes, o.n);
+}
+
 static void test_primaries_holm(void)
 {
     load();
@@ -172,6 +194,7 @@ int main(int argc, char **argv)
     static const TestCase tests[] = {
         {"outcomes: the verdict rule (corrected p < 0.05, the effect's sign)", test_verdict_rule},
         {"outcomes: a cell's successes, Wilson interval and KM median (the sweep left out)", test_cells},
+        {"outcomes: a run at the threshold exactly succeeds; one below, or not done, does not", test_success_at_the_threshold},
         {"outcomes: primaries, Holm over the tested: a raw 0.031 lifted to 0.0625 says not distinguishable", test_primaries_holm},
         {"outcomes: secondaries, BH: the same raw 0.031 alone stays lower", test_secondaries_bh},
         {"outcomes: outcomes.md rows and words", test_outcomes_md},

@@ -301,6 +301,19 @@ static void test_sign_flip(void)
     double p30 = stats_sign_flip(d30, 30, &exact), want30 = binomial_two_sided(30, 20);
     CHECK(!exact && fabs(p30 - want30) < 0.0033, "n = 30: Monte Carlo %.5f, exact %.5f", p30, want30);
     CHECK(stats_sign_flip(d30, 30, &exact) == p30, "the Monte Carlo seed is fixed: the same p twice");
+    /* 30 equal positive differences: only the two all-same-sign draws reach (P = 2^-29 = 1.9e-9),
+     * so none of the 200000 draws does, and p is (1 + 0) / (1 + 200000): never 0 */
+    double same30[30];
+    for (int i = 0; i < 30; i++) same30[i] = 0.25;
+    double p_same = stats_sign_flip(same30, 30, &exact);
+    CHECK(!exact && p_same == 1.0 / (1.0 + STATS_FLIP_DRAWS), "30 equal differences: %.9g, want 1/200001", p_same);
+    /* a large n: the draws shrink so that the work stays bounded (n = 20000: 2e8 / n = 10000 draws), and
+     * with equal differences p is then 1/10001 */
+    enum { BIG = 20000 };
+    static double big[BIG];
+    for (int i = 0; i < BIG; i++) big[i] = 1;
+    double p_big = stats_sign_flip(big, BIG, &exact);
+    CHECK(p_big == 1.0 / (1.0 + STATS_FLIP_MIN_DRAWS), "n = %d: %.9g, want 1/10001 (10000 draws)", BIG, p_big);
 }
 
 static void test_holm_and_bh(void)
@@ -413,6 +426,14 @@ static void test_logrank(void)
     /* no event at all: no test */
     bool no[2] = {false, false};
     CHECK(isnan(stats_logrank(ta, no, 2, tb, no, 2)), "no event: NAN");
+    /* tied times, unequal groups: a events at 1, 1, 3; b an event at 1, censored at 4.
+     * t = 1: r_a 3, r_b 2, r 5, d 3 (ties): E_a 3*3/5 = 1.8, V 3*2*3*(5-3) / (25*4) = 0.36 (without
+     * the tie factor (r - d)/(r - 1) it would be 0.72); t = 3: r_a 1, r_b 1, d 1: E_a 1/2, V 1/4.
+     * O_a - E_a = 3 - 2.3 = 0.7, V = 0.61, chi^2 = 0.49/0.61, p = erfc(sqrt(chi^2 / 2)) = 0.3701149 */
+    double tc[3] = {1, 1, 3}, td[2] = {1, 4};
+    bool ec[3] = {true, true, true}, ed[2] = {true, false};
+    double p_ties = stats_logrank(tc, ec, 3, td, ed, 2);
+    CHECK(near(p_ties, 0.3701149, 1e-6), "tied times, 3 against 2: p = %.7f, want 0.3701149", p_ties);
 }
 
 /* The estimate by its classes (run/svg.c, char_em), by hand: i, l and a space 0.34 em; a, 0..9

@@ -97,10 +97,13 @@ double stats_sign_flip(const double *d, int n, bool *exact)
         }
         return (double)hits / (double)total;
     }
-    enum { DRAWS = 200000 };
+    /* the cost bounded: at most STATS_FLIP_WORK sign flips in all (200000 draws up to n = 1000,
+     * fewer beyond, never fewer than STATS_FLIP_MIN_DRAWS) */
+    long draws = STATS_FLIP_WORK / n;
+    draws = draws > STATS_FLIP_DRAWS ? STATS_FLIP_DRAWS : draws < STATS_FLIP_MIN_DRAWS ? STATS_FLIP_MIN_DRAWS : draws;
     uint64_t state = 0x5EED5EED5EED5EEDull;
     long hits = 0;
-    for (int r = 0; r < DRAWS; r++) {
+    for (long r = 0; r < draws; r++) {
         double s = 0;
         uint64_t bits = 0;
         for (int i = 0; i < n; i++) {
@@ -109,7 +112,7 @@ double stats_sign_flip(const double *d, int n, bool *exact)
         }
         hits += fabs(s) >= reach;
     }
-    return (1.0 + (double)hits) / (1.0 + DRAWS);
+    return (1.0 + (double)hits) / (1.0 + (double)draws); /* the observed signs count as one draw: p > 0 */
 }
 
 /* ------------------------------------------------------------------ many tests */
