@@ -11,7 +11,8 @@ void progress_start(Progress *p, const char *what, long total)
 bool progress_update_at(Progress *p, long done, double elapsed)
 {
     if (elapsed < p->next) return false;
-    fprintf(p->out, "%s: %ld of %ld, %.0f s\n", p->what, done, p->total, elapsed);
+    if (p->total > 0) fprintf(p->out, "%s: %ld of %ld, %.0f s\n", p->what, done, p->total, elapsed);
+    else fprintf(p->out, "%s: %ld so far, %.0f s\n", p->what, done, elapsed);
     fflush(p->out);
     p->next = elapsed + PROGRESS_EVERY_S;
     return true;

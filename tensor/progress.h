@@ -19,6 +19,7 @@ typedef struct Progress {
     FILE *out;          /* stderr; a test may point it elsewhere */
 } Progress;
 
+/* total <= 0: not known beforehand ("WHAT: DONE so far, N s"). */
 void progress_start(Progress *p, const char *what, long total);
 /* Reads the clock and prints a line when one is due; cheap enough to call every batch, but not
  * every element. */

@@ -355,6 +355,17 @@ static void test_progress_lines_only_for_long_work(void)
     fclose(f);
     CHECK(!early && due && !between && next, "printed: before 5 s %d, at 5 s %d, 10 s later %d/%d", early, due, between, next);
     CHECK(got > 0 && !strcmp(text, "work, items done: 30 of 100, 5 s\nwork, items done: 50 of 100, 15 s\n"), "lines: %s", text);
+    /* a total not known beforehand: how many so far */
+    progress_start(&p, "contrasts", 0);
+    f = tmpfile();
+    if (!CHECK(f != NULL, "tmpfile")) return;
+    p.out = f;
+    progress_update_at(&p, 7, 6.0);
+    memset(text, 0, sizeof text);
+    rewind(f);
+    got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    CHECK(got > 0 && !strcmp(text, "contrasts: 7 so far, 6 s\n"), "no total: %s", text);
 }
 
 static bool same_list(const ExampleList *a, const ExampleList *b);

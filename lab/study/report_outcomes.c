@@ -2,6 +2,8 @@
  * with fixed formats: the same runs.csv gives the same bytes. */
 #include "report_outcomes.h"
 
+#include "../../tensor/progress.h"
+
 #include "report_common.h"
 #include "stats.h"
 
@@ -94,6 +96,11 @@ static int paired_diffs(const Cell *a, const Cell *b, double *d)
 
 /* The statistics of one contrast whose task, optim, dk and sides are set (the correction and
  * the verdict come after, over all contrasts of its family). */
+/* A line now and then while the contrasts are measured (tensor/progress.h: nothing for the first
+ * seconds, so a study of ordinary size prints nothing): a runs.csv of 1e5 runs takes a while. */
+static Progress g_progress;
+static long g_progress_done;
+
 static void contrast_measure(const Cells *cs, OutcomeContrast *c)
 {
     c->ca = outcome_find(cs, c->task->task, c->optim, &c->a, c->dk);
@@ -134,6 +141,7 @@ static void contrast_measure(const Cells *cs, OutcomeContrast *c)
     mem_free(tb);
     mem_free(ea);
     mem_free(eb);
+    progress_update(&g_progress, ++g_progress_done);
 }
 
 static bool same_side(const OutcomeSide *x, const OutcomeSide *y) { return !strcmp(x->variant, y->variant) && !strcmp(x->scale, y->scale); }
@@ -198,6 +206,8 @@ int outcome_contrasts(const Cells *cs, OutcomeContrast **out)
 {
     OutcomeContrast *v = NULL;
     int n = 0, cap = 0;
+    g_progress_done = 0;
+    progress_start(&g_progress, "report: outcome contrasts measured", 0);
     for (int t = 0; t < g_n_outcome_tasks; t++)
         for (int i = 0; i < g_n_primary_contrasts; i++) {
             const PrimaryContrast *p = &g_primary_contrasts[i];
