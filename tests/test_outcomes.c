@@ -89,6 +89,54 @@ static void test_success_at_the_threshold(void)
     CHECK(o.n == 3 && o.successes == 2, "0.5 (= threshold), 0.49999, 0.75: %d of %d succeed (want 2 of 3)", o.successes, o.n);
 }
 
+/* The MDD of a Fisher contrast with unequal groups, around b's rate (the reference), at the
+ * smaller group's n: the fixture with s = 1's seeds 7-10 left out (a: 0 of 6) and one 1/sqrt(dk)
+ * run failed (b: 9 of 10). The two wrong choices give other numbers (checked too: the test can
+ * fail): the larger n, 10, and a's rate, 0 (MDD(0) differs from MDD(0.9) = MDD(0.1)). */
+static void test_mdd_of_unequal_groups(void)
+{
+    FILE *f = fopen("tests/fixtures/outcomes_runs.csv", "rb");
+    if (!CHECK(f != NULL, "the fixture")) return;
+    static char text[1 << 16], out[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f), used = 0;
+    fclose(f);
+    text[n] = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        bool dropped = false;
+        for (int seed = 7; seed <= 10; seed++) {
+            char id[64];
+            snprintf(id, sizeof id, "headline_lookup_s-1_dk64_seed%d,", seed);
+            dropped |= !strncmp(line, id, strlen(id));
+        }
+        if (dropped) continue;
+        char *acc = strstr(line, ",0.9800,0.5,0.9800,");
+        if (!strncmp(line, "headline_lookup_s-sqrt_dk64_seed1,", 34) && acc) memcpy(acc, ",0.0500,0.5,0.0500,", 19);
+        used += (size_t)snprintf(out + used, sizeof out - used, "%s\n", line);
+    }
+    const char *path = test_write_file("unequal_runs.csv", out, used);
+    Row *rows;
+    int n_rows;
+    read_runs_csv(path, &rows, &n_rows);
+    Cells cs;
+    cells_build(&cs, rows, n_rows);
+    OutcomeContrast *v;
+    int nv = outcome_contrasts(&cs, &v);
+    const OutcomeContrast *c = NULL;
+    for (int i = 0; i < nv; i++)
+        if (!strcmp(v[i].task->task, "lookup") && v[i].dk == 64 && !strcmp(v[i].a.scale, "1") && !strcmp(v[i].b.scale, "sqrt") && v[i].primary)
+            c = &v[i];
+    if (CHECK(c && c->ca && c->cb, "lookup 1 - 1/sqrt(dk) at dk 64")) {
+        double want = stats_mdd_proportions(0.9, 6);
+        CHECK(c->oa.n == 6 && c->oa.successes == 0 && c->ob.n == 10 && c->ob.successes == 9, "a %d of %d, b %d of %d (want 0 of 6, 9 of 10)",
+              c->oa.successes, c->oa.n, c->ob.successes, c->ob.n);
+        CHECK(c->n_mdd == 6 && c->mdd == want, "MDD %.6f at n = %d, want MDD(0.9, 6) = %.6f", c->mdd, c->n_mdd, want);
+        CHECK(want != stats_mdd_proportions(0.9, 10) && want != stats_mdd_proportions(0, 6), "the wrong choices give other values");
+    }
+    mem_free(v);
+    cells_free(&cs);
+    free_rows(rows, n_rows);
+}
+
 static void test_primaries_holm(void)
 {
     load();
@@ -195,6 +243,7 @@ int main(int argc, char **argv)
         {"outcomes: the verdict rule (corrected p < 0.05, the effect's sign)", test_verdict_rule},
         {"outcomes: a cell's successes, Wilson interval and KM median (the sweep left out)", test_cells},
         {"outcomes: a run at the threshold exactly succeeds; one below, or not done, does not", test_success_at_the_threshold},
+        {"outcomes: the MDD of unequal groups: b's rate, the smaller n", test_mdd_of_unequal_groups},
         {"outcomes: primaries, Holm over the tested: a raw 0.031 lifted to 0.0625 says not distinguishable", test_primaries_holm},
         {"outcomes: secondaries, BH: the same raw 0.031 alone stays lower", test_secondaries_bh},
         {"outcomes: outcomes.md rows and words", test_outcomes_md},
