@@ -137,6 +137,31 @@ static void test_mdd_of_unequal_groups(void)
     free_rows(rows, n_rows);
 }
 
+/* The sweep's runs are no test runs: with every headline run of lookup's 1/sqrt(dk) at dk 64 left
+ * out, only its sweep run (seed 99) is there, and the contrast has no b (it must not take the
+ * sweep's one run as the cell). */
+static void test_sweep_runs_are_not_test_runs(void)
+{
+    FILE *f = fopen("tests/fixtures/outcomes_runs.csv", "rb");
+    if (!CHECK(f != NULL, "the fixture")) return;
+    static char text[1 << 16], out[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f), used = 0;
+    fclose(f);
+    text[n] = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (strncmp(line, "headline_lookup_s-sqrt_dk64_", 28)) used += (size_t)snprintf(out + used, sizeof out - used, "%s\n", line);
+    const char *path = test_write_file("no_b_runs.csv", out, used);
+    Row *rows;
+    int n_rows;
+    read_runs_csv(path, &rows, &n_rows);
+    Cells cs;
+    cells_build(&cs, rows, n_rows);
+    OutcomeSide b = {"-", "sqrt"};
+    CHECK(outcome_find(&cs, "lookup", "adamw", &b, 64) == NULL, "lookup 1/sqrt(dk) at dk 64: only a sweep run, no test cell");
+    cells_free(&cs);
+    free_rows(rows, n_rows);
+}
+
 static void test_primaries_holm(void)
 {
     load();
@@ -244,6 +269,7 @@ int main(int argc, char **argv)
         {"outcomes: a cell's successes, Wilson interval and KM median (the sweep left out)", test_cells},
         {"outcomes: a run at the threshold exactly succeeds; one below, or not done, does not", test_success_at_the_threshold},
         {"outcomes: the MDD of unequal groups: b's rate, the smaller n", test_mdd_of_unequal_groups},
+        {"outcomes: a cell with only sweep runs is no test cell", test_sweep_runs_are_not_test_runs},
         {"outcomes: primaries, Holm over the tested: a raw 0.031 lifted to 0.0625 says not distinguishable", test_primaries_holm},
         {"outcomes: secondaries, BH: the same raw 0.031 alone stays lower", test_secondaries_bh},
         {"outcomes: outcomes.md rows and words", test_outcomes_md},
