@@ -50,6 +50,9 @@ typedef struct AttnSpec {
      * (attn_learned_s). A variant that is not scaled says why, for --scale's message. */
     bool scaled;
     const char *unscaled_why;
+    /* Its scores do not depend on q and k (uniform attention): how Wq and Wk start (--qk-init) and
+     * which softmax (--softmax) change nothing, and are refused as doing nothing. */
+    bool ignores_qk;
     /* A learned multiplier of its own (cosine's tau), S = m_h rule(q, k); NULL: none. A variant
      * has this or `scaled`, not both (the layer has one slot for it, GptLayer.scale). */
     const HeadMultiplier *multiplier;

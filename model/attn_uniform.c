@@ -19,4 +19,5 @@ const AttnSpec attn_uniform = {
     .formula = "0",
     .scores = uniform_scores,
     .unscaled_why = "uniform attention has no scores to scale",
+    .ignores_qk = true,
 };

@@ -193,8 +193,10 @@ bool checkpoint_apply_config_from(StFile *sf, const char *path, Options *o, cons
          * for the corpus's path: the same file may be reached from another directory, and the
          * vocabulary check of checkpoint_load_from is what ties a checkpoint to its data */
         if (!strcmp(options_name(i), "data")) continue;
-        /* a flag that shapes another task than the checkpoint's: ignored, as in a fresh run (--task
-         * is the first data row of the table, so `stored` holds the checkpoint's task by now) */
+        /* a flag that shapes another task than the checkpoint's does nothing: run.c refuses it
+         * before (given_flags_matter, the rule of a fresh run); here it keeps the checkpoint's
+         * value (--task is the first data row of the table, so `stored` holds the checkpoint's
+         * task by now) */
         if (options_task_ignores(&stored, options_name(i))) {
             assert(options_index("task") < i); /* the checkpoint's task is in `stored` already */
             *o = stored;

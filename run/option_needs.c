@@ -77,6 +77,21 @@ static void say_head_multiplier(const char *option, char *buf, size_t len)
     snprintf(buf, len, "--scale=learned or --attn=%s", which);
 }
 
+/* --qk-init, --softmax: scores made from q and k (every variant but those that ignore them) */
+static bool reads_qk(const AttnSpec *a, const char *option) { (void)option; return !a->ignores_qk; }
+static bool scores_from_qk(const Options *o, const char *option) { return reads_qk(attn_spec(o->model.attn), option); }
+static void say_scores_from_qk(const char *option, char *buf, size_t len)
+{
+    char which[512];
+    variants_where(reads_qk, option, which, sizeof which);
+    size_t used = 0;
+    buf[0] = 0;
+    appendf(buf, len, &used, "--attn=%s", which);
+    for (int k = 0, n = 0; attn_spec(k); k++)
+        if (attn_spec(k)->ignores_qk) appendf(buf, len, &used, "%s%s", n++ ? ", " : " (not ", attn_spec(k)->name);
+    if (strchr(buf, '(')) appendf(buf, len, &used, ": its scores do not depend on q and k)");
+}
+
 /* an option that some variants read (their row's `reads`) */
 static bool variant_reads(const Options *o, const char *option) { return reads(attn_spec(o->model.attn), option); }
 static void say_variant_reads(const char *option, char *buf, size_t len)
@@ -116,6 +131,7 @@ const OptNeeds NEEDS_SCALED = {scaled, NULL, say_scaled};
 const OptNeeds NEEDS_LEARNED_SCALE = {learned_scale, NULL, say_learned_scale};
 const OptNeeds NEEDS_HEAD_MULTIPLIER = {head_multiplier, NULL, say_head_multiplier};
 const OptNeeds NEEDS_VARIANT_READS = {variant_reads, NULL, say_variant_reads};
+const OptNeeds NEEDS_SCORES_FROM_QK = {scores_from_qk, NULL, say_scores_from_qk};
 const OptNeeds NEEDS_OPTIMIZER_READS = {optimizer_reads, NULL, say_optimizer_reads};
 const OptNeeds NEEDS_DECODE = {decoding, "--decode", NULL};
 const OptNeeds NEEDS_SAMPLING = {sampling, "--decode with --temperature > 0 (greedy decoding takes the most likely token)", NULL};

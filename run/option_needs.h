@@ -21,7 +21,8 @@ typedef struct OptNeeds {
 extern const OptNeeds NEEDS_SCALED;          /* --scale: a variant whose row is `scaled` */
 extern const OptNeeds NEEDS_LEARNED_SCALE;   /* --scale-init: a scaled variant with --scale=learned */
 extern const OptNeeds NEEDS_HEAD_MULTIPLIER; /* --scale-param: a learned multiplier per head */
-extern const OptNeeds NEEDS_VARIANT_READS;   /* an option the variant's row reads (--tau-init) */
+extern const OptNeeds NEEDS_VARIANT_READS;
+extern const OptNeeds NEEDS_SCORES_FROM_QK; /* --qk-init, --softmax: not with uniform attention */   /* an option the variant's row reads (--tau-init) */
 extern const OptNeeds NEEDS_OPTIMIZER_READS; /* an option the optimizer's row reads (--beta1, --momentum) */
 extern const OptNeeds NEEDS_DECODE, NEEDS_FIGURE, NEEDS_HELD_OUT_ATTENTION; /* options of the outputs */
 extern const OptNeeds NEEDS_SAMPLING;        /* --top-k: --decode with --temperature > 0 */

@@ -168,7 +168,7 @@ static const OptSpec g_specs[] = {
      .help = "--attn=cosine: the temperature tau's start"},
     {.name = "qk-init", .kind = KIND_ENUM, .group = GROUP_MODEL, .section = SECTION_ATTENTION,
      .offset = OFF(model.qk_init), .def = "xavier", .values = &g_qk_inits, .added = "2026-12-01",
-     .help = "how Wq and Wk start"},
+     .needs = &NEEDS_SCORES_FROM_QK, .help = "how Wq and Wk start"},
     {.name = "init-gain", .kind = KIND_REAL, .group = GROUP_MODEL, .section = SECTION_MODEL,
      .offset = OFF(model.init_gain), .def = "1", .min = 1e-6, .max = 1e3,
      .help = "multiplies every Xavier (and unit) bound"},
@@ -178,7 +178,7 @@ static const OptSpec g_specs[] = {
      .help = "the attention path (q, k, v, scores, weights, P v) rounded to"},
     {.name = "softmax", .kind = KIND_ENUM, .group = GROUP_TRAIN, .section = SECTION_ATTENTION,
      .offset = OFF(model.softmax), .def = "stable", .values = &g_softmaxes, .added = "2026-12-01",
-     .decode = DECODE_USES,
+     .decode = DECODE_USES, .needs = &NEEDS_SCORES_FROM_QK,
      .help = "the attention softmax"},
     {.name = "attn-dropout", .kind = KIND_REAL, .group = GROUP_TRAIN, .section = SECTION_ATTENTION,
      .offset = OFF(model.attn_dropout), .def = "0", .min = 0, .max = 0.999,
@@ -742,6 +742,14 @@ bool options_check_given(const Options *o, const OptGiven *set, char *err, size_
         else snprintf(text, sizeof text, "%s", needs->text);
         if (g_specs[i].needs_aside) snprintf(aside, sizeof aside, " (%s)", g_specs[i].needs_aside);
         strncat(text, aside, sizeof text - strlen(text) - 1);
+        if (!refuse_given(o, set, i, text, err, err_len)) return false;
+    }
+    /* a data option that only some tasks read (the tasks' rows), given with another task */
+    for (int i = 0; i < N_SPECS; i++) {
+        if (!g_specs[i].per_task || !options_task_ignores(o, g_specs[i].name)) continue;
+        char tasks[256] = "", text[300];
+        needs_tasks_reading(g_specs[i].name, tasks, sizeof tasks);
+        snprintf(text, sizeof text, "--task=%s", tasks);
         if (!refuse_given(o, set, i, text, err, err_len)) return false;
     }
     return true;

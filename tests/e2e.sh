@@ -87,20 +87,33 @@ else
     bad "resume refuses a different --seed" "$(cat "$dir/seed.err")"
 fi
 
-# another task's flags are ignored on resume as in a fresh run (copy reads no --recall-pairs);
-# the checkpoint's own task's flags must still agree
-"$train" --load="$dir/half.st" --recall-pairs=3 --recall-keys=9 --stop-at=31 --quiet >"$dir/other_task.out" 2>&1
+# another task's flags do nothing, on resume as in a fresh run (copy reads no --recall-pairs):
+# refused, saying which task reads them; the checkpoint's own task's flags must agree
+"$train" --load="$dir/half.st" --recall-pairs=3 --recall-keys=9 --stop-at=31 --quiet >/dev/null 2>"$dir/other_task.err"
 rc_other=$?
+"$train" "${small[@]}" --task=copy --recall-pairs=3 --steps=2 >/dev/null 2>"$dir/other_fresh.err"
+rc_fresh=$?
 "$train" --load="$dir/half.st" --max-len=6 --stop-at=31 --quiet >/dev/null 2>"$dir/own_task.err"
 rc_own=$?
-if [ $rc_other -eq 0 ] && [ $rc_own -eq 2 ] && grep -q -- "--max-len=6, but the checkpoint" "$dir/own_task.err"; then
-    ok "resume: another task's flags (--recall-pairs) are ignored, the checkpoint's task's own (--max-len) must agree"
+if [ $rc_other -eq 2 ] && grep -q -- "^error: --recall-pairs=3 does nothing here: it needs --task=recall$" "$dir/other_task.err" &&
+    [ $rc_fresh -eq 2 ] && cmp -s "$dir/other_task.err" "$dir/other_fresh.err" &&
+    [ $rc_own -eq 2 ] && grep -q -- "--max-len=6, but the checkpoint" "$dir/own_task.err"; then
+    ok "another task's flag (--recall-pairs with copy): refused alike on resume and in a fresh run; the checkpoint's task's own (--max-len) must agree"
 else
-    bad "resume and task flags" "--recall-pairs on a copy checkpoint: exit $rc_other, $(tail -n 1 "$dir/other_task.out")" \
-        "--max-len: exit $rc_own, $(cat "$dir/own_task.err")"
+    bad "resume and task flags" "--recall-pairs on a copy checkpoint: exit $rc_other, $(cat "$dir/other_task.err")" \
+        "fresh: exit $rc_fresh, $(cat "$dir/other_fresh.err")" "--max-len: exit $rc_own, $(cat "$dir/own_task.err")"
 fi
+refuse_task_flags() { # EXPECT FLAGS...: a data option the task does not read, as a flag
+    "$train" "${small[@]}" --steps=2 "${@:2}" >/dev/null 2>"$dir/task_flag.err"
+    if [ $? -eq 2 ] && grep -q -- "$1" "$dir/task_flag.err"; then ok "refused: ${*:2}"; else bad "refused: ${*:2}" "$(cat "$dir/task_flag.err")"; fi
+}
+refuse_task_flags "^error: --lookup-queries=3 does nothing here: it needs --task=lookup$" --task=copy --lookup-queries=3
+refuse_task_flags "^error: --lookup-queries=3 does nothing here: it needs --task=lookup$" --task=recall --max-len=8 --lookup-queries=3
+printf 'task = recall\nlookup-queries = 4\n' >"$dir/other_task.cfg" # the same from a config file
+refuse_task_flags "^error: --lookup-queries=4 does nothing here: it needs --task=lookup$" --config="$dir/other_task.cfg" --max-len=8
 # a resumed run that stops before its next row (log-every 7: rows at 28 and 35) still has a
 # final loss: the mean since the checkpoint's last row, not "nan"
+"$train" --load="$dir/half.st" --stop-at=31 --quiet >"$dir/other_task.out" 2>&1
 fl=$(summary_field "$dir/other_task.out" final_loss)
 if awk -v v="$fl" 'BEGIN { exit !(v + 0 == v && v > 0 && v < 100) }'; then
     ok "a resumed run that logs no row: final_loss=$fl (the mean since the last row), not nan"
@@ -207,6 +220,10 @@ refuse_flags() {
 refuse_flags "does nothing here: it needs --attn=dot or qknorm" --attn=cosine --scale=dk
 refuse_flags "does nothing here: it needs --attn=dot or qknorm" --attn=additive --scale=1
 refuse_flags "needs --optim=adamw" --optim=sgd --beta2=0.9
+# uniform attention's weights do not depend on q and k: the summaries were the same bits with
+# these flags and without them
+refuse_flags "qk-init=unit does nothing here: it needs --attn=dot, qknorm, cosine or additive (not uniform: its scores do not depend on q and k)" --attn=uniform --qk-init=unit
+refuse_flags "softmax=naive does nothing here: it needs --attn=dot, qknorm, cosine or additive" --attn=uniform --softmax=naive
 refuse_flags "needs --scale=learned" --scale-init=1
 refuse_flags "needs --attn=cosine" --tau-init=3
 refuse_flags "AdamW's momentum is --beta1" --momentum=0.9

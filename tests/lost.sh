@@ -50,7 +50,7 @@ refuse() {
         bad "$name" "exit $rc (want 2), inputs unchanged: $([ "$after" = "$before" ] && echo yes || echo NO)" "$(head -n 2 err.txt)"
     fi
 }
-tsv=(--task=tsv --data=corpus.tsv)
+tsv=(--task=tsv --data=corpus.tsv --max-len=8) # --max-len back at its default: tsv reads no --max-len (small has 5)
 refuse "--data=X --log=X: refused, the corpus kept" "is the file given as --data" "${small[@]}" "${tsv[@]}" --log=corpus.tsv
 refuse "--load=X --log=X: refused, the checkpoint kept" "is the file given as --load" --load=model.st --log=model.st
 refuse "--data=X --save=X: refused" "is the file given as --data" "${small[@]}" "${tsv[@]}" --save=corpus.tsv
@@ -87,7 +87,7 @@ refuse "--log=/dev/full: refused before training" "character device" "${small[@]
 refuse "--save=<a directory>: refused" "is a directory" "${small[@]}" --save=sub
 refuse "--log into a missing directory: refused before training" "No such file" "${small[@]}" --log=nowhere/x.csv
 mkfifo fifo
-refuse "--data=<a FIFO>: refused at once (no hang)" "a FIFO, not a regular file" "${small[@]}" --task=tsv --data=fifo
+refuse "--data=<a FIFO>: refused at once (no hang)" "a FIFO, not a regular file" "${small[@]}" --max-len=8 --task=tsv --data=fifo
 refuse "--config=<a FIFO>: refused at once" "a FIFO, not a regular file" --config=fifo
 refuse "--load=<a FIFO>: refused at once" "a FIFO, not a regular file" --load=fifo
 refuse "--log=<a FIFO>: refused" "is a FIFO" "${small[@]}" --log=fifo
@@ -96,7 +96,7 @@ refuse "--attention-svg=<a directory>: refused" "is a directory" "${small[@]}" -
 perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Local => $ARGV[0], Listen => 1)' sock 2>/dev/null
 if [ -S sock ]; then
     refuse "--save=<a socket>: refused" "is a socket" "${small[@]}" --save=sock
-    refuse "--data=<a socket>: refused at once" "not a regular file" "${small[@]}" --task=tsv --data=sock
+    refuse "--data=<a socket>: refused at once" "not a regular file" "${small[@]}" --max-len=8 --task=tsv --data=sock
 fi
 # a folder no file can be created in, even by root: found before the first step, not at the save
 unwritable=/proc/self
@@ -394,8 +394,8 @@ fi
 { cat unix.cfg; printf '\357\273\277dmodel = 32\n'; } >joined.cfg
 refuse "a byte-order mark inside a config (two files joined): named in the error" "byte-order mark" --config=joined.cfg
 { printf '\357\273\277'; tr '\n' '\r' <corpus.tsv; } >mac.tsv
-"$train" "${small[@]}" --task=tsv --data=corpus.tsv --steps=5 >plain.out 2>&1
-"$train" "${small[@]}" --task=tsv --data=mac.tsv --steps=5 >mac-tsv.out 2>&1
+"$train" "${small[@]}" --max-len=8 --task=tsv --data=corpus.tsv --steps=5 >plain.out 2>&1
+"$train" "${small[@]}" --max-len=8 --task=tsv --data=mac.tsv --steps=5 >mac-tsv.out 2>&1
 a=$(sed 's/ time_s=.*//' plain.out)
 if [ -n "$a" ] && [ "$a" = "$(sed 's/ time_s=.*//' mac-tsv.out)" ]; then
     ok "a TSV corpus with a byte-order mark and CR lines trains like the plain one"
