@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The rows, in the order tables and plots list them. Each fixed s is computed by
- * attention_scale above; a learned s starts at its `init` row's s. */
+/* The rows, in the order tables and plots list them. Each fixed s is attn_scale.c's
+ * attention_scale of the row's mode; a learned s starts at its `init` row's s. */
 const ScaleRow g_scale_rows[] = {
     {.name = "1", .mode = SCALE_ONE, .divisor = {"1", "1", "1"},
      .help = "raw q.k: std sqrt(dk) when q, k entries have unit variance (--qk-init=unit)",
