@@ -434,12 +434,12 @@ static void test_new_task_flags_refuse_bad_values(void)
         {{"--task=recall", "--recall-keys=x"}, "--recall-keys=x: not an integer"},
         {{"--task=sort", "--max-len=65"}, "--max-len=65: must be between 1 and 64"},
         {{"--task=sort", "--min-len=5", "--max-len=4"}, "--min-len=5 is larger than --max-len=4"},
-        {{"--task=copy", "--recall-pairs=9", "--recall-keys=8"}, NULL}, /* recall's flags shape recall only */
+        {{"--task=copy", "--recall-pairs=9", "--recall-keys=8"}, "--recall-pairs=9 does nothing here: it needs --task=recall"}, /* recall's flags shape recall only */
         {{"--task=lookup", "--symbols=10", "--max-len=8", "--lookup-queries=4"}, NULL},
         {{"--task=lookup", "--symbols=6", "--max-len=8"}, "--max-len=8 is more than --symbols=6: a lookup source holds distinct"},
         {{"--task=lookup", "--symbols=64", "--max-len=60", "--lookup-queries=4"}, "a source of 65 tokens, more than 64"},
         {{"--task=lookup", "--lookup-queries=0"}, "--lookup-queries=0: must be between 1 and 31"},
-        {{"--task=copy", "--lookup-queries=9"}, NULL}, /* lookup's flag shapes lookup only */
+        {{"--task=copy", "--lookup-queries=9"}, "--lookup-queries=9 does nothing here: it needs --task=lookup"}, /* lookup's only */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char *argv[5] = {"train"};
