@@ -26,6 +26,8 @@
 #include "run/log_columns.h"
 #include "run/tape_dot.h"
 #include "run/tape_print.h"
+#include "run/threads.h"
+#include "tensor/fpmode.h"
 
 #include <math.h>
 #include "tensor/openmp.h"
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
     static Options o;
     OptGiven set[OPTIONS_MAX] = {GIVEN_NOT};
     run_options(&o, set, argc, argv); /* --help exits here */
+    threads_from_env(); /* a bad $OMP_NUM_THREADS: one line, exit 2, before OpenMP reads it (below) */
+    fpmode_flush_subnormals(); /* the same bits on every machine, and no slow subnormals (tensor/fpmode.h) */
     return o.run.decode ? decode_main(&o, set, argc, argv) : train(&o, set, argc, argv);
 }
 

@@ -25,6 +25,7 @@
 #include "../run/threads.h" /* threads_from_env */
 #include "../model/scale_table.h" /* the scales: names, s(dk), labels */
 #include "../tensor/format.h" /* FP16_MAX */
+#include "../tensor/fpmode.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -450,6 +451,7 @@ int main(int argc, char **argv)
     enum { KEYS = 64 };
     ProbeOptions o = parse_args(argc, argv);
     threads_from_env(); /* a bad $OMP_NUM_THREADS or $OMP_DYNAMIC: one line, exit 2, as for ./train */
+    fpmode_flush_subnormals(); /* as ./train (tensor/fpmode.h) */
     printf("# ./probe: statistics of attention scores (no training)\n\n");
     printf("The claims checked here come from the three articles that started this project (in Chinese;\n"
            "docs/ABLATION.md has what training says about the same claims):\n"

@@ -128,6 +128,8 @@ config=$root/configs/ablation.cfg
 [ -x "$train" ] || die "$train is not built (run make)"
 [ -x "$report" ] || die "$report is not built (run make)"
 study=$("$report" --design) || die "$report --design failed (is ./report built from this tree?)"
+# The attention scales: name, ./train's flags, label (model/scale_table.c; "<c>" is any number)
+scales=$("$report" --scales) || die "$report --scales failed (is ./report built from this tree?)"
 out=${out:-$here/results/$tier}
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out=$out exists and is not a folder"
 # each run's command is one line of jobs.tsv and of --print-jobs
@@ -148,13 +150,15 @@ tier_flags="" # appended to every run's flags (--quick shortens the runs)
 study_design() { printf '%s\n' "$study" | tail -n +2; }
 design_lines() { study_design; } # the cells of this tier (--quick: a few)
 optim_flags() { case "$1" in adamw) echo "--optim=adamw" ;; sgd) echo "--optim=sgd --momentum=0.9" ;; esac; }
+# ./train's flags for a scale name, from the scale table (a number: the "<c>" row's, with it)
+declare -A scale_flag_of
+while IFS= read -r scale_line; do # name TAB flags TAB label; the flags may be empty
+    scale_rest=${scale_line#*$'\t'}
+    scale_flag_of[${scale_line%%$'\t'*}]=${scale_rest%%$'\t'*}
+done < <(printf '%s\n' "$scales" | tail -n +2)
 scale_flags() {
-    case "$1" in
-    learned-sqrt) echo "--scale=learned --scale-init=sqrt" ;;
-    learned-1) echo "--scale=learned --scale-init=1" ;;
-    none) echo "" ;; # cosine and additive scores take no --scale
-    *) echo "--scale=$1" ;;
-    esac
+    local flags=${scale_flag_of[$1]-${scale_flag_of[<c>]}}
+    printf '%s\n' "${flags//<c>/$1}"
 }
 # The learning rates a sweep may use, spaced by sqrt(10) (as %g prints them, as best_lr.tsv has
 # them), and where a sweep starts; a sweep is extended one rate at a time towards its best.
@@ -295,7 +299,7 @@ remove_stale_progress() {
 run_planned() {
     local k=0 mine=0 line id flags cmd
     local todo=()
-    mkdir -p "$runs"
+    mkdir -p "$runs" 2>/dev/null && [ -w "$out" ] || die "--out=$out: cannot make a folder there, or write in it"
     [ -f "$out/jobs.tsv" ] || printf 'id\tstage\ttask\toptim\tscale\tdk\tlr\tseed\tvariant\tcommand\n' >"$out/jobs.tsv"
     for line in ${plan_lines[@]+"${plan_lines[@]}"}; do
         k=$((k + 1))

@@ -15,11 +15,13 @@
  * bits. Elsewhere (another architecture) it does nothing and says so (fpmode_flushes_subnormals()
  * is false there): the numbers may then differ where a subnormal appears.
  *
- * Not switched on yet (issue 39, step 4): a program calls it first thing in main, so that all
- * builds give the same bits, once the second study has been run again with it. In one run of each
- * of its 84 cells, 41 made subnormals (the MXCSR underflow flag), so the mode may change a
- * committed number; 55 of its 912 runs re-run with the mode (18 of them in those cells) gave the
- * same summaries, and so did the golden runs.
+ * Who calls it: ./train, ./probe and the bench, first thing in main (after their options and
+ * thread count are read), so that every build and machine gives the same bits. The unit tests run
+ * without it, except test_engine's last test, which checks it on every thread. What switching it
+ * on changed: no golden run, not ./probe's output, not the README's attention figures; in the
+ * second study, run again in full with it, 14 of the 886 runs both runs had (sweep runs, at s = 1
+ * or 1/8 and dk 256 mostly, where the saturated softmax makes subnormals), the chosen rate of two
+ * sweeps, and no verdict (docs/ablation/DESIGN.md, "Amendments").
  */
 #ifndef TENSOR_FPMODE_H
 #define TENSOR_FPMODE_H

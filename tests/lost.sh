@@ -473,6 +473,15 @@ else
     bad "ablation.sh --quik" "exit $rc" "$(cat abl.out)"
 fi
 
+# an --out where no folder can be made: one line, exit 2 (was mkdir's own message and exit 1)
+"$abl" --quick --out /proc/self/study >abl.out 2>&1
+rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <abl.out)" -eq 1 ] && grep -q "^error: --out=/proc/self/study: cannot make a folder there, or write in it$" abl.out; then
+    ok "ablation.sh --out /proc/self/study: one line, exit 2"
+else
+    bad "ablation.sh --out where no folder can be made" "exit $rc" "$(cat abl.out)"
+fi
+
 # ---------------------------------------------------------------- report on a run cut short
 mkdir -p cut/runs
 id=lr_sort_adamw_s-1_dk16_lr0.001_seed1

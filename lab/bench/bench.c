@@ -28,6 +28,7 @@
 #include "../../model/train_step.h"
 #include "../../run/threads.h"
 #include "../../tensor/gemm.h"
+#include "../../tensor/fpmode.h"
 #include "bench_load.h"
 #include "bench_torch.h"
 
@@ -434,6 +435,7 @@ int main(int argc, char **argv)
         return 2;
     }
     threads_from_env(); /* a bad $OMP_NUM_THREADS or $OMP_DYNAMIC: refused as ./train refuses it */
+    fpmode_flush_subnormals(); /* as ./train (tensor/fpmode.h) */
     if (child) return child_main(child, threads, steps);
     char err[1024];
     int got = torch_table_read(torch, &g_torch, err, sizeof err);
