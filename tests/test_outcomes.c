@@ -89,31 +89,42 @@ static void test_success_at_the_threshold(void)
     CHECK(o.n == 3 && o.successes == 2, "0.5 (= threshold), 0.49999, 0.75: %d of %d succeed (want 2 of 3)", o.successes, o.n);
 }
 
+/* The fixture, each line through edit(line): false drops it (it may change the line in place);
+ * written as test file `name`, whose path is returned (NULL when the fixture cannot be read). */
+static const char *fixture_edited(const char *name, bool (*edit)(char *line))
+{
+    FILE *f = fopen("tests/fixtures/outcomes_runs.csv", "rb");
+    if (!f) return NULL;
+    static char text[1 << 16], out[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f), used = 0;
+    fclose(f);
+    text[n] = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (edit(line)) used += (size_t)snprintf(out + used, sizeof out - used, "%s\n", line);
+    return test_write_file(name, out, used);
+}
+
+/* s = 1's seeds 7-10 left out (a: 0 of 6), 1/sqrt(dk)'s seed 1 failed (b: 9 of 10) */
+static bool unequal_groups(char *line)
+{
+    for (int seed = 7; seed <= 10; seed++) {
+        char id[64];
+        snprintf(id, sizeof id, "headline_lookup_s-1_dk64_seed%d,", seed);
+        if (!strncmp(line, id, strlen(id))) return false;
+    }
+    char *acc = strstr(line, ",0.9800,0.5,0.9800,");
+    if (!strncmp(line, "headline_lookup_s-sqrt_dk64_seed1,", 34) && acc) memcpy(acc, ",0.0500,0.5,0.0500,", 19);
+    return true;
+}
+
 /* The MDD of a Fisher contrast with unequal groups, around b's rate (the reference), at the
  * smaller group's n: the fixture with s = 1's seeds 7-10 left out (a: 0 of 6) and one 1/sqrt(dk)
  * run failed (b: 9 of 10). The two wrong choices give other numbers (checked too: the test can
  * fail): the larger n, 10, and a's rate, 0 (MDD(0) differs from MDD(0.9) = MDD(0.1)). */
 static void test_mdd_of_unequal_groups(void)
 {
-    FILE *f = fopen("tests/fixtures/outcomes_runs.csv", "rb");
-    if (!CHECK(f != NULL, "the fixture")) return;
-    static char text[1 << 16], out[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, f), used = 0;
-    fclose(f);
-    text[n] = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        bool dropped = false;
-        for (int seed = 7; seed <= 10; seed++) {
-            char id[64];
-            snprintf(id, sizeof id, "headline_lookup_s-1_dk64_seed%d,", seed);
-            dropped |= !strncmp(line, id, strlen(id));
-        }
-        if (dropped) continue;
-        char *acc = strstr(line, ",0.9800,0.5,0.9800,");
-        if (!strncmp(line, "headline_lookup_s-sqrt_dk64_seed1,", 34) && acc) memcpy(acc, ",0.0500,0.5,0.0500,", 19);
-        used += (size_t)snprintf(out + used, sizeof out - used, "%s\n", line);
-    }
-    const char *path = test_write_file("unequal_runs.csv", out, used);
+    const char *path = fixture_edited("unequal_runs.csv", unequal_groups);
+    if (!CHECK(path != NULL, "the fixture")) return;
     Row *rows;
     int n_rows;
     read_runs_csv(path, &rows, &n_rows);
@@ -137,20 +148,16 @@ static void test_mdd_of_unequal_groups(void)
     free_rows(rows, n_rows);
 }
 
+/* every headline run of lookup's 1/sqrt(dk) at dk 64 left out */
+static bool without_b_headline(char *line) { return strncmp(line, "headline_lookup_s-sqrt_dk64_", 28) != 0; }
+
 /* The sweep's runs are no test runs: with every headline run of lookup's 1/sqrt(dk) at dk 64 left
  * out, only its sweep run (seed 99) is there, and the contrast has no b (it must not take the
  * sweep's one run as the cell). */
 static void test_sweep_runs_are_not_test_runs(void)
 {
-    FILE *f = fopen("tests/fixtures/outcomes_runs.csv", "rb");
-    if (!CHECK(f != NULL, "the fixture")) return;
-    static char text[1 << 16], out[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, f), used = 0;
-    fclose(f);
-    text[n] = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-        if (strncmp(line, "headline_lookup_s-sqrt_dk64_", 28)) used += (size_t)snprintf(out + used, sizeof out - used, "%s\n", line);
-    const char *path = test_write_file("no_b_runs.csv", out, used);
+    const char *path = fixture_edited("no_b_runs.csv", without_b_headline);
+    if (!CHECK(path != NULL, "the fixture")) return;
     Row *rows;
     int n_rows;
     read_runs_csv(path, &rows, &n_rows);

@@ -37,7 +37,7 @@ bool cell_key_matches(const Row *r, const CellKey *q)
 }
 
 /* The order of rows: by cell, then seed, then id. */
-static int cmp_row_ptr(const void *x, const void *y)
+int cells_row_order(const void *x, const void *y)
 {
     const Row *a = *(const Row *const *)x, *b = *(const Row *const *)y;
     CellKey ka = row_key(a), kb = row_key(b);
@@ -70,7 +70,7 @@ void cells_build(Cells *cs, const Row *rows, int n_rows)
     cs->n = 0;
     cs->n_rows = n_rows;
     for (int i = 0; i < n_rows; i++) cs->sorted[i] = &rows[i];
-    qsort(cs->sorted, (size_t)n_rows, sizeof(Row *), cmp_row_ptr);
+    qsort(cs->sorted, (size_t)n_rows, sizeof(Row *), cells_row_order);
     double *val = mem_alloc(sizeof(double) * (size_t)n_rows), *test = mem_alloc(sizeof(double) * (size_t)n_rows);
     for (int a = 0, b; a < n_rows; a = b) {
         CellKey ka = row_key(cs->sorted[a]), kb;

@@ -46,6 +46,9 @@ typedef struct Cells {
     int n_stages;
 } Cells;
 
+/* qsort's order of Row pointers: by cell (its keys, coarse to fine), then seed, then id, so that
+ * the runs of one cell and seed are neighbours. */
+int cells_row_order(const void *x, const void *y);
 void cells_build(Cells *cs, const Row *rows, int n_rows);
 void cells_free(Cells *cs);
 

@@ -547,17 +547,6 @@ static int split_csv(const char *line, char *scratch, char **out, int max, const
 
 static int cmp_string(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
 
-/* Rows by cell, then seed, then id: the runs of one cell and seed are neighbours. */
-static int cmp_cell_seed(const void *x, const void *y)
-{
-    const Row *a = *(const Row *const *)x, *b = *(const Row *const *)y;
-    CellKey ka = row_key(a), kb = row_key(b);
-    int c = cell_key_compare(&ka, &kb, CELL_KEYS);
-    if (c) return c;
-    if (a->seed != b->seed) return a->seed < b->seed ? -1 : 1;
-    return strcmp(a->job[JOB_ID], b->job[JOB_ID]);
-}
-
 static bool same_cell_and_seed(const Row *a, const Row *b)
 {
     CellKey ka = row_key(a), kb = row_key(b);
@@ -582,7 +571,7 @@ static void drop_repeated_runs(const char *path, Row *rows, int *n_rows)
     const Row **order = mem_alloc(sizeof(Row *) * (size_t)n);
     bool *drop = mem_alloc(sizeof(bool) * (size_t)n); /* zeroed */
     for (int i = 0; i < n; i++) order[i] = &rows[i];
-    qsort(order, (size_t)n, sizeof(Row *), cmp_cell_seed);
+    qsort(order, (size_t)n, sizeof(Row *), cells_row_order);
     const Row *kept_eg = NULL, *dropped_eg = NULL;
     for (int i = 1, k = 0; i < n; i++) {
         if (!same_cell_and_seed(order[k], order[i])) {
