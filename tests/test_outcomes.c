@@ -31,15 +31,22 @@ static void load(void)
     g_n = outcome_contrasts(&g_cells, &g_v);
 }
 
-/* The contrast of (task, dk, a's scale, b's scale, primary?), or NULL. */
-static const OutcomeContrast *find(const char *task, double dk, const char *a, const char *b, bool primary)
+/* The contrast of (task, dk, a's scale, b's scale, primary?) among v[0 .. n), or NULL. */
+static const OutcomeContrast *find_in(const OutcomeContrast *v, int n, const char *task, double dk, const char *a, const char *b,
+                                      bool primary)
 {
-    for (int i = 0; i < g_n; i++) {
-        const OutcomeContrast *c = &g_v[i];
+    for (int i = 0; i < n; i++) {
+        const OutcomeContrast *c = &v[i];
         if (!strcmp(c->task->task, task) && c->dk == dk && !strcmp(c->a.scale, a) && !strcmp(c->b.scale, b) && c->primary == primary)
             return c;
     }
     return NULL;
+}
+
+/* The same among the fixture's contrasts. */
+static const OutcomeContrast *find(const char *task, double dk, const char *a, const char *b, bool primary)
+{
+    return find_in(g_v, g_n, task, dk, a, b, primary);
 }
 
 static void test_verdict_rule(void)
@@ -132,10 +139,7 @@ static void test_mdd_of_unequal_groups(void)
     cells_build(&cs, rows, n_rows);
     OutcomeContrast *v;
     int nv = outcome_contrasts(&cs, &v);
-    const OutcomeContrast *c = NULL;
-    for (int i = 0; i < nv; i++)
-        if (!strcmp(v[i].task->task, "lookup") && v[i].dk == 64 && !strcmp(v[i].a.scale, "1") && !strcmp(v[i].b.scale, "sqrt") && v[i].primary)
-            c = &v[i];
+    const OutcomeContrast *c = find_in(v, nv, "lookup", 64, "1", "sqrt", true);
     if (CHECK(c && c->ca && c->cb, "lookup 1 - 1/sqrt(dk) at dk 64")) {
         double want = stats_mdd_proportions(0.9, 6);
         CHECK(c->oa.n == 6 && c->oa.successes == 0 && c->ob.n == 10 && c->ob.successes == 9, "a %d of %d, b %d of %d (want 0 of 6, 9 of 10)",
