@@ -10,6 +10,7 @@
 #include "../lab/study/report_common.h"
 #include "../lab/study/report_io.h"
 #include "../lab/study/report_outcomes.h"
+#include "../lab/study/stats_power.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -124,10 +125,11 @@ static bool unequal_groups(char *line)
     return true;
 }
 
-/* The MDD of a Fisher contrast with unequal groups, around b's rate (the reference), at the
- * smaller group's n: the fixture with s = 1's seeds 7-10 left out (a: 0 of 6) and one 1/sqrt(dk)
- * run failed (b: 9 of 10). The two wrong choices give other numbers (checked too: the test can
- * fail): the larger n, 10, and a's rate, 0 (MDD(0) differs from MDD(0.9) = MDD(0.1)). */
+/* The MDD of a Fisher contrast with unequal groups, around b's rate (the reference), with each
+ * group's own n, at the alpha the contrast is judged at (its Holm step): the fixture with s = 1's
+ * seeds 7-10 left out (a: 0 of 6) and one 1/sqrt(dk) run failed (b: 9 of 10). The wrong choices
+ * give other numbers (checked too: the test can fail): equal groups of 10, a's rate, 0, and an
+ * uncorrected 0.05. */
 static void test_mdd_of_unequal_groups(void)
 {
     const char *path = fixture_edited("unequal_runs.csv", unequal_groups);
@@ -141,11 +143,15 @@ static void test_mdd_of_unequal_groups(void)
     int nv = outcome_contrasts(&cs, &v);
     const OutcomeContrast *c = find_in(v, nv, "lookup", 64, "1", "sqrt", true);
     if (CHECK(c && c->ca && c->cb, "lookup 1 - 1/sqrt(dk) at dk 64")) {
-        double want = stats_mdd_proportions(0.9, 6);
+        double want = stats_mdd_fisher(0.9, 6, 10, c->alpha, -1);
         CHECK(c->oa.n == 6 && c->oa.successes == 0 && c->ob.n == 10 && c->ob.successes == 9, "a %d of %d, b %d of %d (want 0 of 6, 9 of 10)",
               c->oa.successes, c->oa.n, c->ob.successes, c->ob.n);
-        CHECK(c->n_mdd == 6 && c->mdd == want, "MDD %.6f at n = %d, want MDD(0.9, 6) = %.6f", c->mdd, c->n_mdd, want);
-        CHECK(want != stats_mdd_proportions(0.9, 10) && want != stats_mdd_proportions(0, 6), "the wrong choices give other values");
+        CHECK(c->alpha > 0 && c->alpha < 0.05, "judged at a corrected alpha: %g", c->alpha);
+        CHECK(c->n_mdd == 6 && c->mdd_down == want && isfinite(want), "MDD below %.6f at n = %d, want MDD(0.9; 6, 10) = %.6f", c->mdd_down,
+              c->n_mdd, want);
+        CHECK(want != stats_mdd_fisher(0.9, 10, 10, c->alpha, -1) && want != stats_mdd_fisher(0, 6, 10, c->alpha, 1) &&
+                  want != stats_mdd_fisher(0.9, 6, 10, 0.05, -1),
+              "the wrong choices give other values");
     }
     mem_free(v);
     cells_free(&cs);
@@ -193,14 +199,32 @@ static void test_primaries_holm(void)
     CHECK(near(l->p, 2 / 184756.0, 1e-15) && near(l->p_corrected, 6 / 184756.0, 1e-15) && l->verdict == OUTCOME_LOWER,
           "lookup: p %.4g -> Holm %.4g, lower", l->p, l->p_corrected);
     CHECK(near(l->rate_diff.est, -1, 1e-15), "lookup: success rates 0 - 1");
-    /* reverse 1 - sqrt: differences -0.10 .. -0.20, mean -0.15, sd sqrt(0.0014): raw 0.03125 < 0.05, Holm 0.0625:
-     * not distinguishable, MDD (t_0.975,5 + t_0.80,5) sd / sqrt 6 = 3.490126 x 0.0152753 = 0.053313 */
+    /* reverse 1 - sqrt: differences -0.10 .. -0.20, mean -0.15: raw 0.03125 < 0.05, Holm 0.0625: not
+     * distinguishable. Its Holm step is the second of three (the two reverse p's tie; the table's
+     * order ranks it first of them), alpha 0.05 / 2 = 0.025, below the smallest p six pairs can give
+     * (2/64): no difference is detectable, MDD none. */
     CHECK(near(s1->p, 0.03125, 1e-12) && near(s1->p_corrected, 0.0625, 1e-12), "reverse 1: p %g -> Holm %g", s1->p, s1->p_corrected);
-    CHECK(s1->verdict == OUTCOME_NOT_DISTINCT && near(s1->mdd, 0.053313, 1e-5) && s1->diff.n == 6 && near(s1->diff.mean, -0.15, 1e-9),
-          "reverse 1: not distinguishable, MDD %.6f, mean %.4f over %d pairs", s1->mdd, s1->diff.mean, s1->diff.n);
+    CHECK(s1->verdict == OUTCOME_NOT_DISTINCT && near(s1->alpha, 0.025, 1e-15) && isnan(s1->mdd_up) && isnan(s1->mdd_down) &&
+              s1->diff.n == 6 && near(s1->diff.mean, -0.15, 1e-9),
+          "reverse 1: not distinguishable at alpha %g, MDD %g, mean %.4f over %d pairs", s1->alpha, s1->mdd_up, s1->diff.mean, s1->diff.n);
     char text[128];
     outcome_verdict_text(text, sizeof text, s1);
-    CHECK(!strcmp(text, "not distinguishable (MDD 0.053)"), "the words: \"%s\"", text);
+    CHECK(!strcmp(text, "not distinguishable (MDD: none either way at n = 6, α 0.025)"), "the words: \"%s\"", text);
+    /* reverse dk - sqrt, the third step, alpha 0.05: six pairs reject only when all six have one
+     * sign (p = 2/64; one flip already gives 4/64 > 0.05), so power = Phi(s)^6 + Phi(-s)^6 at a shift
+     * of s sd: the MDD is sd times that function's 0.8 root (simulated: within 0.03 sd) */
+    double lo = 0, hi = 10;
+    for (int it = 0; it < 60; it++) {
+        double mid = (lo + hi) / 2, up = 0.5 * erfc(-mid / sqrt(2.0)), down = 1 - up;
+        if (pow(up, 6) + pow(down, 6) >= 0.8) hi = mid;
+        else lo = mid;
+    }
+    CHECK(near(sd->alpha, 0.05, 1e-15) && sd->sd_pairs > 0 && fabs(sd->mdd_up / sd->sd_pairs - hi) < 0.03 && sd->mdd_down == sd->mdd_up,
+          "reverse dk: alpha %g, MDD %.4f = %.4f sd, want %.4f sd", sd->alpha, sd->mdd_up, sd->mdd_up / sd->sd_pairs, hi);
+    outcome_verdict_text(text, sizeof text, sd);
+    char want[128];
+    snprintf(want, sizeof want, "not distinguishable (MDD ±%.3f at α 0.05)", sd->mdd_up);
+    CHECK(!strcmp(text, want), "the words: \"%s\"", text);
     CHECK(near(sd->p_corrected, 0.0625, 1e-12) && sd->verdict == OUTCOME_NOT_DISTINCT && near(sd->diff.mean, 0.17, 1e-9),
           "reverse dk: +0.17, Holm 0.0625: not distinguishable");
     /* its success counts: 6/6 vs 0/6, Fisher 2 / C(12, 6) = 2/924, reported uncorrected, not the verdict's test */
@@ -237,7 +261,7 @@ static void test_outcomes_md(void)
     snprintf(path, sizeof path, "%s/outcomes.md", dir);
     size_t size;
     char *md = read_text(path, &size, MUST_EXIST);
-    CHECK(strstr(md, "| reverse · adamw | 64 | 1 − 1/√dₖ |") && strstr(md, "0.0312 → 0.0625 | not distinguishable (MDD 0.053) |"),
+    CHECK(strstr(md, "| reverse · adamw | 64 | 1 − 1/√dₖ |") && strstr(md, "0.0312 → 0.0625 | not distinguishable (MDD: none either way at n = 6, α 0.025) |"),
           "the primary's row and its words");
     CHECK(strstr(md, "| reverse · adamw | 16 | 1 − 1/√dₖ |") && strstr(md, "0.0312 → 0.0312 | lower |"), "the secondary's row");
     CHECK(strstr(md, "| headline | lookup · adamw | - | 1/√dₖ | 64 | 0.001 | 10/10 [0.72, 1.00] |") &&
@@ -279,7 +303,7 @@ int main(int argc, char **argv)
         {"outcomes: the verdict rule (corrected p < 0.05, the effect's sign)", test_verdict_rule},
         {"outcomes: a cell's successes, Wilson interval and KM median (the sweep left out)", test_cells},
         {"outcomes: a run at the threshold exactly succeeds; one below, or not done, does not", test_success_at_the_threshold},
-        {"outcomes: the MDD of unequal groups: b's rate, the smaller n", test_mdd_of_unequal_groups},
+        {"outcomes: the MDD of unequal groups: b's rate, each group's n, the Holm step's alpha", test_mdd_of_unequal_groups},
         {"outcomes: a cell with only sweep runs is no test cell", test_sweep_runs_are_not_test_runs},
         {"outcomes: primaries, Holm over the tested: a raw 0.031 lifted to 0.0625 says not distinguishable", test_primaries_holm},
         {"outcomes: secondaries, BH: the same raw 0.031 alone stays lower", test_secondaries_bh},

@@ -5,6 +5,7 @@
 
 #include "../lab/study/stats.h"
 #include "../lab/study/stats_outcomes.h"
+#include "../lab/study/stats_power.h"
 #include "../run/svg.h"
 
 #include <math.h>
@@ -152,25 +153,6 @@ static void test_best_learning_rate(void)
 /* ------------------------------------------------------------------ outcomes (stats_outcomes.c) */
 
 /* The density of Student's t with df degrees of freedom. */
-static double t_density(double x, int df)
-{
-    double v = df;
-    return exp(lgamma((v + 1) / 2) - lgamma(v / 2)) / sqrt(v * 3.14159265358979323846) * pow(1 + x * x / v, -(v + 1) / 2);
-}
-
-static void test_t80_table(void)
-{
-    /* P(T <= t) = 1/2 + integral_0^t density, by Simpson's rule (4000 panels): 0.8 at the table's
-     * value for every df; beyond 30 the normal z_0.80 = 0.8416 */
-    for (int df = 1; df <= 30; df++) {
-        double t = stats_t80(df), h = t / 4000, s = t_density(0, df) + t_density(t, df);
-        for (int i = 1; i < 4000; i++) s += (i % 2 ? 4 : 2) * t_density(i * h, df);
-        double cdf = 0.5 + s * h / 3;
-        CHECK(fabs(cdf - 0.8) < 2e-7, "df %d: P(T <= %.7f) = %.9f, want 0.8", df, t, cdf);
-    }
-    CHECK(near(stats_t80(1), 1.376, 5e-4) && near(stats_t80(31), 0.8416, 1e-4) && isnan(stats_t80(0)), "t80(1), t80(31), t80(0)");
-}
-
 static void test_wilson(void)
 {
     /* 0 of 10: [0, z^2 / (n + z^2)] = [0, 3.841459 / 13.841459] = [0, 0.277533] */
@@ -346,41 +328,118 @@ static void test_holm_and_bh(void)
     CHECK(near(h2[0], 0.06, 1e-15) && near(h2[1], 0.06, 1e-15), "two raw 0.03: both 0.06 after Holm");
 }
 
-static void test_minimum_detectable_differences(void)
+/* P(X >= k), X ~ Binom(n, p), summed term by term (independent of stats_power.c) */
+static double binom_tail(int k, int n, double p)
 {
-    /* proportions: the root of sqrt(n) d = z_0.975 sqrt(2 pm qm) + z_0.80 sqrt(p0 q0 + p1 q1); values
-     * solved separately (Python, a scan then bisection) */
-    CHECK(near(stats_mdd_proportions(0.0, 10), 0.516668, 1e-5), "p0 0, n 10: %.6f", stats_mdd_proportions(0.0, 10));
-    CHECK(near(stats_mdd_proportions(0.3, 200), 0.134660, 1e-5), "p0 0.3, n 200: %.6f", stats_mdd_proportions(0.3, 200));
-    CHECK(near(stats_mdd_proportions(0.9, 20), 0.392762, 1e-5), "p0 0.9, n 20: downwards, %.6f", stats_mdd_proportions(0.9, 20));
-    CHECK(near(stats_mdd_proportions(0.0, 3), 0.925512, 1e-5), "p0 0, n 3: %.6f", stats_mdd_proportions(0.0, 3));
-    CHECK(isnan(stats_mdd_proportions(0.5, 10)), "p0 0.5, n 10: even 0.5 -> 1 is not detectable: NAN");
-    CHECK(near(stats_mdd_proportions(0.1, 20), stats_mdd_proportions(0.9, 20), 1e-12), "symmetric in p0 <-> 1 - p0");
-    for (int n = 5; n < 200; n += 10)
-        CHECK(stats_mdd_proportions(0.2, n + 10) < stats_mdd_proportions(0.2, n), "falls with n (n = %d)", n);
-    /* the power it claims, by exact enumeration: the pooled two-sided z test at n = 200 per group,
-     * p0 = 0.3 against p0 + MDD, rejects with probability about 0.8 */
-    int n = 200;
-    double p0 = 0.3, p1 = p0 + stats_mdd_proportions(p0, n), power = 0;
-    double *ba = malloc(sizeof(double) * (size_t)(n + 1)), *bb = malloc(sizeof(double) * (size_t)(n + 1));
-    CHECK(ba && bb, "memory");
-    if (!ba || !bb) return;
-    for (int x = 0; x <= n; x++) {
-        double lc = lgamma(n + 1.0) - lgamma(x + 1.0) - lgamma(n - x + 1.0);
-        ba[x] = exp(lc + x * log(p0) + (n - x) * log(1 - p0));
-        bb[x] = exp(lc + x * log(p1) + (n - x) * log(1 - p1));
+    double t = 0;
+    for (int x = k; x <= n; x++) t += exp(lgamma(n + 1.0) - lgamma(x + 1.0) - lgamma(n - x + 1.0) + x * log(p) + (n - x) * log1p(-p));
+    return t;
+}
+
+static double normal_cdf(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
+
+static void test_judged_alpha(void)
+{
+    /* three tests (one NaN: no test): ranks 0.001 (1), 0.02 (2), 0.04 (3) */
+    double p[4] = {0.04, NAN, 0.001, 0.02}, a[4], adj[4];
+    stats_holm_alpha(p, 4, 0.05, a);
+    CHECK(near(a[0], 0.05, 1e-15) && isnan(a[1]) && near(a[2], 0.05 / 3, 1e-15) && near(a[3], 0.025, 1e-15),
+          "Holm: alpha / (m - j + 1) = %g %g %g %g", a[0], a[1], a[2], a[3]);
+    stats_bh_alpha(p, 4, 0.05, a);
+    CHECK(near(a[0], 0.05, 1e-15) && isnan(a[1]) && near(a[2], 0.05 / 3, 1e-15) && near(a[3], 0.1 / 3, 1e-15),
+          "BH: alpha j / m = %g %g %g %g", a[0], a[1], a[2], a[3]);
+    /* each test's own p against its alpha agrees with its adjusted p against 0.05 where the
+     * procedure decides by the test's own step: Holm's smallest p, BH's largest */
+    stats_holm_alpha(p, 4, 0.05, a);
+    stats_holm(p, 4, adj);
+    CHECK((p[2] <= a[2]) == (adj[2] <= 0.05), "Holm's first step");
+    stats_bh_alpha(p, 4, 0.05, a);
+    stats_bh(p, 4, adj);
+    CHECK((p[0] <= a[0]) == (adj[0] <= 0.05), "BH's last step");
+}
+
+static void test_fisher_power(void)
+{
+    double alpha = 0.05 / 15; /* Holm's first step over the second study's 15 primaries */
+    /* against 0/10 the test rejects exactly when a has >= 7 of 10 (Fisher's p of 7/10 vs 0/10 is
+     * 0.0031, of 6/10 0.0108): power = P(Binom(10, pa) >= 7), whose 0.8 root is found here by
+     * bisection on that tail alone */
+    CHECK(stats_fisher(7, 10, 0, 10) <= alpha && stats_fisher(6, 10, 0, 10) > alpha, "the region's edge at 7/10");
+    double lo = 0, hi = 1;
+    for (int it = 0; it < 60; it++) {
+        double mid = (lo + hi) / 2;
+        if (binom_tail(7, 10, mid) >= 0.8) hi = mid;
+        else lo = mid;
     }
-    for (int x = 0; x <= n; x++)
-        for (int y = 0; y <= n; y++) {
-            double pm = (x + y) / (2.0 * n), se = sqrt(pm * (1 - pm) * 2.0 / n);
-            if (se > 0 && fabs((y - x) / (double)n) / se > 1.959963984540054) power += ba[x] * bb[y];
+    double mdd = stats_mdd_fisher(0, 10, 10, alpha, 1);
+    CHECK(near(mdd, hi, 1e-6) && mdd > 0.75 && mdd < 0.77, "MDD against 0/10 at Holm's first alpha: %.6f, want %.6f (about 0.76)", mdd, hi);
+    CHECK(near(stats_fisher_power(0.5, 10, 0, 10, alpha), binom_tail(7, 10, 0.5), 1e-12), "power at pa 0.5 = P(X >= 7)");
+    CHECK(isnan(stats_mdd_fisher(0, 10, 10, alpha, -1)), "no fall from 0/10");
+    /* against 7/10: neither way (a rise of 0.3 is all there is; a fall to 0 is detected only
+     * when b shows >= 7 of 10, probability 0.65 < 0.8) */
+    CHECK(isnan(stats_mdd_fisher(0.7, 10, 10, alpha, 1)) && isnan(stats_mdd_fisher(0.7, 10, 10, alpha, -1)), "none either way at 7/10");
+    CHECK(near(stats_fisher_power(0, 10, 0.7, 10, alpha), binom_tail(7, 10, 0.7), 1e-12), "power of a fall to 0 from 0.7 = P(kb >= 7)");
+    /* at an uncorrected 0.05 it is smaller than at Holm's alpha, and at more runs smaller still */
+    double m05 = stats_mdd_fisher(0, 10, 10, 0.05, 1), m20 = stats_mdd_fisher(0, 20, 20, alpha, 1);
+    CHECK(m05 < mdd && m20 < mdd, "alpha 0.05: %.3f, n 20: %.3f, both below %.3f", m05, m20, mdd);
+    /* the power function against a simulation of the test itself (20000 pairs of counts) */
+    unsigned long long st = 12345;
+    int hits = 0, draws = 20000;
+    for (int r = 0; r < draws; r++) {
+        int ka = 0, kb = 0;
+        for (int i = 0; i < 10; i++) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            ka += (double)(st >> 11) * 0x1p-53 < 0.6;
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            kb += (double)(st >> 11) * 0x1p-53 < 0.2;
         }
-    free(ba);
-    free(bb);
-    CHECK(fabs(power - 0.8) < 0.02, "exact power at the MDD, n = 200: %.4f, want about 0.8", power);
-    /* paired: (t_0.975,5 + t_0.80,5) sd / sqrt 6 = (2.570582 + 0.919544) 0.0374166 / 2.449490 = 0.053313 */
-    CHECK(near(stats_mdd_paired(sqrt(0.0014), 6), 0.053313, 1e-6), "paired, sd 0.0374, n 6: %.6f", stats_mdd_paired(sqrt(0.0014), 6));
-    CHECK(isnan(stats_mdd_paired(0.1, 1)), "paired, n = 1: NAN");
+        hits += stats_fisher(ka, 10, kb, 10) <= 0.05;
+    }
+    double sim = (double)hits / draws, exact = stats_fisher_power(0.6, 10, 0.2, 10, 0.05);
+    CHECK(fabs(sim - exact) < 4 * sqrt(exact * (1 - exact) / draws), "0.6 vs 0.2 at 0.05: exact %.4f, simulated %.4f", exact, sim);
+    CHECK(stats_fisher_power(0.3, 10, 0.3, 10, 0.05) <= 0.05, "no difference: power <= alpha (the test is conservative)");
+}
+
+static void test_sign_flip_power(void)
+{
+    /* the early-stopping test agrees with the exact p of stats_sign_flip, on data with ties
+     * (values on a grid of 0.01, zeros among them) and without, at many levels */
+    double levels[6] = {0.05 / 15, 0.01, 0.05 / 3, 0.05, 0.2, 1};
+    unsigned long long st = 777;
+    int agree = 0, cases = 0;
+    for (int r = 0; r < 600; r++) {
+        int n = 1 + r % 12;
+        double d[12];
+        for (int i = 0; i < n; i++) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            double u = (double)(st >> 11) * 0x1p-53;
+            d[i] = r % 2 ? round((u - 0.3) * 20) / 100 : u - 0.25;
+        }
+        double p = stats_sign_flip(d, n, NULL);
+        for (int l = 0; l < 6; l++) {
+            cases++;
+            agree += stats_sign_flip_rejects(d, n, levels[l]) == (p <= levels[l]);
+        }
+    }
+    CHECK(agree == cases, "rejects <=> p <= alpha: %d of %d", agree, cases);
+    /* at n = 10 and Holm's first alpha (limit floor(alpha 2^9) = 1) it rejects only when all ten
+     * differences have one sign: power = Phi(s)^10 + Phi(-s)^10 exactly */
+    double alpha = 0.05 / 15, s = 1.5, exact = pow(normal_cdf(s), 10) + pow(normal_cdf(-s), 10);
+    double sim = stats_sign_flip_power(s, 10, alpha);
+    CHECK(fabs(sim - exact) < 4 * sqrt(exact * (1 - exact) / STATS_POWER_DRAWS), "power at shift 1.5: %.4f, exact %.4f", sim, exact);
+    double lo = 0, hi = 10;
+    for (int it = 0; it < 60; it++) {
+        double mid = (lo + hi) / 2;
+        if (pow(normal_cdf(mid), 10) + pow(normal_cdf(-mid), 10) >= 0.8) hi = mid;
+        else lo = mid;
+    }
+    double mdd = stats_mdd_sign_flip(0.2, 10, alpha);
+    CHECK(fabs(mdd / 0.2 - hi) < 0.03, "MDD at sd 0.2: %.4f = %.4f sd, exact %.4f sd", mdd, mdd / 0.2, hi);
+    CHECK(near(stats_mdd_sign_flip(0.4, 10, alpha), 2 * mdd, 1e-12), "in units of the sd");
+    CHECK(stats_mdd_sign_flip(0.2, 10, 0.05) < mdd, "smaller at an uncorrected 0.05");
+    CHECK(isnan(stats_mdd_sign_flip(0.2, 4, 0.05)), "n 4 at 0.05: p >= 2/16 > alpha, never rejects: none");
+    /* beyond 20 pairs, the normal approximation: (1.959964 + 0.841621) / 5 at n 25 */
+    CHECK(near(stats_mdd_sign_flip(1, 25, 0.05), 0.560317, 1e-5), "n 25: %.6f", stats_mdd_sign_flip(1, 25, 0.05));
 }
 
 static void test_kaplan_meier(void)
@@ -494,13 +553,14 @@ int main(int argc, char **argv)
         {"report stats: binomial error sqrt(p (1 - p) / N), at most 0.5 / sqrt N", test_binomial_error},
         {"report stats: quantiles (linear between order statistics)", test_quantile},
         {"report stats: best learning rate (ties: the smaller; NaN never)", test_best_learning_rate},
-        {"outcome stats: t_0.80 table against the t density integrated numerically", test_t80_table},
         {"outcome stats: Wilson interval by hand and as the score test's edge", test_wilson},
         {"outcome stats: Newcombe interval of a difference of proportions by hand", test_newcombe},
         {"outcome stats: Fisher's exact test by hand and against integer counts", test_fisher},
         {"outcome stats: sign-flip test by hand, by recursion, binomial (exact and Monte Carlo)", test_sign_flip},
         {"outcome stats: Holm and Benjamini-Hochberg by hand (NaN skipped, capped, monotone)", test_holm_and_bh},
-        {"outcome stats: minimum detectable differences (proportions: exact power 0.8; paired)", test_minimum_detectable_differences},
+        {"outcome stats: the alpha each test is judged at (Holm, BH)", test_judged_alpha},
+        {"outcome stats: Fisher's exact power and MDD (against P(Binom >= 7), a simulation)", test_fisher_power},
+        {"outcome stats: the sign-flip test's power and MDD (early stop = exact p; all one sign)", test_sign_flip_power},
         {"outcome stats: Kaplan-Meier median with censoring, 'not reached'", test_kaplan_meier},
         {"outcome stats: log-rank test by hand", test_logrank},
         {"plots: the text width estimate by its classes, wrapping inside a width", test_text_width},

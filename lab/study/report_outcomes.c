@@ -6,6 +6,7 @@
 
 #include "report_common.h"
 #include "stats.h"
+#include "stats_power.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -105,7 +106,7 @@ static void contrast_measure(const Cells *cs, OutcomeContrast *c)
 {
     c->ca = outcome_find(cs, c->task->task, c->optim, &c->a, c->dk);
     c->cb = outcome_find(cs, c->task->task, c->optim, &c->b, c->dk);
-    c->fisher_p = c->sign_flip_p = c->logrank_p = c->p = c->p_corrected = c->effect = c->mdd = NAN;
+    c->fisher_p = c->sign_flip_p = c->logrank_p = c->p = c->p_corrected = c->effect = c->mdd_up = c->mdd_down = c->alpha = c->sd_pairs = NAN;
     c->diff = stats_ci95(NULL, 0);
     c->rate_diff = (StatsInterval){NAN, NAN, NAN};
     c->sign_flip_exact = true;
@@ -127,13 +128,11 @@ static void contrast_measure(const Cells *cs, OutcomeContrast *c)
     if (c->task->test == OUTCOME_FISHER) {
         c->p = c->fisher_p;
         c->effect = c->rate_diff.est;
-        int n_min = c->oa.n < c->ob.n ? c->oa.n : c->ob.n;
-        c->mdd = c->ob.n ? stats_mdd_proportions(c->ob.wilson.est, n_min) : NAN; /* around b's rate: the reference */
-        c->n_mdd = n_min;
+        c->n_mdd = c->oa.n < c->ob.n ? c->oa.n : c->ob.n;
     } else {
         c->p = c->sign_flip_p;
         c->effect = c->diff.mean;
-        c->mdd = stats_mdd_paired(stats_sd(d, n), n);
+        c->sd_pairs = stats_sd(d, n);
         c->n_mdd = n;
     }
     mem_free(d);
@@ -186,20 +185,42 @@ static void add_secondaries(const Cells *cs, OutcomeContrast **v, int *n, int *c
     }
 }
 
-/* Corrects the p of the contrasts [from, to) together (Holm or BH) and judges each. */
+/* The MDD of a contrast's test at the alpha it is judged at (power STATS_POWER), dir +1 for a
+ * above b, -1 below: Fisher's around b's observed rate (the reference), the sign-flip test's from
+ * the sd of the paired differences (the same both ways). */
+static double contrast_mdd(const OutcomeContrast *c, int dir)
+{
+    if (isnan(c->p) || isnan(c->alpha)) return NAN;
+    if (c->task->test == OUTCOME_FISHER) return stats_mdd_fisher(c->ob.wilson.est, c->oa.n, c->ob.n, c->alpha, dir);
+    return stats_mdd_sign_flip(c->sd_pairs, c->n_mdd, c->alpha);
+}
+
+/* Corrects the p of the contrasts [from, to) together (Holm or BH) and judges each, with its
+ * MDD at the alpha its own p is judged at. */
 static void correct_and_judge(OutcomeContrast *v, int from, int to, bool holm)
 {
     int m = to - from;
-    double *p = mem_alloc(sizeof(double) * (size_t)(m ? m : 1)), *adj = mem_alloc(sizeof(double) * (size_t)(m ? m : 1));
+    size_t bytes = sizeof(double) * (size_t)(m ? m : 1);
+    double *p = mem_alloc(bytes), *adj = mem_alloc(bytes), *alpha = mem_alloc(bytes);
     for (int i = 0; i < m; i++) p[i] = v[from + i].p;
-    if (holm) stats_holm(p, m, adj);
-    else stats_bh(p, m, adj);
+    if (holm) {
+        stats_holm(p, m, adj);
+        stats_holm_alpha(p, m, OUTCOME_ALPHA, alpha);
+    } else {
+        stats_bh(p, m, adj);
+        stats_bh_alpha(p, m, OUTCOME_ALPHA, alpha);
+    }
     for (int i = 0; i < m; i++) {
-        v[from + i].p_corrected = adj[i];
-        v[from + i].verdict = outcome_verdict(adj[i], v[from + i].effect);
+        OutcomeContrast *c = &v[from + i];
+        c->p_corrected = adj[i];
+        c->alpha = alpha[i];
+        c->mdd_up = contrast_mdd(c, 1);
+        c->mdd_down = contrast_mdd(c, -1);
+        c->verdict = outcome_verdict(adj[i], c->effect);
     }
     mem_free(p);
     mem_free(adj);
+    mem_free(alpha);
 }
 
 int outcome_contrasts(const Cells *cs, OutcomeContrast **out)
@@ -223,14 +244,28 @@ int outcome_contrasts(const Cells *cs, OutcomeContrast **out)
     return n;
 }
 
+static void mdd_text(char *buf, size_t n, double mdd)
+{
+    if (isfinite(mdd)) snprintf(buf, n, "%.3f", mdd);
+    else snprintf(buf, n, "none");
+}
+
 void outcome_verdict_text(char *buf, size_t n, const OutcomeContrast *c)
 {
     switch (c->verdict) {
     case OUTCOME_HIGHER: snprintf(buf, n, "higher"); break;
     case OUTCOME_LOWER: snprintf(buf, n, "lower"); break;
     case OUTCOME_NOT_DISTINCT:
-        if (isfinite(c->mdd)) snprintf(buf, n, "not distinguishable (MDD %.3f)", c->mdd);
-        else snprintf(buf, n, "not distinguishable (MDD: none at n = %d)", c->n_mdd);
+        if (c->task->test != OUTCOME_FISHER && isfinite(c->mdd_up))
+            snprintf(buf, n, "not distinguishable (MDD ±%.3f at α %.3g)", c->mdd_up, c->alpha);
+        else if (isnan(c->mdd_up) && isnan(c->mdd_down))
+            snprintf(buf, n, "not distinguishable (MDD: none either way at n = %d, α %.3g)", c->n_mdd, c->alpha);
+        else {
+            char up[32], down[32];
+            mdd_text(up, sizeof up, c->mdd_up);
+            mdd_text(down, sizeof down, c->mdd_down);
+            snprintf(buf, n, "not distinguishable (MDD +%s / −%s at α %.3g)", up, down, c->alpha);
+        }
         break;
     case OUTCOME_NO_TEST:
         if (!c->ca && !c->cb) snprintf(buf, n, "no test (not run)");
@@ -352,13 +387,16 @@ bool write_outcomes(const char *dir, const Cells *cs)
     fprintf(f, "\nThe verdict on a − b: \"higher\" or \"lower\" (the sign of the task's effect: the difference of success "
                "rates for Fisher's test, the mean paired difference of test accuracy for the sign-flip test) when the "
                "corrected p of the task's test is below %.2f; else \"not distinguishable\", with the minimum detectable "
-               "difference (MDD) of that test at that n (two-sided %.2f before correction, power 0.8: two proportions "
-               "around b's rate by the normal approximation, n the smaller group; or a paired t, from the sd of the "
-               "differences). The other p-values are shown uncorrected, for reading only. Fisher: two-sided, exact. "
+               "difference (MDD) of that test at that n and at the α its own p is judged at (its step: Holm %.2f / (m − j + 1), "
+               "BH %.2f j / m, j its rank among the m tested), power 0.8, from the exact power of the test itself: "
+               "Fisher's, summed over its rejection region, b's runs binomial at b's observed rate and a's at a rate "
+               "above it (+) or below it (−), \"none\" where no rate on that side reaches the power; the sign-flip "
+               "test's (±), simulated with %d samples of normal paired differences (fixed seed), in units of their "
+               "observed sd. The other p-values are shown uncorrected, for reading only. Fisher: two-sided, exact. "
                "Sign-flip: exact over all 2ⁿ sign vectors for n ≤ %d pairs (paired by seed), Monte Carlo beyond (MC). "
                "Log-rank: on the steps to the loss threshold, asymptotic (rough at a few runs). Δ success rate: "
                "Newcombe's interval. Each side's cell: from the stage (not `%s`) holding it with the most done runs.\n",
-            OUTCOME_ALPHA, OUTCOME_ALPHA, STATS_EXACT_FLIPS_MAX, LR_STAGE);
+            OUTCOME_ALPHA, OUTCOME_ALPHA, OUTCOME_ALPHA, STATS_POWER_DRAWS, STATS_EXACT_FLIPS_MAX, LR_STAGE);
     cells_table(f, cs);
     fprintf(f, "\n## Primary contrasts: Holm over the %d tested (of %d planned)\n\n", tested_p, primaries);
     contrast_rows(f, v, 0, primaries, "Holm");

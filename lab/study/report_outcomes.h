@@ -55,14 +55,17 @@ typedef struct OutcomeContrast {
     double logrank_p;
     double p, p_corrected; /* the task's test, raw and corrected (NaN: no test) */
     double effect;         /* what the verdict's sign is read from: rate_diff.est or diff.mean */
-    double mdd;            /* of the task's test at this n (NaN: none within reach) */
+    double alpha;          /* the level its own p is judged at: its Holm or BH step */
+    double sd_pairs;       /* sd of the paired differences (the sign-flip test's MDD scales with it) */
+    double mdd_up, mdd_down; /* of the task's test at this n and alpha, power 0.8, for a above and below b
+                              * (NaN: none within reach; the sign-flip test's two are equal) */
     int n_mdd;             /* that n: the smaller group (Fisher) or the pairs (sign-flip) */
     OutcomeVerdict verdict;
 } OutcomeContrast;
 
 /* Every contrast, the primaries first (in table order, task by task), corrected and judged. */
 int outcome_contrasts(const Cells *cs, OutcomeContrast **out);
-/* "higher", "lower", "not distinguishable (MDD 0.053)", "no test (not run)" ... */
+/* "higher", "lower", "not distinguishable (MDD ±0.453 at α 0.00333)", "no test (not run)" ... */
 void outcome_verdict_text(char *buf, size_t n, const OutcomeContrast *c);
 
 /* outcomes.md in dir; nothing when no run is of a task of the table. Returns whether written. */

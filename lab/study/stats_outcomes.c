@@ -11,19 +11,6 @@
 #include <stdlib.h>
 
 #define Z975 1.959963984540054 /* z_{0.975} */
-#define Z80 0.8416212335729143 /* z_{0.80} */
-
-/* t_{0.80, df} for df = 1..30 (the 80th percentile), from the t density integrated numerically. */
-static const double g_t80[30] = {
-    1.3763819, 1.0606602, 0.9784723, 0.9409646, 0.9195438, 0.9057033, 0.8960296, 0.8888895, 0.8834039, 0.8790578,
-    0.8755300, 0.8726093, 0.8701515, 0.8680548, 0.8662450, 0.8646670, 0.8632790, 0.8620487, 0.8609506, 0.8599644,
-    0.8590740, 0.8582661, 0.8575296, 0.8568555, 0.8562362, 0.8556652, 0.8551372, 0.8546475, 0.8541920, 0.8537673};
-
-double stats_t80(int df)
-{
-    if (df < 1) return NAN;
-    return df <= 30 ? g_t80[df - 1] : Z80;
-}
 
 /* ------------------------------------------------------------------ success counts */
 
@@ -163,45 +150,19 @@ void stats_bh(const double *p, int m, double *adj)
     mem_free(order);
 }
 
-/* ------------------------------------------------------------------ minimum detectable differences */
-
-/* sqrt(n) delta - (z_{0.975} sqrt(2 pm qm) + z_{0.80} sqrt(p0 q0 + p1 q1)): >= 0 once delta is detectable */
-static double mdd_gap(double p0, double delta, int n)
+/* The threshold each test's own p meets in the step-down (Holm) or step-up (BH) procedure: the
+ * alpha that test is judged at (stats_power.h). */
+static void judged_alpha(const double *p, int m, double level, bool holm, double *alpha)
 {
-    double p1 = p0 <= 0.5 ? p0 + delta : p0 - delta, pm = (p0 + p1) / 2;
-    return sqrt((double)n) * delta - (Z975 * sqrt(2 * pm * (1 - pm)) + Z80 * sqrt(p0 * (1 - p0) + p1 * (1 - p1)));
+    int *order = mem_alloc(sizeof(int) * (size_t)(m > 0 ? m : 1));
+    int k = sorted_tests(p, m, order);
+    for (int i = 0; i < m; i++) alpha[i] = NAN;
+    for (int j = 0; j < k; j++) alpha[order[j]] = holm ? level / (k - j) : level * (j + 1) / k;
+    mem_free(order);
 }
 
-double stats_mdd_proportions(double p0, int n)
-{
-    if (n < 1 || !(p0 >= 0 && p0 <= 1)) return NAN;
-    double room = p0 <= 0.5 ? 1 - p0 : p0; /* p1 stays in [0, 1] */
-    /* the first delta on a grid of room / 4096 where the gap is >= 0, then bisection below it:
-     * the smallest root, which a bisection over [0, room] alone might miss */
-    enum { GRID = 4096 };
-    double lo = 0, hi = NAN;
-    for (int i = 1; i <= GRID; i++) {
-        double d = room * i / GRID;
-        if (mdd_gap(p0, d, n) >= 0) {
-            hi = d;
-            break;
-        }
-        lo = d;
-    }
-    if (isnan(hi)) return NAN;
-    for (int it = 0; it < 60; it++) {
-        double mid = (lo + hi) / 2;
-        if (mdd_gap(p0, mid, n) >= 0) hi = mid;
-        else lo = mid;
-    }
-    return hi;
-}
-
-double stats_mdd_paired(double sd, int n)
-{
-    if (n < 2 || !(sd >= 0)) return NAN;
-    return (stats_t975(n - 1) + stats_t80(n - 1)) * sd / sqrt((double)n);
-}
+void stats_holm_alpha(const double *p, int m, double level, double *alpha) { judged_alpha(p, m, level, true, alpha); }
+void stats_bh_alpha(const double *p, int m, double level, double *alpha) { judged_alpha(p, m, level, false, alpha); }
 
 /* ------------------------------------------------------------------ steps to a threshold */
 

@@ -1,9 +1,10 @@
 /* stats_outcomes.h - the statistics of outcomes that are not a mean: success counts of runs
  * (Wilson and Newcombe intervals, Fisher's exact test), an exact paired permutation test, the
- * corrections for many tests (Holm, Benjamini-Hochberg), the minimum detectable difference of a
- * test of this size, and steps to a threshold that some runs never reach (Kaplan-Meier median,
- * log-rank test). Two-sided tests at alpha = 0.05 and power 0.8 throughout. Plain C on arrays;
- * NAN for what cannot be computed, as in stats.h. Used by lab/study/report_outcomes.c. */
+ * corrections for many tests (Holm, Benjamini-Hochberg) with the alpha each test is judged at,
+ * and steps to a threshold that some runs never reach (Kaplan-Meier median, log-rank test).
+ * Two-sided tests throughout; the power of the exact tests, and the minimum detectable
+ * differences from it, are stats_power.h's. Plain C on arrays; NAN for what cannot be computed,
+ * as in stats.h. Used by lab/study/report_outcomes.c. */
 #ifndef STUDY_STATS_OUTCOMES_H
 #define STUDY_STATS_OUTCOMES_H
 
@@ -13,11 +14,6 @@
 typedef struct StatsInterval {
     double est, lo, hi;
 } StatsInterval;
-
-/* t_{0.80, df}: the one-sided 80 % quantile of Student's t (power 0.8 in a t-based minimum
- * detectable difference), from a table for df = 1..30 and z_{0.80} = 0.841621 beyond; NAN
- * when df < 1. */
-double stats_t80(int df);
 
 /* Wilson score interval for k successes of n, z = z_{0.975}:
  *   (k + z^2/2) / (n + z^2)  +-  z / (n + z^2) * sqrt(k (n - k) / n + z^2 / 4);
@@ -50,16 +46,11 @@ double stats_sign_flip(const double *d, int n, bool *exact);
  * Benjamini-Hochberg:                      adj_(i) = min(1, min_{j >= i} m p_(j) / j). */
 void stats_holm(const double *p, int m, double *adj);
 void stats_bh(const double *p, int m, double *adj);
-
-/* The minimum detectable difference of two proportions at n per group, around the baseline
- * rate p0 (two-sided alpha 0.05, power 0.8, normal approximation): the smallest delta > 0 with
- *   sqrt(n) delta = z_{0.975} sqrt(2 pm (1 - pm)) + z_{0.80} sqrt(p0 (1 - p0) + p1 (1 - p1)),
- * p1 = p0 + delta (p0 <= 0.5) or p0 - delta (p0 > 0.5), pm = (p0 + p1) / 2. NAN when n < 1,
- * p0 is outside [0, 1], or no delta that leaves p1 in [0, 1] is detectable at this n. */
-double stats_mdd_proportions(double p0, int n);
-/* The minimum detectable mean of n paired differences whose sd is sd (alpha 0.05 two-sided,
- * power 0.8): (t_{0.975, n-1} + t_{0.80, n-1}) sd / sqrt(n). NAN when n < 2. */
-double stats_mdd_paired(double sd, int n);
+/* The alpha each of m tests is judged at (NaN p: no test, NAN out, not counted in m), at a
+ * family-wise (Holm) or false-discovery (BH) level `level`: Holm level / (m - j + 1), BH
+ * level j / m, j the rank of the test's p (1 = the smallest; tied p's in the order given). */
+void stats_holm_alpha(const double *p, int m, double level, double *alpha);
+void stats_bh_alpha(const double *p, int m, double level, double *alpha);
 
 /* Steps to a threshold that some runs never reach: time[i] is the step run i reached it
  * (event[i]) or its last step (censored, !event[i]).

@@ -1,0 +1,224 @@
+/* stats_power.c - see stats_power.h. */
+#include "stats_power.h"
+
+#include "../../tensor/base.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define Z80 0.8416212335729143 /* z_{0.80} */
+#define TWO_PI 6.283185307179586
+#define SQRT2 1.4142135623730951
+
+/* ------------------------------------------------------------------ Fisher's exact test */
+
+/* Binom(k; n, p) = C(n, k) p^k (1 - p)^(n - k), exact at p = 0 and 1. */
+static double binom_pmf(int k, int n, double p)
+{
+    if (p <= 0) return k == 0 ? 1 : 0;
+    if (p >= 1) return k == n ? 1 : 0;
+    return exp(lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) + k * log(p) + (n - k) * log1p(-p));
+}
+
+/* The rejection region: rej[ka (nb + 1) + kb] when Fisher's p of ka/na against kb/nb is <= alpha. */
+static bool *fisher_region(int na, int nb, double alpha)
+{
+    bool *rej = mem_alloc(sizeof(bool) * (size_t)(na + 1) * (size_t)(nb + 1));
+    for (int ka = 0; ka <= na; ka++)
+        for (int kb = 0; kb <= nb; kb++) rej[ka * (nb + 1) + kb] = stats_fisher(ka, na, kb, nb) <= alpha;
+    return rej;
+}
+
+/* power = sum over the region of P(ka) P(kb) */
+static double region_power(const bool *rej, double pa, int na, double pb, int nb)
+{
+    double power = 0;
+    for (int ka = 0; ka <= na; ka++) {
+        double pka = binom_pmf(ka, na, pa);
+        for (int kb = 0; kb <= nb; kb++)
+            if (rej[ka * (nb + 1) + kb]) power += pka * binom_pmf(kb, nb, pb);
+    }
+    return power;
+}
+
+double stats_fisher_power(double pa, int na, double pb, int nb, double alpha)
+{
+    if (na < 1 || nb < 1 || !(pa >= 0 && pa <= 1) || !(pb >= 0 && pb <= 1)) return NAN;
+    bool *rej = fisher_region(na, nb, alpha);
+    double power = region_power(rej, pa, na, pb, nb);
+    mem_free(rej);
+    return power;
+}
+
+double stats_mdd_fisher(double pb, int na, int nb, double alpha, int dir)
+{
+    if (na < 1 || nb < 1 || !(pb >= 0 && pb <= 1) || (dir != 1 && dir != -1)) return NAN;
+    double room = dir > 0 ? 1 - pb : pb;
+    if (room <= 0) return NAN;
+    bool *rej = fisher_region(na, nb, alpha);
+    /* the first delta on the grid whose power reaches STATS_POWER, then bisection below it:
+     * the smallest such delta, which a bisection over [0, room] alone might miss (a discrete
+     * test's power need not grow steadily with delta) */
+    enum { GRID = 1000 };
+    double lo = 0, hi = NAN;
+    for (int i = 1; i <= GRID; i++) {
+        double d = room * i / GRID;
+        if (region_power(rej, pb + dir * d, na, pb, nb) >= STATS_POWER) {
+            hi = d;
+            break;
+        }
+        lo = d;
+    }
+    if (!isnan(hi))
+        while (hi - lo > 1e-9) {
+            double mid = (lo + hi) / 2;
+            if (region_power(rej, pb + dir * mid, na, pb, nb) >= STATS_POWER) hi = mid;
+            else lo = mid;
+        }
+    mem_free(rej);
+    return hi;
+}
+
+/* ------------------------------------------------------------------ the sign-flip test */
+
+/* How many sets of the values v[from..] (sorted ascending), each added to `mass`, keep it <= w:
+ * counted onto `count`, stopping once it exceeds `limit`. Sorted, the first value that
+ * overflows ends the loop: every later one is at least as large. */
+static long light_sets(const double *v, int n, int from, double mass, double w, long count, long limit)
+{
+    for (int j = from; j < n && count <= limit; j++) {
+        double m = mass + v[j];
+        if (m > w) break;
+        count = light_sets(v, n, j + 1, m, w, count + 1, limit);
+    }
+    return count;
+}
+
+bool stats_sign_flip_rejects(const double *d, int n, double alpha)
+{
+    if (n < 1 || n > STATS_EXACT_FLIPS_MAX) return false;
+    double v[STATS_EXACT_FLIPS_MAX], obs = 0, scale = 0;
+    for (int i = 0; i < n; i++) {
+        obs += d[i];
+        scale += fabs(d[i]);
+    }
+    double reach = fabs(obs) - 1e-9 * scale; /* the tolerance of stats_sign_flip */
+    if (reach <= 0) return alpha >= 1;        /* every sign vector reaches: p = 1 */
+    /* p = 2 c / 2^n <= alpha  <=>  c <= alpha 2^(n-1) (exact: a power of two) */
+    long limit = (long)floor(alpha * (double)(1L << (n - 1)));
+    if (limit < 1) return false; /* c >= 1: no flip at all keeps the observed sum */
+    for (int i = 0; i < n; i++) { /* |d| sorted ascending (insertion: n <= 20) */
+        double x = fabs(d[i]);
+        int j = i;
+        for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
+        v[j] = x;
+    }
+    /* sum_F |d| <= (sum |d| - reach) / 2: the sets F whose flip keeps |sum| >= reach (on one
+     * side; their complements give the other) */
+    long c = light_sets(v, n, 0, 0, (scale - reach) / 2, 1, limit);
+    return c <= limit;
+}
+
+/* Standard normal numbers: Box-Muller on SplitMix64, from a fixed seed. */
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double uniform_open(uint64_t *s) { return ((double)(splitmix64(s) >> 11) + 1) * 0x1p-53; } /* (0, 1] */
+
+/* STATS_POWER_DRAWS samples of n standard normal numbers (the same for every call with this n). */
+static double *normal_draws(int n)
+{
+    double *z = mem_alloc(sizeof(double) * (size_t)STATS_POWER_DRAWS * (size_t)n);
+    uint64_t state = 0x9A11EDF11Bull + (uint64_t)n;
+    for (long i = 0; i < (long)STATS_POWER_DRAWS * n; i += 2) {
+        double r = sqrt(-2 * log(uniform_open(&state))), t = TWO_PI * uniform_open(&state);
+        z[i] = r * cos(t);
+        if (i + 1 < (long)STATS_POWER_DRAWS * n) z[i + 1] = r * sin(t);
+    }
+    return z;
+}
+
+static double draws_power(const double *z, double shift, int n, double alpha)
+{
+    double d[STATS_EXACT_FLIPS_MAX];
+    long hits = 0;
+    for (long r = 0; r < STATS_POWER_DRAWS; r++) {
+        for (int i = 0; i < n; i++) d[i] = shift + z[r * n + i];
+        hits += stats_sign_flip_rejects(d, n, alpha);
+    }
+    return (double)hits / STATS_POWER_DRAWS;
+}
+
+double stats_sign_flip_power(double shift, int n, double alpha)
+{
+    if (n < 1 || n > STATS_EXACT_FLIPS_MAX) return NAN;
+    double *z = normal_draws(n);
+    double power = draws_power(z, shift, n, alpha);
+    mem_free(z);
+    return power;
+}
+
+/* z_q of the standard normal, by bisection on Phi(x) = erfc(-x / sqrt 2) / 2 */
+static double normal_quantile(double q)
+{
+    double lo = -40, hi = 40;
+    for (int it = 0; it < 200; it++) {
+        double mid = (lo + hi) / 2;
+        if (0.5 * erfc(-mid / SQRT2) < q) lo = mid;
+        else hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+/* The MDD in sd units depends on n and alpha only through the test's rejection count
+ * limit = floor(alpha 2^(n-1)), so each (n, limit) is simulated once per process. */
+enum { SHIFT_CACHE = 64 };
+typedef struct CachedShift {
+    int n;
+    long limit;
+    double shift;
+} CachedShift;
+static CachedShift g_shift_cache[SHIFT_CACHE];
+static int g_shift_cached;
+
+static double mdd_shift(int n, double alpha)
+{
+    long limit = (long)floor(alpha * (double)(1L << (n - 1)));
+    if (limit < 1) return NAN;
+    for (int i = 0; i < g_shift_cached; i++)
+        if (g_shift_cache[i].n == n && g_shift_cache[i].limit == limit) return g_shift_cache[i].shift;
+    double *z = normal_draws(n);
+    /* a grid of 1/4 sd up to 16 sd (far past any limit >= 1: then all n differences are
+     * positive, which rejects, with probability Phi(16)^n), then bisection to 1e-4 */
+    double lo = 0, hi = NAN;
+    for (double s = 0.25; s <= 16; s += 0.25) {
+        if (draws_power(z, s, n, alpha) >= STATS_POWER) {
+            hi = s;
+            break;
+        }
+        lo = s;
+    }
+    if (!isnan(hi))
+        while (hi - lo > 1e-4) {
+            double mid = (lo + hi) / 2;
+            if (draws_power(z, mid, n, alpha) >= STATS_POWER) hi = mid;
+            else lo = mid;
+        }
+    mem_free(z);
+    if (g_shift_cached < SHIFT_CACHE) g_shift_cache[g_shift_cached++] = (CachedShift){n, limit, hi};
+    return hi;
+}
+
+double stats_mdd_sign_flip(double sd, int n, double alpha)
+{
+    if (n < 2 || !(sd >= 0) || !(alpha > 0 && alpha < 1)) return NAN;
+    if (n > STATS_EXACT_FLIPS_MAX) return (normal_quantile(1 - alpha / 2) + Z80) * sd / sqrt((double)n);
+    double shift = mdd_shift(n, alpha);
+    return isnan(shift) ? NAN : shift * sd;
+}
