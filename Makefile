@@ -163,9 +163,9 @@ $(foreach t,$(TESTS32),$(eval $(call test_program,f32,$(t),$(OPT))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,f64,$(t),$(OPT))))
 $(foreach t,$(TESTS32),$(eval $(call test_program,asan32,$(t),$(SAN))))
 $(foreach t,$(TESTS64),$(eval $(call test_program,asan64,$(t),$(SAN))))
-# test_report checks the report's statistics: it links lab/study/stats.c, stats_outcomes.c and stats_power.c too
-$(BUILD)/f32/tests/test_report: $(call objs,f32,lab/study/stats.c lab/study/stats_outcomes.c lab/study/stats_power.c)
-$(BUILD)/asan32/tests/test_report: $(call objs,asan32,lab/study/stats.c lab/study/stats_outcomes.c lab/study/stats_power.c)
+# test_report checks the report's statistics: it links lab/study/stats.c, stats_outcomes.c, stats_power.c and stats_t.c too
+$(BUILD)/f32/tests/test_report: $(call objs,f32,lab/study/stats.c lab/study/stats_outcomes.c lab/study/stats_power.c lab/study/stats_t.c)
+$(BUILD)/asan32/tests/test_report: $(call objs,asan32,lab/study/stats.c lab/study/stats_outcomes.c lab/study/stats_power.c lab/study/stats_t.c)
 # test_outcomes checks ./report's outcome analysis: it links ./report's parts
 OUTCOMES_TEST_SRC := tests/test_outcomes.c tests/test.c $(STUDY_SRC)
 $(BUILD)/f32/tests/test_outcomes: $(call objs,f32,$(OUTCOMES_TEST_SRC))

@@ -4,6 +4,7 @@
 #
 #   scripts/ablation.sh [--quick | --standard | --full] [--phase 1|2] [--best-lr FILE]
 #                       [--shard K/N] [--jobs N] [--out DIR] [--print-jobs] [-- extra ./train flags]
+#   scripts/ablation.sh --law-budget | --law-calibrate [--jobs N] [--out DIR]
 #
 #   --quick     a tiny version of the study's two phases (lookup only, 150 steps, about 10 runs):
 #               for the tests, well under 2 minutes
@@ -16,6 +17,12 @@
 #               gets the next rate beyond it (x or / sqrt(10)), until every best rate is interior
 #               (or at the end of the ladder, 1e-5 to 0.1). Phase 2: every cell at its chosen rate
 #               on 10 test seeds, on the test split.
+#   --law-budget     the law experiment's calibration of its budget (docs/ablation/DESIGN.md, "Pre-
+#               registration: the law"): the c grid under both inits on seeds 201 and 202 at dk 16,
+#               then 1024, for each candidate (steps, rate) in turn until one qualifies (at each dk,
+#               init and seed some c reaches the loss threshold and some does not); writes
+#               law_budget.tsv. Default --out results/law
+#   --law-calibrate  then the whole c grid at every dk at that budget on seeds 201 and 202
 #   --phase N   only phase 1 or only phase 2 of --full or --quick (phase 2 needs --best-lr, e.g.
 #               from the report of phase 1)
 #   --shard K/N only the K-th of every N planned runs (for N machines; N at most 1000000), of
@@ -63,8 +70,8 @@ while [ $# -gt 0 ]; do
     shift
     case "$arg" in
     --) extra=("$@"); break ;;
-    --help | -h) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    --quick | --standard | --full | --print-jobs) opt=$arg; value="" ;;
+    --help | -h) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --print-jobs) opt=$arg; value="" ;;
     --*=*) opt=${arg%%=*}; value=${arg#*=} ;;
     --phase | --best-lr | --shard | --jobs | --out)
         opt=$arg
@@ -78,12 +85,12 @@ while [ $# -gt 0 ]; do
     case "$given" in *" $opt "*) die "$opt given twice" ;; esac
     given="$given$opt "
     case "$opt" in
-    --quick | --standard | --full | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
     --phase | --best-lr | --shard | --jobs | --out) [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
-    *) die "unknown option $opt (the options: --quick --standard --full --print-jobs --phase --best-lr --shard --jobs --out; see --help)" ;;
+    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --print-jobs --phase --best-lr --shard --jobs --out; see --help)" ;;
     esac
     case "$opt" in
-    --quick | --standard | --full) tier=${opt#--} ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate) tier=${opt#--} ;;
     --print-jobs) print_jobs=1 ;;
     --phase) phase=$value ;;
     --best-lr) best_lr=$(absolute "$value") ;;
@@ -93,8 +100,15 @@ while [ $# -gt 0 ]; do
     esac
 done
 n_tiers=0
-for t in --quick --standard --full; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
-[ "$n_tiers" -le 1 ] || die "--quick, --standard and --full are three sizes of one study: give one"
+for t in --quick --standard --full --law-budget --law-calibrate; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
+[ "$n_tiers" -le 1 ] || die "--quick, --standard, --full, --law-budget and --law-calibrate are tiers: give one"
+case "$tier" in
+law-*)
+    for t in --phase --best-lr --shard --print-jobs; do
+        case "$given" in *" $t "*) die "$t is for the second study's tiers, not --$tier" ;; esac
+    done
+    ;;
+esac
 
 # The study sets these ./train flags itself; given again after -- they would make every run the same.
 for e in ${extra[@]+"${extra[@]}"}; do
@@ -130,7 +144,7 @@ config=$root/configs/ablation.cfg
 study=$("$report" --design) || die "$report --design failed (is ./report built from this tree?)"
 # The attention scales: name, ./train's flags, label (model/scale_table.c; "<c>" is any number)
 scales=$("$report" --scales) || die "$report --scales failed (is ./report built from this tree?)"
-out=${out:-$here/results/$tier}
+case "$tier" in law-*) out=${out:-$here/results/law} ;; *) out=${out:-$here/results/$tier} ;; esac
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out=$out exists and is not a folder"
 # each run's command is one line of jobs.tsv and of --print-jobs
 for w in "$train" "$config" "$out" ${extra[@]+"${extra[@]}"}; do
@@ -405,6 +419,77 @@ two_phases() {
     [ -n "$shard" ] || make_report
 }
 
+# ---------------------------------------------------------------- the law (docs/ablation/DESIGN.md, "Pre-registration: the law")
+# lookup at width 64, s = c/sqrt(dk) over a grid of c, both inits of Wq and Wk; stage "cal" for
+# the calibration's runs (seeds 201, 202), each run's steps in its variant
+law_task=lookup
+law_dks="16 32 64 128 256 512 1024"
+law_cs="0.03125 0.0625 0.125 0.25 0.5 1 2 4 8 16" # c = 2^k, k = -5 ... 4
+law_inits="unit xavier"
+law_cal_seeds="201 202"
+law_budgets="1000:0.001 1000:0.0003 2000:0.001 2000:0.0003 4000:0.001 4000:0.0003" # steps:rate, in order
+law_flags() { study_design | awk -F'\t' -v t="$law_task" '$1 == t && !found { print $7; found = 1 }'; }
+# law_scale DK C: --scale's value for s = c/sqrt(dk), i.e. sqrt(dk)/c; a power of 2 when dk is
+# an even power of 2, else 9 significant digits (enough for the float s to be that of c/sqrt(dk))
+law_scale() { awk -v d="$1" -v c="$2" 'BEGIN { printf "%.9g", sqrt(d) / c }'; }
+# law_plan STAGE DK STEPS LR SEEDS: the c grid at one dk, under both inits
+law_plan() {
+    local stage=$1 dk=$2 steps=$3 lr=$4 seeds=$5 flags init c seed
+    flags=$(law_flags)
+    [ -n "$flags" ] || die "the study's design has no task $law_task"
+    for init in $law_inits; do for c in $law_cs; do for seed in $seeds; do
+        plan "$stage" "$law_task" adamw "$(law_scale "$dk" "$c")" "$dk" "$lr" "$seed" "qk-init=$init,steps=$steps" "$flags"
+    done; done; done
+}
+# law_qualifies: whether, for every (dk, init, seed) of the runs just planned, at least one c
+# reached the loss threshold and at least one did not (each group's count on stderr)
+law_qualifies() {
+    local line id dk seed variant reached
+    for line in "${plan_lines[@]}"; do
+        id=${line%%$'\t'*}
+        IFS=$'\t' read -r _ _ _ _ _ dk _ seed variant _ <<<"$line"
+        reached=$(sed -n 's/^summary: .*steps_to_threshold=\(-\{0,1\}[0-9]*\).*/\1/p' "$runs/$id.out")
+        [ -n "$reached" ] || die "$runs/$id.out has no summary line with steps_to_threshold"
+        printf '%s %s %s %s\n' "$dk" "${variant%%,*}" "$seed" "$reached"
+    done | awk '{ k = "dk " $1 ", " $2 ", seed " $3; if (!(k in n)) order[++m] = k; n[k]++; if ($4 >= 0) y[k]++ }
+        END { ok = 1
+              for (i = 1; i <= m; i++) { k = order[i]; printf "  %s: %d of %d c reached the loss threshold\n", k, y[k], n[k] > "/dev/stderr"
+                                         if (y[k] == 0 || y[k] == n[k]) ok = 0 }
+              exit !ok }'
+}
+# law_budget: the candidates in order, each at dk 16 then 1024 (the second only when the first
+# qualifies: the rule needs both), until one qualifies; it is written to law_budget.tsv
+law_budget() {
+    local b steps lr dk ok
+    for b in $law_budgets; do
+        steps=${b%%:*} lr=${b#*:} ok=1
+        for dk in 16 1024; do
+            plan_lines=()
+            law_plan cal "$dk" "$steps" "$lr" "$law_cal_seeds"
+            phase_label="law budget $steps steps at lr $lr, dk $dk: " phase_after=""
+            run_planned
+            if law_qualifies; then echo "qualifies at dk $dk"; else ok=0; echo "does not qualify at dk $dk"; break; fi
+        done
+        if [ "$ok" = 1 ]; then
+            printf 'steps\tlr\n%s\t%s\n' "$steps" "$lr" >"$out/law_budget.tsv.tmp" && mv "$out/law_budget.tsv.tmp" "$out/law_budget.tsv"
+            echo "the law's budget: $steps steps at lr $lr ($out/law_budget.tsv)"
+            return
+        fi
+    done
+    die "no candidate budget qualifies: the design is to be amended in docs/ablation/DESIGN.md before any run of the experiment"
+}
+# law_calibrate: the whole grid at every dk at the calibrated budget, on the calibration seeds
+law_calibrate() {
+    local steps lr dk
+    [ -f "$out/law_budget.tsv" ] || die "no $out/law_budget.tsv: run --law-budget first"
+    IFS=$'\t' read -r steps lr < <(tail -n +2 "$out/law_budget.tsv")
+    [[ "$steps" =~ ^[1-9][0-9]*$ ]] && [[ "$lr" =~ ^[0-9.e-]+$ ]] || die "$out/law_budget.tsv: expected a line of steps and rate"
+    plan_lines=()
+    for dk in $law_dks; do law_plan cal "$dk" "$steps" "$lr" "$law_cal_seeds"; done
+    phase_label="law calibration, $steps steps at lr $lr: " phase_after=""
+    run_planned
+}
+
 case "$tier" in
 quick)
     common=("${quick_common[@]}")
@@ -421,5 +506,11 @@ standard)
     ;;
 full)
     two_phases
+    ;;
+law-budget)
+    law_budget
+    ;;
+law-calibrate)
+    law_calibrate
     ;;
 esac

@@ -534,7 +534,38 @@ mkdir -p one_dk/runs
     echo "h_${sc}_s$seed	headline	sort	adamw	$sc	64	1e-3	$seed	-	./train --scale=$sc --seed=$seed"; done; done; } >one_dk/jobs.tsv
 for id in h_1_s1 h_1_s2 h_sqrt_s1 h_sqrt_s2; do finish one_dk "$id" 0.5 0.6; done
 "$report" one_dk >/dev/null 2>&1
-overflow=$(text_overflow all/*.svg one_dk/*.svg "$svg" glance_out/nan.svg study2/*.svg 2>&1)
+# the dk plot: every seed a disc; a bar end past 0 or 1 cut, marked and counted; a scale that never
+# ran at a dk drawn there from the runs of another scale with the same s (1/8 at dk 64 is 1/sqrt(dk))
+mkdir -p shared/runs
+{ echo "$header"; for cell in "sqrt 16 0.80 0.82" "sqrt 64 0.1 0.9" "8 16 0.5 0.52"; do
+    set -- $cell
+    echo "t_$1_dk$2_s1	test	sort	adamw	$1	$2	1e-3	1	-	./train --scale=$1 --dk=$2 --seed=1"
+    echo "t_$1_dk$2_s2	test	sort	adamw	$1	$2	1e-3	2	-	./train --scale=$1 --dk=$2 --seed=2"
+done; } >shared/jobs.tsv
+for cell in "sqrt 16 0.80 0.82" "sqrt 64 0.1 0.9" "8 16 0.5 0.52"; do
+    set -- $cell
+    finish shared "t_$1_dk$2_s1" 0.5 "$3"
+    finish shared "t_$1_dk$2_s2" 0.5 "$4"
+done
+"$report" shared >/dev/null 2>&1
+d=shared/dk_sort.svg
+# 6 runs; the two of sqrt at dk 64 drawn twice (on 1/8's line too): 8 discs; their interval (0.5 +- 12.7 * 0.4 / sqrt 2)
+# is cut at both ends, on both lines: 4 ends, 4 triangles (the markers of the lines are filled)
+if [ -f "$d" ] && [ "$(seeds seed "$d")" = 8 ] && grep -q '1/8 at dk 64: the runs of 1/√dk (the same s)' "$d" &&
+    grep -q 'cut at 0 and 1: 4 bar ends reach' "$d" && [ "$(grep -c '<polygon points="[^ ]* [^ ]* [^ ]*" fill="white"' "$d")" = 4 ]; then
+    ok "dk plot: every seed a disc, 1/8 at dk 64 from 1/sqrt(dk)'s runs (the same s), bar ends cut at [0, 1] marked and counted"
+else
+    bad "dk plot: seeds, shared s, cut bars" "discs $(seeds seed "$d" 2>&1), hollow triangles $(grep -c '<polygon points="[^ ]* [^ ]* [^ ]*" fill="white"' "$d" 2>&1)" \
+        "$(grep -o 'the runs of[^;<]*\|cut at[^<]*' "$d" 2>&1 | head -3)"
+fi
+l=all/lr_sort_adamw.svg
+want=$(awk -F, '$2 == "lr" && $10 == "done" && $12 != "" { n++ } END { print n + 0 }' all/runs.csv)
+if [ "$(seeds seed "$l")" = "$want" ] && [ "$want" -gt 0 ] && grep -q 'discs: the seeds' "$l"; then
+    ok "lr plot: every done run of the sweep a disc ($want)"
+else
+    bad "lr plot: one disc per run" "discs $(seeds seed "$l"), runs $want"
+fi
+overflow=$(text_overflow all/*.svg one_dk/*.svg "$svg" glance_out/nan.svg study2/*.svg shared/*.svg 2>&1)
 if [ -f one_dk/dk_sort.svg ] && [ -z "$overflow" ]; then
     ok "every title, subtitle, label and legend inside its figure, and every legend's text inside its box (the long ones wrapped)"
 else

@@ -6,6 +6,7 @@
 #include "../lab/study/stats.h"
 #include "../lab/study/stats_outcomes.h"
 #include "../lab/study/stats_power.h"
+#include "../lab/study/stats_t.h"
 #include "../run/svg.h"
 
 #include <math.h>
@@ -442,6 +443,53 @@ static void test_sign_flip_power(void)
     CHECK(near(stats_mdd_sign_flip(1, 25, 0.05), 0.560317, 1e-5), "n 25: %.6f", stats_mdd_sign_flip(1, 25, 0.05));
 }
 
+static void test_student_t(void)
+{
+    /* closed forms: df 1 is Cauchy, F(t) = 1/2 + atan(t)/pi; df 2: F(t) = 1/2 + t / (2 sqrt(2 + t^2)) */
+    CHECK(near(stats_t_cdf(1, 1), 0.75, 1e-12), "Cauchy F(1) %.15f", stats_t_cdf(1, 1));
+    CHECK(near(stats_t_cdf(-3, 1), 0.5 + atan(-3.0) / 3.141592653589793, 1e-12), "Cauchy F(-3)");
+    CHECK(near(stats_t_cdf(2, 2), 0.5 + 1 / sqrt(6.0), 1e-12), "df 2 F(2) %.15f", stats_t_cdf(2, 2));
+    CHECK(near(stats_t_p2(-2, 2), 2 * (0.5 - 1 / sqrt(6.0)), 1e-12), "two-sided p at df 2");
+    CHECK(near(stats_t_cdf(0.7, 300), normal_cdf(0.7), 2e-3), "large df: near the normal");
+    /* the quantiles agree with the table of stats_t975 (6-7 digits) at every df it holds */
+    int agree = 0;
+    for (int df = 1; df <= 30; df++) agree += fabs(stats_t_quantile(0.975, df) - stats_t975(df)) < 2e-6 * stats_t975(df);
+    CHECK(agree == 30, "t_{0.975, df} = the table at %d of 30 df", agree);
+    /* power: alpha at no shift; the textbook value 0.8031 at n 10, one sd, alpha 0.05; and
+     * against a simulation of the test (n 6, alpha 0.05/6, shift 1.8 sd) */
+    CHECK(near(stats_t_power(0, 8, 0.01), 0.01, 1e-7), "no shift: power = alpha (%.9f)", stats_t_power(0, 8, 0.01));
+    CHECK(fabs(stats_t_power(1, 10, 0.05) - 0.8031) < 1e-4, "n 10, 1 sd: %.5f", stats_t_power(1, 10, 0.05));
+    int n = 6, draws = 20000, reject = 0;
+    double alpha = 0.05 / 6, crit = stats_t_quantile(1 - alpha / 2, n - 1);
+    unsigned long long st = 4242;
+    for (int r = 0; r < draws; r++) {
+        double x[6];
+        for (int i = 0; i < n; i += 2) { /* Box-Muller: two normals from two uniforms */
+            double u[2];
+            for (int j = 0; j < 2; j++) {
+                st = st * 6364136223846793005ull + 1442695040888963407ull;
+                u[j] = ((double)(st >> 11) + 0.5) * 0x1p-53;
+            }
+            x[i] = 1.8 + sqrt(-2 * log(u[0])) * cos(6.283185307179586 * u[1]);
+            x[i + 1] = 1.8 + sqrt(-2 * log(u[0])) * sin(6.283185307179586 * u[1]);
+        }
+        double m = stats_mean(x, n), sd = stats_sd(x, n);
+        reject += fabs(m / (sd / sqrt(n))) > crit;
+    }
+    double sim = (double)reject / draws, exact = stats_t_power(1.8, n, alpha);
+    CHECK(fabs(sim - exact) < 4 * sqrt(exact * (1 - exact) / draws), "n 6, 1.8 sd: simulated %.4f, computed %.4f", sim, exact);
+    /* the MDD is where the power reaches 0.8, in units of the sd; the seeds are the first n that reach it */
+    double mdd = stats_mdd_t(0.3, 7, 0.05 / 6);
+    CHECK(near(stats_t_power(mdd / 0.3, 7, 0.05 / 6), 0.8, 1e-5), "power at the MDD %.6f", stats_t_power(mdd / 0.3, 7, 0.05 / 6));
+    CHECK(near(stats_mdd_t(0.6, 7, 0.05 / 6), 2 * mdd, 1e-5), "in units of the sd");
+    int seeds = stats_t_seeds(0.5, 0.3, 0.05 / 6, 2, 100);
+    CHECK(seeds > 2 && stats_t_power(0.5 / 0.3, seeds, 0.05 / 6) >= 0.8 && stats_t_power(0.5 / 0.3, seeds - 1, 0.05 / 6) < 0.8,
+          "seeds for 0.5 at sd 0.3: %d", seeds);
+    CHECK(stats_t_seeds(0.5, 0.3, 0.05 / 6, 50, 60) == 50, "at least n_min");
+    CHECK(stats_t_seeds(0.01, 1, 0.05, 2, 10) == -1, "none within n_max");
+    CHECK(isnan(stats_t_power(1, 1, 0.05)) && isnan(stats_mdd_t(1, 1, 0.05)) && isnan(stats_t_cdf(1, 0)), "n 1, df 0: NAN");
+}
+
 static void test_kaplan_meier(void)
 {
     /* events at 100, 200, 400; censored at 300, 500: S = 4/5, then 4/5 * 3/4 = 0.6, (300 leaves the
@@ -561,6 +609,7 @@ int main(int argc, char **argv)
         {"outcome stats: the alpha each test is judged at (Holm, BH)", test_judged_alpha},
         {"outcome stats: Fisher's exact power and MDD (against P(Binom >= 7), a simulation)", test_fisher_power},
         {"outcome stats: the sign-flip test's power and MDD (early stop = exact p; all one sign)", test_sign_flip_power},
+        {"t stats: Student's t CDF, quantiles (the table), noncentral power against a simulation, MDD, seeds", test_student_t},
         {"outcome stats: Kaplan-Meier median with censoring, 'not reached'", test_kaplan_meier},
         {"outcome stats: log-rank test by hand", test_logrank},
         {"plots: the text width estimate by its classes, wrapping inside a width", test_text_width},

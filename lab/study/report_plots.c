@@ -141,7 +141,10 @@ enum { DODGE_PX = 3 };
 static const char *const g_dodge_note = "points of one x: 3 px apart, by scale";
 typedef struct PanelPoints {
     StatsCi ci[MAX_LIST][MAX_LIST];
+    const Cell *cell[MAX_LIST][MAX_LIST]; /* the runs of the point (NULL: none) */
     double x[MAX_LIST][MAX_LIST];
+    int metric;                           /* what the points are: M_VAL_ACC, M_TEST_ACC */
+    int cut;                              /* bar ends cut at 0 or 1 so far, in the whole figure */
 } PanelPoints;
 
 static void dodge_points(const SvgPanel *panel, const double *xs, int nx, int ns, PanelPoints *pts)
@@ -156,8 +159,31 @@ static void dodge_points(const SvgPanel *panel, const double *xs, int nx, int ns
     }
 }
 
-/* The panel's lines, a scale each, with their intervals, at the dodged x. */
-static void draw_points(Svg *s, const SvgPanel *panel, const char *const *scales, int ns, int nx, const PanelPoints *pts)
+/* Every done run of a point, a small disc at the point's x (its id and value as a tooltip): a
+ * mean never stands for seeds the reader cannot see. */
+static void draw_seeds(Svg *s, const SvgPanel *panel, double x, const Cell *c, int metric, const char *color)
+{
+    for (int i = 0; c && i < c->n; i++) {
+        const Row *r = c->runs[i];
+        if (!r->done || !isfinite(r->value[metric])) continue;
+        char title[256];
+        snprintf(title, sizeof title, "%s: %s %s (seed %ld)", r->job[JOB_ID], metric == M_VAL_ACC ? "validation accuracy" : "test accuracy",
+                 r->metric[metric], r->seed);
+        svg_dot(s, panel, x, r->value[metric], 2, color, "seed", title);
+    }
+}
+
+/* A bar end cut at 0 or 1 (the interval goes on beyond, where no accuracy lies): a hollow
+ * triangle marks it, and it is counted for the legend. */
+static void mark_cut(Svg *s, const SvgPanel *panel, double x, double v, const char *color, PanelPoints *pts)
+{
+    if (v >= 0 && v <= 1) return;
+    svg_shape(s, panel, x, clip01(v), SVG_TRIANGLE, 3.5, color, SVG_HOLLOW);
+    pts->cut++;
+}
+
+/* The panel's lines, a scale each, with their intervals and every seed, at the dodged x. */
+static void draw_points(Svg *s, const SvgPanel *panel, const char *const *scales, int ns, int nx, PanelPoints *pts)
 {
     for (int i = 0; i < ns; i++) {
         SvgStyle st = figure_scale_style(scales[i]);
@@ -165,10 +191,23 @@ static void draw_points(Svg *s, const SvgPanel *panel, const char *const *scales
         for (int j = 0; j < nx; j++) {
             const StatsCi *ci = &pts->ci[i][j];
             y[j] = ci->mean;
-            if (ci->defined) svg_error_bar(s, panel, pts->x[i][j], clip01(ci->lo), clip01(ci->hi), st.color);
+            draw_seeds(s, panel, pts->x[i][j], pts->cell[i][j], pts->metric, st.color);
+            if (!ci->defined) continue;
+            svg_error_bar(s, panel, pts->x[i][j], clip01(ci->lo), clip01(ci->hi), st.color);
+            mark_cut(s, panel, pts->x[i][j], ci->lo, st.color, pts);
+            mark_cut(s, panel, pts->x[i][j], ci->hi, st.color, pts);
         }
         svg_series(s, panel, pts->x[i], y, nx, &st);
     }
+}
+
+/* The legend's note on the bars: what they are and how many were cut at 0 or 1. */
+static void bars_note(char *buf, size_t len, int hi_n, int cut)
+{
+    if (hi_n <= 1) snprintf(buf, len, "one seed: no interval");
+    else if (cut == 0) snprintf(buf, len, "bars: 95 %% CI over seeds (Student t); discs: the seeds; no bar reaches past 0 or 1");
+    else snprintf(buf, len, "bars: 95 %% CI over seeds (Student t), cut at 0 and 1: %d bar end%s beyond, marked by a hollow triangle; discs: the seeds",
+                  cut, cut == 1 ? " reaches" : "s reach");
 }
 
 /* "n = 5 per point" or "n = 3–5 per point" (per: "point", "line") */
@@ -281,22 +320,23 @@ static void lr_panel_n(const LrPlot *lp, int k, int *lo, int *hi)
 }
 
 /* Panel k's lines: the mean validation accuracy per rate, its interval, the chosen rate ringed. */
-static void draw_lr_panel(Svg *s, const LrPlot *lp, int k, const SvgPanel *panel)
+static void draw_lr_panel(Svg *s, const LrPlot *lp, int k, const SvgPanel *panel, PanelPoints *pts)
 {
-    static PanelPoints pts;
+    pts->metric = M_VAL_ACC;
     for (int i = 0; i < lp->ns; i++)
         for (int l = 0; l < lp->nl; l++) {
             CellKey q = lr_point(lp, k, lp->scales[i], lp->lrs[l]);
-            pts.ci[i][l] = stats_ci95(lp->vals, gather(cell_at(lp->cs, &q), M_VAL_ACC, lp->vals));
+            pts->cell[i][l] = cell_at(lp->cs, &q);
+            pts->ci[i][l] = stats_ci95(lp->vals, gather(pts->cell[i][l], M_VAL_ACC, lp->vals));
         }
-    dodge_points(panel, lp->lrs, lp->nl, lp->ns, &pts);
-    draw_points(s, panel, lp->scales, lp->ns, lp->nl, &pts);
+    dodge_points(panel, lp->lrs, lp->nl, lp->ns, pts);
+    draw_points(s, panel, lp->scales, lp->ns, lp->nl, pts);
     for (int i = 0; i < lp->ns; i++) { /* the chosen rate of each line, ringed */
         CellKey line = lr_point(lp, k, lp->scales[i], NAN);
         double chosen = best_lr(lp->cs, &line);
         for (int l = 0; l < lp->nl; l++)
-            if (lp->lrs[l] == chosen && pts.ci[i][l].n)
-                svg_shape(s, panel, pts.x[i][l], pts.ci[i][l].mean, SVG_CIRCLE, 8, figure_scale_style(lp->scales[i]).color, SVG_HOLLOW);
+            if (lp->lrs[l] == chosen && pts->ci[i][l].n)
+                svg_shape(s, panel, pts->x[i][l], pts->ci[i][l].mean, SVG_CIRCLE, 8, figure_scale_style(lp->scales[i]).color, SVG_HOLLOW);
     }
 }
 
@@ -321,6 +361,8 @@ static void plot_lr(const char *dir, const Cells *cs, const char *stage, const c
     int width = figure_width(MARGIN + cols * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, title, subtitle);
     Plot plot;
     Svg *s = plot_open(&plot, dir, name, width, top + panel_rows * (PANEL_H + 80) + 20);
+    static PanelPoints pts;
+    pts.cut = 0;
     for (int k = 0; k < lp.np; k++) {
         char ptitle[256];
         n_text(nt, sizeof nt, plo[k], phi[k], "point");
@@ -329,13 +371,15 @@ static void plot_lr(const char *dir, const Cells *cs, const char *stage, const c
         SvgPanel panel = accuracy_panel(MARGIN + (k % cols) * (PANEL_W + MARGIN), top + (k / cols) * (PANEL_H + 80), lp.lrs,
                                         lp.nl, 2, "learning rate (log)", "validation accuracy", ptitle);
         svg_panel(s, &panel);
-        draw_lr_panel(s, &lp, k, &panel);
+        draw_lr_panel(s, &lp, k, &panel, &pts);
     }
     mem_free(lp.vals);
     n_text(nt, sizeof nt, lo_n, hi_n, "point");
     figure_titles(s, width, title, subtitle);
     SvgStyle ring = {"#000000", NULL, SVG_CIRCLE, 0, SVG_HOLLOW};
-    const char *notes[3] = {hi_n > 1 ? "bars: 95 % CI over seeds (Student t)" : "one seed: no interval", nt, g_dodge_note};
+    char bars[256];
+    bars_note(bars, sizeof bars, hi_n, pts.cut);
+    const char *notes[3] = {bars, nt, g_dodge_note};
     scale_legend(s, MARGIN + cols * (PANEL_W + MARGIN) - 30, top, lp.scales, lp.ns, &ring, "chosen learning rate", notes, 3);
     plot_close(&plot);
 }
@@ -381,10 +425,13 @@ typedef struct DkPlot {
     double *vals;                   /* room for the values of one point */
 } DkPlot;
 
-/* Where the points of one panel come from: point (scale i, dk d) from stage[i][d] (NULL: none)
- * at rate lr[i][d]. */
+/* Where the points of one panel come from: point (scale i, dk d) from the cell of scale
+ * scale[i][d] in stage[i][d] (NULL: none) at rate lr[i][d]. That scale is scale i's own, or,
+ * where scale i never ran at that dk, another that gives the same s there (the constant 1/8 at
+ * dk 64 is 1/sqrt(dk)'s runs): one setting, one set of runs, drawn on both lines. */
 typedef struct DkSources {
     const char *stage[MAX_LIST][MAX_LIST];
+    const char *scale[MAX_LIST][MAX_LIST];
     double lr[MAX_LIST][MAX_LIST];
 } DkSources;
 
@@ -394,10 +441,18 @@ static CellKey dk_point(const DkPlot *dp, int o, const DkSources *src, int i, in
     CellKey q = dp->pick;
     q.optim = dp->optims[o];
     q.stage = src->stage[i][d];
-    q.scale = dp->scales[i];
+    q.scale = src->scale[i][d];
     q.dk = dp->dks[d];
     q.lr = src->lr[i][d];
     return q;
+}
+
+/* The multiplier s of a fixed scale at dk; NAN for a learned scale or none. */
+static double scale_s_at(const char *scale, double dk)
+{
+    double c;
+    const ScaleRow *r = scale_row_find(scale, &c);
+    return r && r->mode != SCALE_LEARNED ? scale_row_s(r, c, (int)dk) : NAN;
 }
 
 /* The sources of optimizer o's points, and the fewest and most runs of a point (for its title). */
@@ -407,8 +462,16 @@ static void dk_sources(DkPlot *dp, int o, DkSources *src, int *lo, int *hi)
     *hi = 0;
     for (int i = 0; i < dp->ns; i++)
         for (int d = 0; d < dp->nd; d++) {
+            src->scale[i][d] = dp->scales[i];
             const char *st = src->stage[i][d] =
                 dk_source(dp->cs, dp->pick.task, dp->optims[o], dp->scales[i], dp->dks[d], &src->lr[i][d], dp->vals);
+            double s = scale_s_at(dp->scales[i], dp->dks[d]);
+            for (int j = 0; !st && isfinite(s) && j < dp->ns; j++) /* never ran here: the same s under another name */
+                if (j != i && scale_s_at(dp->scales[j], dp->dks[d]) == s) {
+                    st = src->stage[i][d] =
+                        dk_source(dp->cs, dp->pick.task, dp->optims[o], dp->scales[j], dp->dks[d], &src->lr[i][d], dp->vals);
+                    if (st) src->scale[i][d] = dp->scales[j];
+                }
             if (!st) continue;
             CellKey q = dk_point(dp, o, src, i, d);
             int n = gather(cell_at(dp->cs, &q), M_TEST_ACC, dp->vals);
@@ -420,17 +483,32 @@ static void dk_sources(DkPlot *dp, int o, DkSources *src, int *lo, int *hi)
         }
 }
 
-/* Optimizer o's lines: the mean test accuracy per dk and its interval. */
-static void draw_dk_panel(Svg *s, const DkPlot *dp, int o, const DkSources *src, const SvgPanel *panel)
+/* Optimizer o's lines: the mean test accuracy per dk, its interval and every seed. */
+static void draw_dk_panel(Svg *s, const DkPlot *dp, int o, const DkSources *src, const SvgPanel *panel, PanelPoints *pts)
 {
-    static PanelPoints pts;
+    pts->metric = M_TEST_ACC;
     for (int i = 0; i < dp->ns; i++)
         for (int d = 0; d < dp->nd; d++) {
             CellKey q = dk_point(dp, o, src, i, d);
-            pts.ci[i][d] = stats_ci95(dp->vals, src->stage[i][d] ? gather(cell_at(dp->cs, &q), M_TEST_ACC, dp->vals) : 0);
+            pts->cell[i][d] = src->stage[i][d] ? cell_at(dp->cs, &q) : NULL;
+            pts->ci[i][d] = stats_ci95(dp->vals, gather(pts->cell[i][d], M_TEST_ACC, dp->vals));
         }
-    dodge_points(panel, dp->dks, dp->nd, dp->ns, &pts);
-    draw_points(s, panel, dp->scales, dp->ns, dp->nd, &pts);
+    dodge_points(panel, dp->dks, dp->nd, dp->ns, pts);
+    draw_points(s, panel, dp->scales, dp->ns, dp->nd, pts);
+}
+
+/* "; 1/8 at dk 64: the runs of 1/sqrt(dk) (the same s)" for each point drawn from another
+ * scale's runs (optimizer o's panel), appended to buf once each. */
+static void dk_shared_note(char *buf, size_t len, const DkPlot *dp, const DkSources *src)
+{
+    for (int i = 0; i < dp->ns; i++)
+        for (int d = 0; d < dp->nd; d++) {
+            if (!src->stage[i][d] || src->scale[i][d] == dp->scales[i]) continue;
+            char note[256];
+            snprintf(note, sizeof note, "; %s at dk %.0f: the runs of %s (the same s)", scale_label(dp->scales[i], SCALE_PLOT),
+                     dp->dks[d], scale_label(src->scale[i][d], SCALE_PLOT));
+            if (!strstr(buf, note)) strncat(buf, note, len - strlen(buf) - 1);
+        }
 }
 
 /* The subtitle: what a point is, and the stages the points came from. */
@@ -461,13 +539,19 @@ static void plot_dk(const char *dir, const Cells *cs, const char *task)
         dk_sources(&dp, o, &src, &lo_n[o], &hi_n[o]);
         all_hi = hi_n[o] > all_hi ? hi_n[o] : all_hi;
     }
-    char name[256], title[512], subtitle[512];
+    char name[256], title[512], subtitle[1024];
     snprintf(name, sizeof name, "dk_%s.svg", task);
     snprintf(title, sizeof title, "%s: test accuracy vs dk, each scale at its best learning rate", task);
     dk_subtitle(subtitle, sizeof subtitle, &dp, all_hi);
+    for (int o = 0; o < dp.no; o++) {
+        dk_sources(&dp, o, &src, &lo_n[o], &hi_n[o]);
+        dk_shared_note(subtitle, sizeof subtitle, &dp, &src);
+    }
     int width = figure_width(MARGIN + dp.no * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, title, subtitle);
     Plot plot;
     Svg *s = plot_open(&plot, dir, name, width, top + PANEL_H + 100);
+    static PanelPoints pts;
+    pts.cut = 0;
     for (int o = 0; o < dp.no; o++) {
         char ptitle[256], nt[64];
         dk_sources(&dp, o, &src, &lo_n[o], &hi_n[o]);
@@ -475,12 +559,13 @@ static void plot_dk(const char *dir, const Cells *cs, const char *task)
         snprintf(ptitle, sizeof ptitle, "%s (%s)", dp.optims[o], nt);
         SvgPanel panel = accuracy_panel(MARGIN + o * (PANEL_W + MARGIN), top, dp.dks, dp.nd, 1.6, "dk (log)", "test accuracy", ptitle);
         svg_panel(s, &panel);
-        draw_dk_panel(s, &dp, o, &src, &panel);
+        draw_dk_panel(s, &dp, o, &src, &panel, &pts);
     }
     mem_free(dp.vals);
     figure_titles(s, width, title, subtitle);
-    const char *notes[3] = {all_hi > 1 ? "bars: 95 % CI, clipped to [0, 1]" : "one seed: no interval", "n: runs per point",
-                            g_dodge_note};
+    char bars[256];
+    bars_note(bars, sizeof bars, all_hi, pts.cut);
+    const char *notes[3] = {bars, "n: runs per point", g_dodge_note};
     scale_legend(s, MARGIN + dp.no * (PANEL_W + MARGIN) - 30, top, dp.scales, dp.ns, NULL, NULL, notes, 3);
     plot_close(&plot);
 }
