@@ -565,7 +565,65 @@ if [ "$(seeds seed "$l")" = "$want" ] && [ "$want" -gt 0 ] && grep -q 'discs: th
 else
     bad "lr plot: one disc per run" "discs $(seeds seed "$l"), runs $want"
 fi
-overflow=$(text_overflow all/*.svg one_dk/*.svg "$svg" glance_out/nan.svg study2/*.svg shared/*.svg 2>&1)
+# ---------------------------------------------------------------- the law (law.md, law.svg)
+# Under unit init, dk 16, 64, 256, c = 2^k for k = -2..2 (scale sqrt(dk)/c). The score std at step 1 is s sigma0 with
+# sigma0 = sqrt(dk), i.e. c: alpha_pred = 1/2 exactly. A seed's c* per dk is learned at step 300, its neighbours at 500,
+# the rest never. Stage cal: seed 201 c* = 1 everywhere (alpha 0.5), seed 202 c* = 1, 2, 4 (s* constant: alpha 0).
+# Stage law: seeds 301-303 with k* = (0,0,0), (0,0,1), (1,0,0): alpha 0.5, 0.25, 0.75, mean 0.5, sd 0.25; the test of
+# alpha = 0 (and of 1): t = 0.5 / (0.25 / sqrt 3) = 3.464, df 2, p = 1 - t / sqrt(2 + t^2) = 0.0742 (df 2's closed form).
+mkdir -p law/runs
+echo "$header" >law/jobs.tsv
+law_cell() { # STAGE SEED K16 K64 K256
+    local stage=$1 seed=$2 kstar d k c scale t id
+    shift 2
+    for d in 16 64 256; do
+        kstar=$1
+        shift
+        for k in -2 -1 0 1 2; do
+            c=$(awk -v k="$k" 'BEGIN { printf "%.10g", 2 ^ k }')
+            scale=$(awk -v d="$d" -v c="$c" 'BEGIN { printf "%.9g", sqrt(d) / c }')
+            t=-1
+            [ "$k" = "$kstar" ] && t=300
+            [ $((k - kstar)) = 1 ] || [ $((k - kstar)) = -1 ] && t=500
+            id="${stage}_s-${scale}_dk${d}_seed${seed}"
+            echo "$id	$stage	lookup	adamw	$scale	$d	0.001	$seed	qk-init=unit,steps=1000	./train --scale=$scale --dk=$d --seed=$seed" >>law/jobs.tsv
+            printf 'summary: steps=1000 final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=%s nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 test_loss=0.45 test_acc=0.5 test_examples=1000 time_s=1\n' "$t" >"law/runs/$id.out"
+            printf 'step,loss,l0_score_std,l1_score_std,l0_qgrad_median,l1_qgrad_median,l0_jac_median,l1_jac_median,l0_gnorm_wq,l1_gnorm_wq,l0_entropy_norm,l1_entropy_norm,val_loss,val_acc,nan_count\n1,3.0,%s,%s,0.002,0.004,0.4,0.2,0.5,0.3,1,1,,,0\n1000,0.5,3.0,3.4,0.0005,0.0015,0.2,0.1,0.1,0.1,0.8,1.0,0.4,0.5,0\n' "$c" "$c" >"law/runs/$id.csv"
+        done
+    done
+}
+law_cell cal 201 0 0 0
+law_cell cal 202 0 1 2
+law_cell law 301 0 0 0
+law_cell law 302 0 0 1
+law_cell law 303 1 0 0
+"$report" law >law.out 2>&1
+m=law/law.md
+if [ -f "$m" ] && [ -f law/law.svg ] && grep -q 'law.md (law.svg)' law.out; then ok "law.md and law.svg from the law stages' runs"; else bad "law.md written" "$(head -3 law.out)"; fi
+if grep -q 'The calibration.s rule .*\*\*qualifies\*\*' "$m" && grep -q 'α per seed .*: 201: 0.500; 202: 0.000' "$m" &&
+    grep -q 'α̂ = 0.250 ' "$m" && grep -q 'α_pred = 0.500' "$m" && grep -q '| 64 | 8 | 0.125 | 0.177 | 1 at step 300 (3 of 5 c) | 2 at step 300 (3 of 5 c) | 2^0.5 ' "$m"; then
+    ok "law.md: c* per seed and dk, the median c*, alpha per seed (0.5 and 0), alpha-hat, alpha_pred = 1/2 from sigma0 = sqrt(dk)"
+else
+    bad "law.md's calibration" "$(grep -n 'qualif\|α per seed\|^| 64' "$m" | head -4)"
+fi
+# seeds for the experiment: the sd assumed is the larger of |0.5 - 0| / sqrt 2 = 0.354 and 0.25
+if grep -q 'unit 0.354; xavier undefined (0 seeds with α); the sd assumed, the larger of these and 0.25: 0.354' "$m" &&
+    grep -q 'with \*\*n = [0-9]* seeds\*\*' "$m"; then
+    ok "law.md: the seeds the experiment needs, from the calibration seeds' spread"
+else
+    bad "law.md's seed sizing" "$(grep 'Seeds for' "$m")"
+fi
+if grep -q '| unit | α = 0 (a constant s) | 0.500 | 0.250 | 3 | 0.074 |' "$m" && grep -q '| unit | α = 1 (s = 1/dₖ) | 0.500 | 0.250 | 3 | 0.074 |' "$m" &&
+    grep -q '| unit | α = α_pred (s = 1/σ₀) = 0.500 | 0.500 | 0.250 | 3 | 1 |' "$m" && grep -c 'no test (n < 2' "$m" | grep -qx 3 &&
+    grep -q '0.074 | 0.22 | 0.0167 | not distinguishable (MDD' "$m"; then
+    ok "law.md: the pre-registered t tests (p = 0.0742 at t = 3.46, df 2; Holm over the 3 that exist)"
+else
+    bad "law.md's tests" "$(grep '^| unit' "$m")"
+fi
+# the figure: a disc per seed with a c* per dk (stage law: 3 seeds x 3 dk), under one init
+if [ "$(seeds seed law/law.svg)" = 9 ] && grep -q 'stage law, 1000 steps' law/law.svg; then ok "law.svg: the experiment's stage, every seed's s*"; else
+    bad "law.svg" "discs $(seeds seed law/law.svg)"; fi
+overflow=$(text_overflow all/*.svg one_dk/*.svg "$svg" glance_out/nan.svg study2/*.svg shared/*.svg law/*.svg 2>&1)
 if [ -f one_dk/dk_sort.svg ] && [ -z "$overflow" ]; then
     ok "every title, subtitle, label and legend inside its figure, and every legend's text inside its box (the long ones wrapped)"
 else
