@@ -4,7 +4,7 @@
 #
 #   scripts/ablation.sh [--quick | --standard | --full] [--phase 1|2] [--best-lr FILE]
 #                       [--shard K/N] [--jobs N] [--out DIR] [--print-jobs] [-- extra ./train flags]
-#   scripts/ablation.sh --law-budget | --law-calibrate [--jobs N] [--out DIR]
+#   scripts/ablation.sh --law-budget | --law-calibrate | --slower [--jobs N] [--out DIR]
 #
 #   --quick     a tiny version of the study's two phases (lookup only, 150 steps, about 10 runs):
 #               for the tests, well under 2 minutes
@@ -23,6 +23,10 @@
 #               init and seed some c reaches the loss threshold and some does not); writes
 #               law_budget.tsv. Default --out results/law
 #   --law-calibrate  then the whole c grid at every dk at that budget on seeds 201 and 202
+#   --slower    fails, or slower? (DESIGN.md): the primaries' failing cells at dk 64 and 1/sqrt(dk)
+#               beside them, at five times the budget (5000 steps), each at the second study's
+#               chosen rate (--best-lr, default docs/ablation/best_lr.tsv); 15 seeds on lookup, 22
+#               on reverse, from 401. Default --out results/slower
 #   --phase N   only phase 1 or only phase 2 of --full or --quick (phase 2 needs --best-lr, e.g.
 #               from the report of phase 1)
 #   --shard K/N only the K-th of every N planned runs (for N machines; N at most 1000000), of
@@ -71,7 +75,7 @@ while [ $# -gt 0 ]; do
     case "$arg" in
     --) extra=("$@"); break ;;
     --help | -h) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    --quick | --standard | --full | --law-budget | --law-calibrate | --print-jobs) opt=$arg; value="" ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --slower | --print-jobs) opt=$arg; value="" ;;
     --*=*) opt=${arg%%=*}; value=${arg#*=} ;;
     --phase | --best-lr | --shard | --jobs | --out)
         opt=$arg
@@ -85,12 +89,12 @@ while [ $# -gt 0 ]; do
     case "$given" in *" $opt "*) die "$opt given twice" ;; esac
     given="$given$opt "
     case "$opt" in
-    --quick | --standard | --full | --law-budget | --law-calibrate | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --slower | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
     --phase | --best-lr | --shard | --jobs | --out) [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
-    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --print-jobs --phase --best-lr --shard --jobs --out; see --help)" ;;
+    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --slower --print-jobs --phase --best-lr --shard --jobs --out; see --help)" ;;
     esac
     case "$opt" in
-    --quick | --standard | --full | --law-budget | --law-calibrate) tier=${opt#--} ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --slower) tier=${opt#--} ;;
     --print-jobs) print_jobs=1 ;;
     --phase) phase=$value ;;
     --best-lr) best_lr=$(absolute "$value") ;;
@@ -100,11 +104,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 n_tiers=0
-for t in --quick --standard --full --law-budget --law-calibrate; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
-[ "$n_tiers" -le 1 ] || die "--quick, --standard, --full, --law-budget and --law-calibrate are tiers: give one"
+for t in --quick --standard --full --law-budget --law-calibrate --slower; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
+[ "$n_tiers" -le 1 ] || die "--quick, --standard, --full, --law-budget, --law-calibrate and --slower are tiers: give one"
 case "$tier" in
-law-*)
-    for t in --phase --best-lr --shard --print-jobs; do
+law-* | slower)
+    for t in --phase --shard --print-jobs; do
         case "$given" in *" $t "*) die "$t is for the second study's tiers, not --$tier" ;; esac
     done
     ;;
@@ -134,7 +138,8 @@ if [ -n "$shard" ]; then
     count_at_most "$shard_n" 1000000 || die "--shard=$shard: N must be a whole number from 1 to 1000000"
     count_at_most "$shard_k" "$shard_n" || die "--shard=$shard: K must be a whole number from 1 to N"
 fi
-[ "$tier" != standard ] || best_lr=${best_lr:-$root/docs/ablation/best_lr.tsv}
+case "$tier" in standard | slower) best_lr=${best_lr:-$root/docs/ablation/best_lr.tsv} ;; esac
+case "$tier" in law-*) [ -z "$best_lr" ] || die "--best-lr is not for --$tier (one rate for every cell: the calibration's)" ;; esac
 train=$(absolute "${TRAIN:-$root/train}")
 report=$(absolute "${REPORT:-$root/report}")
 config=$root/configs/ablation.cfg
@@ -441,21 +446,39 @@ law_plan() {
         plan "$stage" "$law_task" adamw "$(law_scale "$dk" "$c")" "$dk" "$lr" "$seed" "qk-init=$init,steps=$steps" "$flags"
     done; done; done
 }
-# law_qualifies: whether, for every (dk, init, seed) of the runs just planned, at least one c
-# reached the loss threshold and at least one did not (each group's count on stderr)
+# ---------------------------------------------------------------- fails, or slower? (DESIGN.md)
+# the cells (task, scale, variant) at dk 64, each at its chosen rate, at 5000 steps; seeds per task
+slower_cells="lookup:1:- lookup:dk:- lookup:none:attn=additive lookup:sqrt:- reverse:1:- reverse:dk:- reverse:sqrt:-"
+slower_steps=5000
+slower_seeds() { case "$1" in lookup) seq 401 415 ;; reverse) seq 401 422 ;; esac; }
+slower() {
+    local cell task scale variant flags lr seed
+    [ -f "$best_lr" ] || die "no chosen learning rates in $best_lr (give --best-lr)"
+    plan_lines=()
+    for cell in $slower_cells; do
+        IFS=: read -r task scale variant <<<"$cell"
+        flags=$(study_design | awk -F'\t' -v t="$task" '$1 == t && !found { print $7; found = 1 }')
+        [ -n "$flags" ] || die "the study's design has no task $task"
+        lr=$(chosen_lr "$task" adamw "$scale" 64 "$variant")
+        [ "$variant" = - ] && variant="steps=$slower_steps" || variant="$variant,steps=$slower_steps"
+        for seed in $(slower_seeds "$task"); do plan slower "$task" adamw "$scale" 64 "$lr" "$seed" "$variant" "$flags"; done
+    done
+    phase_label="fails, or slower?: " phase_after=""
+    run_planned
+    make_report
+}
+
+# law_qualifies STEPS LR: whether the calibration's runs at that budget so far qualify, as the
+# report's law.md judges them (lab/study/report_law.c: at every dk, init and seed run, some c
+# reached the loss threshold and some did not; its table shows the counts)
 law_qualifies() {
-    local line id dk seed variant reached
-    for line in "${plan_lines[@]}"; do
-        id=${line%%$'\t'*}
-        IFS=$'\t' read -r _ _ _ _ _ dk _ seed variant _ <<<"$line"
-        reached=$(sed -n 's/^summary: .*steps_to_threshold=\(-\{0,1\}[0-9]*\).*/\1/p' "$runs/$id.out")
-        [ -n "$reached" ] || die "$runs/$id.out has no summary line with steps_to_threshold"
-        printf '%s %s %s %s\n' "$dk" "${variant%%,*}" "$seed" "$reached"
-    done | awk '{ k = "dk " $1 ", " $2 ", seed " $3; if (!(k in n)) order[++m] = k; n[k]++; if ($4 >= 0) y[k]++ }
-        END { ok = 1
-              for (i = 1; i <= m; i++) { k = order[i]; printf "  %s: %d of %d c reached the loss threshold\n", k, y[k], n[k] > "/dev/stderr"
-                                         if (y[k] == 0 || y[k] == n[k]) ok = 0 }
-              exit !ok }'
+    "$report" "$out" >"$out/.report.out" 2>&1 || die "$report $out failed: $(head -n 3 "$out/.report.out")"
+    rm -f "$out/.report.out"
+    local verdict
+    verdict=$(awk -v h="## cal: $1 steps at lr $2" '$0 == h { on = 1; next } /^## / { on = 0 }
+        on && /calibration.s rule/ { print ($0 ~ /[*][*]qualifies[*][*]/) ? "yes" : "no"; exit }' "$out/law.md")
+    [ -n "$verdict" ] || die "$out/law.md has no calibration verdict for $1 steps at lr $2"
+    [ "$verdict" = yes ]
 }
 # law_budget: the candidates in order, each at dk 16 then 1024 (the second only when the first
 # qualifies: the rule needs both), until one qualifies; it is written to law_budget.tsv
@@ -468,7 +491,11 @@ law_budget() {
             law_plan cal "$dk" "$steps" "$lr" "$law_cal_seeds"
             phase_label="law budget $steps steps at lr $lr, dk $dk: " phase_after=""
             run_planned
-            if law_qualifies; then echo "qualifies at dk $dk"; else ok=0; echo "does not qualify at dk $dk"; break; fi
+            if law_qualifies "$steps" "$lr"; then echo "qualifies up to dk $dk ($out/law.md)"; else
+                ok=0
+                echo "does not qualify at dk $dk ($out/law.md)"
+                break
+            fi
         done
         if [ "$ok" = 1 ]; then
             printf 'steps\tlr\n%s\t%s\n' "$steps" "$lr" >"$out/law_budget.tsv.tmp" && mv "$out/law_budget.tsv.tmp" "$out/law_budget.tsv"
@@ -488,6 +515,7 @@ law_calibrate() {
     for dk in $law_dks; do law_plan cal "$dk" "$steps" "$lr" "$law_cal_seeds"; done
     phase_label="law calibration, $steps steps at lr $lr: " phase_after=""
     run_planned
+    make_report
 }
 
 case "$tier" in
@@ -512,5 +540,8 @@ law-budget)
     ;;
 law-calibrate)
     law_calibrate
+    ;;
+slower)
+    slower
     ;;
 esac

@@ -490,6 +490,26 @@ static void test_student_t(void)
     CHECK(isnan(stats_t_power(1, 1, 0.05)) && isnan(stats_mdd_t(1, 1, 0.05)) && isnan(stats_t_cdf(1, 0)), "n 1, df 0: NAN");
 }
 
+static void test_logrank_power(void)
+{
+    /* no difference: the rejections are the test's size, near alpha (the log-rank is asymptotic:
+     * within 0.02 at 30 runs a group) */
+    double size = stats_logrank_power(1, 0.7, 30, 30, 0.05);
+    CHECK(fabs(size - 0.05) < 0.02, "size at hr 1: %.4f", size);
+    /* more power for a larger difference, for more runs, at a looser alpha */
+    double p = stats_logrank_power(0.4, 0.9, 15, 15, 0.01);
+    CHECK(stats_logrank_power(0.25, 0.9, 15, 15, 0.01) > p && stats_logrank_power(0.4, 0.9, 25, 25, 0.01) > p &&
+              stats_logrank_power(0.4, 0.9, 15, 15, 0.05) > p,
+          "monotone (%.4f at hr 0.4, 15 + 15, alpha 0.01)", p);
+    /* against Schoenfeld's events formula, 4 (z_{0.975} + z_{0.8})^2 / ln(hr)^2 = 65.3 events at
+     * hr 1/2, all runs learning: 33 runs a group (an approximation: within 4) */
+    int n = stats_logrank_seeds(0.5, 0.9999, 0.05, 2, 80);
+    CHECK(n >= 29 && n <= 37, "seeds at hr 1/2: %d (Schoenfeld 33)", n);
+    CHECK(stats_logrank_power(0.5, 0.9999, n, n, 0.05) >= 0.8 && stats_logrank_power(0.5, 0.9999, n - 1, n - 1, 0.05) < 0.8,
+          "the first n that reaches 0.8");
+    CHECK(isnan(stats_logrank_power(0.5, 1, 10, 10, 0.05)) && isnan(stats_logrank_power(0, 0.5, 10, 10, 0.05)), "bad arguments: NAN");
+}
+
 static void test_kaplan_meier(void)
 {
     /* events at 100, 200, 400; censored at 300, 500: S = 4/5, then 4/5 * 3/4 = 0.6, (300 leaves the
@@ -612,6 +632,7 @@ int main(int argc, char **argv)
         {"t stats: Student's t CDF, quantiles (the table), noncentral power against a simulation, MDD, seeds", test_student_t},
         {"outcome stats: Kaplan-Meier median with censoring, 'not reached'", test_kaplan_meier},
         {"outcome stats: log-rank test by hand", test_logrank},
+        {"outcome stats: the log-rank test's power (simulated): its size, monotone, near Schoenfeld's n", test_logrank_power},
         {"plots: the text width estimate by its classes, wrapping inside a width", test_text_width},
         {"plots: an interquartile band, one element, an outline per run of points, clipped", test_band},
     };

@@ -376,7 +376,8 @@ static void write_init_table(FILE *f, const LawGroup *g, int init)
     if (ci.defined) fprintf(f, ". **α̂ = %.3f [%.3f, %.3f]** (mean, 95 %% t interval, n = %d).", ci.mean, ci.lo, ci.hi, n);
     else if (n == 1) fprintf(f, ". α̂ = %.3f (one seed: no interval).", ci.mean);
     else fprintf(f, ".");
-    fprintf(f, " Predicted from σ₀: α_pred = %.3f.\n", g->alpha_pred[init]);
+    if (isfinite(g->alpha_pred[init])) fprintf(f, " Predicted from σ₀: α_pred = %.3f.\n", g->alpha_pred[init]);
+    else fprintf(f, " Predicted from σ₀: α_pred undefined (σ₀ at fewer than 2 dₖ).\n");
 }
 
 /* The seeds the experiment needs, from a calibration group with at least 3 dk (DESIGN.md). */

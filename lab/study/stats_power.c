@@ -222,3 +222,43 @@ double stats_mdd_sign_flip(double sd, int n, double alpha)
     double shift = mdd_shift(n, alpha);
     return isnan(shift) ? NAN : shift * sd;
 }
+
+/* ------------------------------------------------------------------ the log-rank test */
+
+double stats_logrank_power(double hr, double p_ref, int na, int nb, double alpha)
+{
+    if (na < 1 || nb < 1 || !(hr > 0) || !(p_ref > 0 && p_ref < 1) || !(alpha > 0 && alpha < 1)) return NAN;
+    /* times on [0, 1] (1 = the budget): exponential, b at rate lambda = -ln(1 - p_ref) (so that a
+     * share p_ref learns within the budget), a at hr lambda; censored at 1 */
+    double lambda = -log1p(-p_ref);
+    double *ta = mem_alloc(sizeof(double) * (size_t)na), *tb = mem_alloc(sizeof(double) * (size_t)nb);
+    bool *ea = mem_alloc(sizeof(bool) * (size_t)na), *eb = mem_alloc(sizeof(bool) * (size_t)nb);
+    uint64_t state = 0x106AA7ull + (uint64_t)na * 1000003u + (uint64_t)nb;
+    long hits = 0;
+    for (long r = 0; r < STATS_POWER_DRAWS; r++) {
+        for (int i = 0; i < na; i++) {
+            double t = -log(uniform_open(&state)) / (hr * lambda);
+            ea[i] = t <= 1;
+            ta[i] = ea[i] ? t : 1;
+        }
+        for (int i = 0; i < nb; i++) {
+            double t = -log(uniform_open(&state)) / lambda;
+            eb[i] = t <= 1;
+            tb[i] = eb[i] ? t : 1;
+        }
+        double p = stats_logrank(ta, ea, na, tb, eb, nb);
+        hits += p <= alpha; /* NaN (no event at all): no rejection */
+    }
+    mem_free(ta);
+    mem_free(tb);
+    mem_free(ea);
+    mem_free(eb);
+    return (double)hits / STATS_POWER_DRAWS;
+}
+
+int stats_logrank_seeds(double hr, double p_ref, double alpha, int n_min, int n_max)
+{
+    for (int n = n_min < 1 ? 1 : n_min; n <= n_max; n++)
+        if (stats_logrank_power(hr, p_ref, n, n, alpha) >= STATS_POWER) return n;
+    return -1;
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# law_tiers.sh - scripts/ablation.sh's tiers of the law experiment (--law-budget, --law-calibrate)
+# and of "fails, or slower?" (--slower), followed with a stand-in for ./train: which runs each tier plans, the budget it settles on, that
+# an interrupted tier resumes, and that ./report's law.md is what decides (docs/ablation/DESIGN.md,
+# "Pre-registration: the law"). The real runs take hours; the stand-in takes none.
+#
+#   tests/law_tiers.sh BIN_DIR      BIN_DIR holds report (e.g. .)
+set -u
+bin=${1:?usage: tests/law_tiers.sh BIN_DIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+report=$(cd "$bin" && pwd)/report
+dir=${TEST_TMPDIR:-$(mktemp -d)}/law_tiers
+rm -rf "$dir"
+mkdir -p "$dir"
+passed=0 failed=0
+ok() { echo "ok    $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL  $1"; shift; for l in "$@"; do echo "    $l"; done; failed=$((failed + 1)); }
+
+# The stand-in: s = 1/scale = c/sqrt(dk); with at least 2000 steps a run reaches the loss
+# threshold at step 300 when c = 1, at 500 when c is 1/2 or 2, else never (c* = 1: alpha 1/2); the score std at step 1 is c
+# (sigma0 = sqrt(dk), as under unit init). Every call is logged.
+cat >"$dir/train" <<'STAND_IN'
+#!/usr/bin/env bash
+scale=1 steps=0 dk=0 log=""
+for a in "$@"; do case "$a" in --scale=*) scale=${a#*=} ;; --steps=*) steps=${a#*=} ;; --dk=*) dk=${a#*=} ;; --log=*) log=${a#*=} ;; esac; done
+echo "$*" >>"$(dirname "$0")/calls"
+read -r c t < <(awk -v s="$scale" -v d="$dk" -v st="$steps" 'BEGIN { c = sqrt(d) / s; printf "%.9g %d\n", c, (st < 2000 || c < 0.49 || c > 2.01 ? -1 : c > 0.99 && c < 1.01 ? 300 : 500) }')
+printf 'step,loss,l0_score_std,l1_score_std,l0_qgrad_median,l1_qgrad_median,l0_jac_median,l1_jac_median,l0_gnorm_wq,l1_gnorm_wq,l0_entropy_norm,l1_entropy_norm,val_loss,val_acc,nan_count\n1,3.0,%s,%s,0.002,0.004,0.4,0.2,0.5,0.3,1,1,,,0\n%s,0.5,3.0,3.4,0.0005,0.0015,0.2,0.1,0.1,0.1,0.8,1.0,0.4,0.5,0\n' "$c" "$c" "$steps" >"$log"
+echo "summary: steps=$steps final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=$t nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 test_loss=0.45 test_acc=0.5 test_examples=1000 time_s=1"
+STAND_IN
+chmod +x "$dir/train"
+abl() { TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" "$@"; }
+out=$dir/law
+
+# --law-budget: (1000, 1e-3) and (1000, 3e-4) fail at dk 16 (nothing learns) and never run dk
+# 1024; (2000, 1e-3) qualifies at both: 3 x 40 + 40 runs, 160 in all
+abl --law-budget --out "$out" --jobs 2 >"$dir/budget.out" 2>&1
+rc=$?
+calls=$(wc -l <"$dir/calls")
+if [ "$rc" = 0 ] && [ "$(tail -n 1 "$out/law_budget.tsv")" = "2000	0.001" ] && [ "$calls" = 160 ] &&
+    [ "$(grep -c -- '--dk=1024' "$dir/calls")" = 40 ] && ! grep -- '--dk=1024' "$dir/calls" | grep -q -- '--steps=1000 --log' &&
+    [ "$(grep -c 'does not qualify at dk 16' "$dir/budget.out")" = 2 ]; then
+    ok "--law-budget: candidates in order, dk 1024 only after dk 16 qualifies; 2000 steps at 1e-3 chosen (160 runs)"
+else
+    bad "--law-budget" "exit $rc, $calls runs, budget $(tail -n 1 "$out/law_budget.tsv" 2>&1)" "$(grep -v '^\[' "$dir/budget.out" | head -n 8)"
+fi
+# each run: both inits, the c grid 1/32 .. 16 as --scale = sqrt(dk)/c, its steps and rate
+if grep -q -- '--scale=128 --dk=16 --lr=0.001 --min-lr=0.0001 --seed=201 --qk-init=unit --steps=2000' "$dir/calls" &&
+    grep -q -- '--scale=0.25 --dk=16 --lr=0.0003 --min-lr=3e-05 --seed=202 --qk-init=xavier --steps=1000' "$dir/calls" &&
+    [ "$(grep -- '--dk=16 ' "$dir/calls" | grep -c -- '--steps=2000 ')" = 40 ]; then
+    ok "--law-budget's runs: c = 1/32 (scale 128) .. 16 (scale 1/4) at dk 16, both inits, seeds 201 and 202"
+else
+    bad "--law-budget's commands" "$(head -n 2 "$dir/calls")"
+fi
+if grep -q '## cal: 2000 steps at lr 0.001' "$out/law.md" && grep -q 'qk-init=xavier' "$out/law.md"; then
+    ok "law.md judges the calibration (the rule in one place: lab/study/report_law.c)"
+else
+    bad "law.md after --law-budget" "$(head -n 3 "$out/law.md" 2>&1)"
+fi
+# again: nothing to do, the same budget
+: >"$dir/calls"
+abl --law-budget --out "$out" >"$dir/again.out" 2>&1
+if [ ! -s "$dir/calls" ] && grep -q "the law's budget: 2000 steps at lr 0.001" "$dir/again.out"; then ok "--law-budget again: resumes, runs nothing"; else
+    bad "--law-budget resumes" "$(wc -l <"$dir/calls") runs"; fi
+# --law-calibrate: the other five dk at that budget (5 x 40 runs), then the report; an interrupted
+# tier (a run without its .out) redoes only that run
+abl --law-calibrate --out "$out" >"$dir/cal.out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && [ "$(wc -l <"$dir/calls")" = 200 ] && grep -q 'α per seed .*201: 0.500; 202: 0.500' "$out/law.md" &&
+    grep -q 'n = [0-9]* seeds' "$out/law.md" && [ -f "$out/law.svg" ]; then
+    ok "--law-calibrate: every dk at the budget (200 more runs); law.md's alpha per seed 0.5 (c* = 1 everywhere), the seeds"
+else
+    bad "--law-calibrate" "exit $rc, $(wc -l <"$dir/calls") runs" "$(grep 'α per seed' "$out/law.md" 2>&1 | head -n 2)" "$(tail -n 3 "$dir/cal.out")"
+fi
+: >"$dir/calls"
+rm "$out/runs/cal_lookup_adamw_s-2.82842712_dk128_lr0.001_seed201_qk-init-unit+steps-2000.out"
+abl --law-calibrate --out "$out" >/dev/null 2>&1
+if [ "$(wc -l <"$dir/calls")" = 1 ] && grep -q -- '--scale=2.82842712 --dk=128' "$dir/calls"; then ok "an interrupted --law-calibrate redoes only the missing run"; else
+    bad "--law-calibrate resumes" "$(wc -l <"$dir/calls") runs"; fi
+# --slower: the primaries' failing cells at dk 64 and 1/sqrt(dk), 5000 steps, at the rates of
+# docs/ablation/best_lr.tsv: 4 x 15 on lookup, 3 x 22 on reverse
+: >"$dir/calls"
+abl --slower --out "$dir/slower" >"$dir/slower.out" 2>&1
+rc=$?
+cells=$(awk -F'\t' 'NR > 1 { print $3, $5, $7, $9 }' "$dir/slower/jobs.tsv" | sort | uniq -c | awk '{ printf "%s %s %s %s %s;", $1, $2, $3, $4, $5 }')
+want="15 lookup 1 0.001 steps=5000;15 lookup dk 0.003 steps=5000;15 lookup none 0.003 attn=additive,steps=5000;15 lookup sqrt 0.0003 steps=5000;22 reverse 1 0.001 steps=5000;22 reverse dk 0.003 steps=5000;22 reverse sqrt 0.003 steps=5000;"
+if [ "$rc" = 0 ] && [ "$cells" = "$want" ] && [ "$(grep -c -- '--dk=64 .*--steps=5000 --log' "$dir/calls")" = 126 ] &&
+    [ "$(grep -c -- '--attn=additive' "$dir/calls")" = 15 ]; then
+    ok "--slower: 7 cells at dk 64, 5000 steps, the second study's rates, 15 seeds (lookup) and 22 (reverse)"
+else
+    bad "--slower" "exit $rc: $cells" "$(tail -n 2 "$dir/slower.out")"
+fi
+# refusals: a second-study flag with a law tier; --law-calibrate before the budget
+msg=$(abl --law-budget --phase 1 --out "$dir/x" 2>&1)
+if [ $? = 2 ] && printf '%s' "$msg" | grep -q -- '--phase is for the second study'; then ok "--law-budget --phase: refused"; else bad "--phase refused" "$msg"; fi
+msg=$(abl --law-calibrate --out "$dir/empty" 2>&1)
+if [ $? = 2 ] && printf '%s' "$msg" | grep -q 'run --law-budget first'; then ok "--law-calibrate before --law-budget: refused"; else bad "--law-calibrate refused" "$msg"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
