@@ -13,6 +13,7 @@
  *   summary.md    the tables: the LR sweep, test accuracy with 95 % intervals over seeds,
  *                 paired per-seed comparisons of scales and of variants, the binomial error
  *   law.md, law.svg  the law experiment (report_law.h), when the folder has its runs
+ *   slower.md     fails, or slower? (report_slower.h), when the folder has its runs
  *   outcomes.md   for the tasks of lab/study/report_outcome_table.c: success counts, steps to the
  *                 loss threshold, the primary (Holm) and secondary (BH) contrasts and their verdicts
  *   *.svg         lr_TASK_OPTIM (and lr_STAGE_TASK_OPTIM for another stage that sweeps rates),
@@ -39,6 +40,7 @@
  *   report_outcomes.c outcomes.md, from runs.csv's rows and that table
  *   stats_t.c        Student's t: its distribution, quantiles, the t test's exact power
  *   report_law.c     law.md and law.svg: the law experiment (stages cal, law, robust)
+ *   report_slower.c  slower.md: fails, or slower? (stage slower)
  *   report_figure.c  the frame of every figure: a file written atomically, panel sizes, titles
  *   report_plots.c   the SVG plots of a study (drawn with run/svg.c)
  *   report_glance.c  one run or a few at a glance, from their logs
@@ -50,6 +52,7 @@
 #include "study/report_glance.h"
 #include "study/report_io.h"
 #include "study/report_law.h"
+#include "study/report_slower.h"
 #include "study/report_outcome_table.h"
 #include "study/report_outcomes.h"
 #include "study/report_plots.h"
@@ -231,14 +234,15 @@ static void make_study_report(const Command *c)
     write_best_lr(dir, &cells);
     write_summary(dir, &cells, rows, n_rows);
     bool outcomes = write_outcomes(dir, &cells);
-    bool law = write_law(dir, rows, n_rows);
+    bool law = write_law(dir, rows, n_rows), slower = write_slower(dir, rows, n_rows);
     int plots = write_plots(dir, &cells, curves, n_curves);
     cells_free(&cells);
 
     int done = 0;
     for (int i = 0; i < n_rows; i++) done += rows[i].done;
-    printf("report: %d planned runs, %d done, %d missing -> %s/%sbest_lr.tsv, summary.md%s%s and %d plots\n", n_rows, done,
-           n_rows - done, dir, c->runs ? "" : "runs.csv, ", outcomes ? ", outcomes.md" : "", law ? ", law.md (law.svg)" : "", plots);
+    printf("report: %d planned runs, %d done, %d missing -> %s/%sbest_lr.tsv, summary.md%s%s%s and %d plots\n", n_rows, done,
+           n_rows - done, dir, c->runs ? "" : "runs.csv, ", outcomes ? ", outcomes.md" : "", law ? ", law.md (law.svg)" : "",
+           slower ? ", slower.md" : "", plots);
     if (done < n_rows) fprintf(stderr, "report: %d of %d planned runs are missing (listed in summary.md)\n", n_rows - done, n_rows);
     free_rows(rows, n_rows);
     free_curves(curves, n_curves);

@@ -623,6 +623,34 @@ fi
 # the figure: a disc per seed with a c* per dk (stage law: 3 seeds x 3 dk), under one init
 if [ "$(seeds seed law/law.svg)" = 9 ] && grep -q 'stage law, 1000 steps' law/law.svg; then ok "law.svg: the experiment's stage, every seed's s*"; else
     bad "law.svg" "discs $(seeds seed law/law.svg)"; fi
+# ---------------------------------------------------------------- fails, or slower? (slower.md)
+# lookup: 1/sqrt(dk) learns at steps 100, 200, ..., 600; s = 1 never (6 runs censored at 5000): O - E = -(6/12 + 6/11 +
+# 6/10 + 6/9 + 6/8 + 6/7) = -3.92. reverse: s = 1/dk learns at 1000, 2000, 3000 and 3 never; its 1/sqrt(dk) like lookup's.
+mkdir -p slow/runs
+echo "$header" >slow/jobs.tsv
+slow_run() { # TASK SCALE VARIANT SEED STEPS_TO_THRESHOLD
+    local id="slower_$1_$2_$4"
+    echo "$id	slower	$1	adamw	$2	64	0.001	$4	$3	./train --task=$1 --scale=$2 --seed=$4" >>slow/jobs.tsv
+    printf 'summary: steps=5000 final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=%s nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 test_loss=0.45 test_acc=%s test_examples=1000 time_s=1\n' \
+        "$5" "$([ "$5" = -1 ] && echo 0.05 || echo 0.9)" >"slow/runs/$id.out"
+}
+for seed in 1 2 3 4 5 6; do
+    slow_run lookup sqrt steps=5000 $seed $((seed * 100))
+    slow_run lookup 1 steps=5000 $seed -1
+    slow_run reverse sqrt steps=5000 $seed $((seed * 100))
+    slow_run reverse dk steps=5000 $seed "$([ $seed -le 3 ] && echo $((seed * 1000)) || echo -1)"
+done
+"$report" slow >slow.out 2>&1
+m=slow/slower.md
+if grep -q 'slower.md' slow.out && grep -q '| lookup | s = 1 | 0.001 | 5000 | 6 | 0/6 \[0.00, 0.39\] | not reached | 0/6 |' "$m" &&
+    grep -q '| lookup | s = 1/√dₖ | 0.001 | 5000 | 6 | 6/6 \[0.61, 1.00\] | 300 | 6/6 |' "$m" &&
+    grep -q '| reverse | s = 1/dₖ | 0.001 | 5000 | 6 | 3/6 \[0.19, 0.81\] | 3000 | 3/6 |' "$m" &&
+    grep -q '| lookup | s = 1 | s = 1/√dₖ | 0/6 / 6/6 | -3.92 | .* | fails within the budget |' "$m" &&
+    grep -q '| reverse | s = 1/dₖ | s = 1/√dₖ | 3/6 / 6/6 | -.* | slower |' "$m" && grep -q 'Holm over 2' "$m"; then
+    ok "slower.md: learned counts (Wilson), Kaplan-Meier medians, successes; log-rank O - E and verdicts (fails, slower), Holm over 2"
+else
+    bad "slower.md" "$(head -n 2 slow.out)" "$(grep '^| [lr]' "$m" 2>&1 | head -n 6)"
+fi
 overflow=$(text_overflow all/*.svg one_dk/*.svg "$svg" glance_out/nan.svg study2/*.svg shared/*.svg law/*.svg 2>&1)
 if [ -f one_dk/dk_sort.svg ] && [ -z "$overflow" ]; then
     ok "every title, subtitle, label and legend inside its figure, and every legend's text inside its box (the long ones wrapped)"

@@ -561,6 +561,9 @@ static void test_logrank(void)
     bool ec[3] = {true, true, true}, ed[2] = {true, false};
     double p_ties = stats_logrank(tc, ec, 3, td, ed, 2);
     CHECK(near(p_ties, 0.3701149, 1e-6), "tied times, 3 against 2: p = %.7f, want 0.3701149", p_ties);
+    /* the direction: O_a - E_a = 7/6 above (a learned sooner), -7/6 the other way round */
+    CHECK(near(stats_logrank_excess(ta, ea, 2, tb, eb, 2), 7.0 / 6, 1e-12), "O_a - E_a = 7/6");
+    CHECK(near(stats_logrank_excess(tb, eb, 2, ta, ea, 2), -7.0 / 6, 1e-12), "the slower group: -7/6");
 }
 
 /* The estimate by its classes (run/svg.c, char_em), by hand: i, l and a space 0.34 em; a, 0..9

@@ -211,7 +211,9 @@ StatsKm stats_km_median(const double *time, const bool *event, int n)
     return km;
 }
 
-double stats_logrank(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb)
+/* The log-rank sums of group a: observed events, expected events, and the variance. */
+static void logrank_sums(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb, double *o_out,
+                         double *e_out, double *v_out)
 {
     int n = na + nb;
     TimedRun *r = timed_runs(ta, ea, na, tb, eb, nb);
@@ -236,7 +238,23 @@ double stats_logrank(const double *ta, const bool *ea, int na, const double *tb,
         i = j;
     }
     mem_free(r);
+    *o_out = o_a;
+    *e_out = e_a;
+    *v_out = v;
+}
+
+double stats_logrank(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb)
+{
+    double o_a, e_a, v;
+    logrank_sums(ta, ea, na, tb, eb, nb, &o_a, &e_a, &v);
     if (!(v > 0)) return NAN;
     double chi2 = (o_a - e_a) * (o_a - e_a) / v;
     return erfc(sqrt(chi2 / 2));
+}
+
+double stats_logrank_excess(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb)
+{
+    double o_a, e_a, v;
+    logrank_sums(ta, ea, na, tb, eb, nb, &o_a, &e_a, &v);
+    return o_a - e_a;
 }

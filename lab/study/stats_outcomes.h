@@ -68,5 +68,8 @@ StatsKm stats_km_median(const double *time, const bool *event, int n);
  * p = erfc(sqrt(chi^2 / 2)). An asymptotic test: rough at a few runs per group. NAN when V = 0
  * (no event, or nothing to compare). */
 double stats_logrank(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb);
+/* Its direction: O_a - E_a, group a's events minus those expected were both groups alike;
+ * below 0 when a learns more slowly than b. */
+double stats_logrank_excess(const double *ta, const bool *ea, int na, const double *tb, const bool *eb, int nb);
 
 #endif
