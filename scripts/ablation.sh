@@ -5,6 +5,7 @@
 #   scripts/ablation.sh [--quick | --standard | --full] [--phase 1|2] [--best-lr FILE]
 #                       [--shard K/N] [--jobs N] [--out DIR] [--print-jobs] [-- extra ./train flags]
 #   scripts/ablation.sh --law-budget | --law-calibrate | --slower [--jobs N] [--out DIR]
+#   scripts/ablation.sh --law --seeds A-B [--jobs N] [--out DIR]
 #
 #   --quick     a tiny version of the study's two phases (lookup only, 150 steps, about 10 runs):
 #               for the tests, well under 2 minutes
@@ -23,6 +24,9 @@
 #               init and seed some c reaches the loss threshold and some does not); writes
 #               law_budget.tsv. Default --out results/law
 #   --law-calibrate  then the whole c grid at every dk at that budget on seeds 201 and 202
+#   --law       the law experiment: the whole grid at every dk at the calibrated budget
+#               (law_budget.tsv) on seeds A to B (--seeds, within 301 .. 300 + n, n the seeds the
+#               calibration's report sized: law.md); a tier of a few seeds fits in 2 hours
 #   --slower    fails, or slower? (DESIGN.md): the primaries' failing cells at dk 64 and 1/sqrt(dk)
 #               beside them, at five times the budget (5000 steps), each at the second study's
 #               chosen rate (--best-lr, default docs/ablation/best_lr.tsv); 15 seeds on lookup, 22
@@ -62,6 +66,7 @@ shard=""
 jobs=$(nproc 2>/dev/null || echo 2)
 out=""
 print_jobs=0
+law_seeds=""
 extra=()
 given=" "
 
@@ -75,9 +80,9 @@ while [ $# -gt 0 ]; do
     case "$arg" in
     --) extra=("$@"); break ;;
     --help | -h) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    --quick | --standard | --full | --law-budget | --law-calibrate | --slower | --print-jobs) opt=$arg; value="" ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --slower | --print-jobs) opt=$arg; value="" ;;
     --*=*) opt=${arg%%=*}; value=${arg#*=} ;;
-    --phase | --best-lr | --shard | --jobs | --out)
+    --phase | --best-lr | --shard | --jobs | --out | --seeds)
         opt=$arg
         [ $# -gt 0 ] || die "$opt needs a value (see --help)"
         value=$1
@@ -89,12 +94,13 @@ while [ $# -gt 0 ]; do
     case "$given" in *" $opt "*) die "$opt given twice" ;; esac
     given="$given$opt "
     case "$opt" in
-    --quick | --standard | --full | --law-budget | --law-calibrate | --slower | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
-    --phase | --best-lr | --shard | --jobs | --out) [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
-    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --slower --print-jobs --phase --best-lr --shard --jobs --out; see --help)" ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --slower | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
+    --phase | --best-lr | --shard | --jobs | --out | --seeds) [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
+    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --law --slower --print-jobs --phase --best-lr --shard --jobs --out --seeds; see --help)" ;;
     esac
     case "$opt" in
-    --quick | --standard | --full | --law-budget | --law-calibrate | --slower) tier=${opt#--} ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --slower) tier=${opt#--} ;;
+    --seeds) law_seeds=$value ;;
     --print-jobs) print_jobs=1 ;;
     --phase) phase=$value ;;
     --best-lr) best_lr=$(absolute "$value") ;;
@@ -104,10 +110,12 @@ while [ $# -gt 0 ]; do
     esac
 done
 n_tiers=0
-for t in --quick --standard --full --law-budget --law-calibrate --slower; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
-[ "$n_tiers" -le 1 ] || die "--quick, --standard, --full, --law-budget, --law-calibrate and --slower are tiers: give one"
+for t in --quick --standard --full --law-budget --law-calibrate --law --slower; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
+[ "$n_tiers" -le 1 ] || die "--quick, --standard, --full, --law-budget, --law-calibrate, --law and --slower are tiers: give one"
+[ "$tier" = law ] || [ -z "${law_seeds:-}" ] || die "--seeds is for --law"
+[ "$tier" != law ] || [ -n "${law_seeds:-}" ] || die "--law needs --seeds A-B (a tier of the experiment's seeds, e.g. 301-303)"
 case "$tier" in
-law-* | slower)
+law* | slower)
     for t in --phase --shard --print-jobs; do
         case "$given" in *" $t "*) die "$t is for the second study's tiers, not --$tier" ;; esac
     done
@@ -139,7 +147,7 @@ if [ -n "$shard" ]; then
     count_at_most "$shard_k" "$shard_n" || die "--shard=$shard: K must be a whole number from 1 to N"
 fi
 case "$tier" in standard | slower) best_lr=${best_lr:-$root/docs/ablation/best_lr.tsv} ;; esac
-case "$tier" in law-*) [ -z "$best_lr" ] || die "--best-lr is not for --$tier (one rate for every cell: the calibration's)" ;; esac
+case "$tier" in law*) [ -z "$best_lr" ] || die "--best-lr is not for --$tier (one rate for every cell: the calibration's)" ;; esac
 train=$(absolute "${TRAIN:-$root/train}")
 report=$(absolute "${REPORT:-$root/report}")
 config=$root/configs/ablation.cfg
@@ -149,7 +157,7 @@ config=$root/configs/ablation.cfg
 study=$("$report" --design) || die "$report --design failed (is ./report built from this tree?)"
 # The attention scales: name, ./train's flags, label (model/scale_table.c; "<c>" is any number)
 scales=$("$report" --scales) || die "$report --scales failed (is ./report built from this tree?)"
-case "$tier" in law-*) out=${out:-$here/results/law} ;; *) out=${out:-$here/results/$tier} ;; esac
+case "$tier" in law*) out=${out:-$here/results/law} ;; *) out=${out:-$here/results/$tier} ;; esac
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out=$out exists and is not a folder"
 # each run's command is one line of jobs.tsv and of --print-jobs
 for w in "$train" "$config" "$out" ${extra[@]+"${extra[@]}"}; do
@@ -446,6 +454,26 @@ law_plan() {
         plan "$stage" "$law_task" adamw "$(law_scale "$dk" "$c")" "$dk" "$lr" "$seed" "qk-init=$init,steps=$steps" "$flags"
     done; done; done
 }
+# law_experiment: the grid at every dk on seeds --seeds A-B, which must lie within the n seeds
+# that the calibration's report sized (law.md: "n = N seeds", from seed 301)
+law_experiment() {
+    local steps lr dk n a b seeds
+    law_budget_read
+    [[ "$law_seeds" =~ ^([0-9]+)-([0-9]+)$ ]] || die "--seeds=$law_seeds: expected A-B, e.g. 301-303"
+    a=${BASH_REMATCH[1]} b=${BASH_REMATCH[2]}
+    [ -f "$out/law.md" ] || die "no $out/law.md: run --law-calibrate first (its report sizes the seeds)"
+    n=$(awk -v h="## cal: $steps steps at lr $lr" '$0 == h { on = 1; next } /^## / { on = 0 }
+        on && /^Seeds for the experiment/ { if (match($0, /n = [0-9]+ seeds/)) print substr($0, RSTART + 4, RLENGTH - 10); exit }' "$out/law.md")
+    [ -n "$n" ] || die "$out/law.md sizes no seeds at $steps steps, lr $lr: run --law-calibrate to its end first"
+    [ "$a" -ge 301 ] && [ "$a" -le "$b" ] && [ "$b" -le $((300 + n)) ] || die "--seeds=$law_seeds: the experiment's seeds are 301-$((300 + n)) (law.md: n = $n)"
+    seeds=$(seq "$a" "$b" | tr '\n' ' ')
+    plan_lines=()
+    for dk in $law_dks; do law_plan law "$dk" "$steps" "$lr" "$seeds"; done
+    phase_label="law experiment, seeds $a-$b of 301-$((300 + n)): " phase_after=""
+    run_planned
+    make_report
+}
+
 # ---------------------------------------------------------------- fails, or slower? (DESIGN.md)
 # the cells (task, scale, variant) at dk 64, each at its chosen rate, at 5000 steps; seeds per task
 slower_cells="lookup:1:- lookup:dk:- lookup:none:attn=additive lookup:sqrt:- reverse:1:- reverse:dk:- reverse:sqrt:-"
@@ -505,12 +533,16 @@ law_budget() {
     done
     die "no candidate budget qualifies: the design is to be amended in docs/ablation/DESIGN.md before any run of the experiment"
 }
-# law_calibrate: the whole grid at every dk at the calibrated budget, on the calibration seeds
-law_calibrate() {
-    local steps lr dk
+# law_budget_read: steps and lr from law_budget.tsv (--law-budget writes it)
+law_budget_read() {
     [ -f "$out/law_budget.tsv" ] || die "no $out/law_budget.tsv: run --law-budget first"
     IFS=$'\t' read -r steps lr < <(tail -n +2 "$out/law_budget.tsv")
     [[ "$steps" =~ ^[1-9][0-9]*$ ]] && [[ "$lr" =~ ^[0-9.e-]+$ ]] || die "$out/law_budget.tsv: expected a line of steps and rate"
+}
+# law_calibrate: the whole grid at every dk at the calibrated budget, on the calibration seeds
+law_calibrate() {
+    local steps lr dk
+    law_budget_read
     plan_lines=()
     for dk in $law_dks; do law_plan cal "$dk" "$steps" "$lr" "$law_cal_seeds"; done
     phase_label="law calibration, $steps steps at lr $lr: " phase_after=""
@@ -543,5 +575,8 @@ law-calibrate)
     ;;
 slower)
     slower
+    ;;
+law)
+    law_experiment
     ;;
 esac

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# law_tiers.sh - scripts/ablation.sh's tiers of the law experiment (--law-budget, --law-calibrate)
+# law_tiers.sh - scripts/ablation.sh's tiers of the law experiment (--law-budget, --law-calibrate, --law)
 # and of "fails, or slower?" (--slower), followed with a stand-in for ./train: which runs each tier plans, the budget it settles on, that
 # an interrupted tier resumes, and that ./report's law.md is what decides (docs/ablation/DESIGN.md,
 # "Pre-registration: the law"). The real runs take hours; the stand-in takes none.
@@ -77,6 +77,21 @@ rm "$out/runs/cal_lookup_adamw_s-2.82842712_dk128_lr0.001_seed201_qk-init-unit+s
 abl --law-calibrate --out "$out" >/dev/null 2>&1
 if [ "$(wc -l <"$dir/calls")" = 1 ] && grep -q -- '--scale=2.82842712 --dk=128' "$dir/calls"; then ok "an interrupted --law-calibrate redoes only the missing run"; else
     bad "--law-calibrate resumes" "$(wc -l <"$dir/calls") runs"; fi
+# --law: seeds within the n the calibration sized (with c* = 1 everywhere the calibration seeds' alphas agree: sd
+# 0.25 assumed, 7 seeds: 301-307); a tier of two of them, 2 x 7 dk x 20 runs; the report's tests then exist
+n=$(grep -o 'n = [0-9]* seeds' "$out/law.md" | head -n 1)
+msg=$(abl --law --seeds 301-308 --out "$out" 2>&1)
+rc=$?
+: >"$dir/calls"
+abl --law --seeds 301-302 --out "$out" >"$dir/law.out" 2>&1
+if [ "$n" = "n = 7 seeds" ] && [ "$rc" = 2 ] && printf '%s' "$msg" | grep -q "the experiment's seeds are 301-307" &&
+    [ "$(wc -l <"$dir/calls")" = 280 ] && grep -q '^## law: 2000 steps at lr 0.001' "$out/law.md" && grep -q '^### The pre-registered tests' "$out/law.md"; then
+    ok "--law --seeds: within the calibration's n (7; 301-308 refused), 280 runs for 2 seeds, law.md's tests"
+else
+    bad "--law" "$n; exit $rc: $msg" "$(wc -l <"$dir/calls") runs" "$(tail -n 2 "$dir/law.out")"
+fi
+msg=$(abl --law --out "$out" 2>&1)
+if [ $? = 2 ] && printf '%s' "$msg" | grep -q -- '--law needs --seeds'; then ok "--law without --seeds: refused"; else bad "--law without --seeds" "$msg"; fi
 # --slower: the primaries' failing cells at dk 64 and 1/sqrt(dk), 5000 steps, at the rates of
 # docs/ablation/best_lr.tsv: 4 x 15 on lookup, 3 x 22 on reverse
 : >"$dir/calls"

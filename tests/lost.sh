@@ -451,7 +451,7 @@ else
 fi
 "$abl" --quick --standard --out q >abl.out 2>&1
 rc=$?
-if [ $rc -eq 2 ] && grep -q "three sizes of one study" abl.out && [ ! -e q ]; then
+if [ $rc -eq 2 ] && grep -q "are tiers: give one" abl.out && [ ! -e q ]; then
     ok "ablation.sh --quick --standard: refused, not one silently ignored"
 else
     bad "ablation.sh --quick --standard" "exit $rc" "$(cat abl.out)"

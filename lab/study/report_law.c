@@ -350,7 +350,10 @@ static void write_init_table(FILE *f, const LawGroup *g, int init)
         c_text(l, sizeof l, lo);
         c_text(h, sizeof h, hi);
         double sstar = isnan(med) ? NAN : exp2(med) / sqrt(g->dks[d]);
-        fprintf(f, "| %.0f | %.3g | %.3g | %.3g |", g->dks[d], g->sigma0[init][d], 1 / g->sigma0[init][d], sstar);
+        char star[32];
+        if (isnan(sstar)) snprintf(star, sizeof star, "–");
+        else snprintf(star, sizeof star, "%.3g", sstar);
+        fprintf(f, "| %.0f | %.3g | %.3g | %s |", g->dks[d], g->sigma0[init][d], 1 / g->sigma0[init][d], star);
         for (int s = 0; s < g->ns; s++) {
             if (!g->ran[init][d][s]) {
                 fprintf(f, " – |");
@@ -452,8 +455,8 @@ static void write_law_md(const char *dir, const LawGroup *gs, int ng)
                "Made by ./report from runs.csv: the runs of stages cal (the calibration), law (the experiment) and robust (the "
                "robustness arm), as docs/ablation/DESIGN.md (\"Pre-registration: the law\") defines them. s = c/√dₖ, c a power "
                "of 2. c* of a seed at a dₖ: the c with the fewest steps to the loss threshold (ties: the lower final training "
-               "loss); \"none\" when no c reached it. σ₀: the raw q·k std at step 1 (the first layer's score std divided by s), "
-               "median over runs; the argument's prediction is s* = 1/σ₀. Median c* over seeds with a 95 %% percentile "
+               "loss); \"none\" when no c reached it. σ₀: the raw q·k std at step 1 (the score std of runs.csv's score_std_init, the mean over "
+               "the layers, divided by s), median over runs; the argument's prediction is s* = 1/σ₀. Median c* over seeds with a 95 %% percentile "
                "bootstrap interval (%d resamples, fixed seed).\n",
             BOOTSTRAP);
     for (int gi = 0; gi < ng; gi++) {
