@@ -12,6 +12,7 @@ report=$(cd "$bin" && pwd)/report
 dir=${TEST_TMPDIR:-$(mktemp -d)}/law_tiers
 rm -rf "$dir"
 mkdir -p "$dir"
+cd "$dir" || exit 2 # whatever a run writes lands here
 passed=0 failed=0
 ok() { echo "ok    $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL  $1"; shift; for l in "$@"; do echo "    $l"; done; failed=$((failed + 1)); }
