@@ -11,6 +11,29 @@
 #define TWO_PI 6.283185307179586
 #define SQRT2 1.4142135623730951
 
+/* The smallest x in (0, top] with power(x) >= STATS_POWER: the first point of a grid of `step`
+ * that reaches it, then bisection between it and the point before, to `tol`. NAN when no point
+ * of the grid reaches it. */
+typedef double (*PowerAt)(double x, const void *ctx);
+static double first_reaching(PowerAt power, const void *ctx, double step, double top, double tol)
+{
+    double lo = 0, hi = NAN;
+    for (int i = 1; i * step <= top * (1 + 1e-12); i++) {
+        if (power(i * step, ctx) >= STATS_POWER) {
+            hi = i * step;
+            break;
+        }
+        lo = i * step;
+    }
+    if (!isnan(hi))
+        while (hi - lo > tol) {
+            double mid = (lo + hi) / 2;
+            if (power(mid, ctx) >= STATS_POWER) hi = mid;
+            else lo = mid;
+        }
+    return hi;
+}
+
 /* ------------------------------------------------------------------ Fisher's exact test */
 
 /* Binom(k; n, p) = C(n, k) p^k (1 - p)^(n - k), exact at p = 0 and 1. */
@@ -51,33 +74,30 @@ double stats_fisher_power(double pa, int na, double pb, int nb, double alpha)
     return power;
 }
 
+/* Fisher's power at pa = pb + dir delta, for first_reaching. */
+typedef struct FisherShift {
+    const bool *rej;
+    double pb;
+    int dir, na, nb;
+} FisherShift;
+static double fisher_power_at(double delta, const void *ctx)
+{
+    const FisherShift *f = ctx;
+    return region_power(f->rej, f->pb + f->dir * delta, f->na, f->pb, f->nb);
+}
+
 double stats_mdd_fisher(double pb, int na, int nb, double alpha, int dir)
 {
     if (na < 1 || nb < 1 || !(pb >= 0 && pb <= 1) || (dir != 1 && dir != -1)) return NAN;
     double room = dir > 0 ? 1 - pb : pb;
     if (room <= 0) return NAN;
     bool *rej = fisher_region(na, nb, alpha);
-    /* the first delta on the grid whose power reaches STATS_POWER, then bisection below it:
-     * the smallest such delta, which a bisection over [0, room] alone might miss (a discrete
-     * test's power need not grow steadily with delta) */
-    enum { GRID = 1000 };
-    double lo = 0, hi = NAN;
-    for (int i = 1; i <= GRID; i++) {
-        double d = room * i / GRID;
-        if (region_power(rej, pb + dir * d, na, pb, nb) >= STATS_POWER) {
-            hi = d;
-            break;
-        }
-        lo = d;
-    }
-    if (!isnan(hi))
-        while (hi - lo > 1e-9) {
-            double mid = (lo + hi) / 2;
-            if (region_power(rej, pb + dir * mid, na, pb, nb) >= STATS_POWER) hi = mid;
-            else lo = mid;
-        }
+    /* a grid of 1/1000 of the room: a bisection over [0, room] alone might miss the smallest
+     * delta (a discrete test's power need not grow steadily with delta) */
+    FisherShift ctx = {rej, pb, dir, na, nb};
+    double delta = first_reaching(fisher_power_at, &ctx, room / 1000, room, 1e-9);
     mem_free(rej);
-    return hi;
+    return delta;
 }
 
 /* ------------------------------------------------------------------ the sign-flip test */
@@ -155,6 +175,18 @@ static double draws_power(const double *z, double shift, int n, double alpha)
     return (double)hits / STATS_POWER_DRAWS;
 }
 
+/* The sign-flip test's simulated power at a shift, for first_reaching. */
+typedef struct FlipShift {
+    double *z;
+    int n;
+    double alpha;
+} FlipShift;
+static double flip_power_at(double shift, const void *ctx)
+{
+    const FlipShift *f = ctx;
+    return draws_power(f->z, shift, f->n, f->alpha);
+}
+
 double stats_sign_flip_power(double shift, int n, double alpha)
 {
     if (n < 1 || n > STATS_EXACT_FLIPS_MAX) return NAN;
@@ -193,24 +225,11 @@ static double mdd_shift(int n, double alpha)
     if (limit < 1) return NAN;
     for (int i = 0; i < g_shift_cached; i++)
         if (g_shift_cache[i].n == n && g_shift_cache[i].limit == limit) return g_shift_cache[i].shift;
-    double *z = normal_draws(n);
     /* a grid of 1/4 sd up to 16 sd (far past any limit >= 1: then all n differences are
      * positive, which rejects, with probability Phi(16)^n), then bisection to 1e-4 */
-    double lo = 0, hi = NAN;
-    for (double s = 0.25; s <= 16; s += 0.25) {
-        if (draws_power(z, s, n, alpha) >= STATS_POWER) {
-            hi = s;
-            break;
-        }
-        lo = s;
-    }
-    if (!isnan(hi))
-        while (hi - lo > 1e-4) {
-            double mid = (lo + hi) / 2;
-            if (draws_power(z, mid, n, alpha) >= STATS_POWER) hi = mid;
-            else lo = mid;
-        }
-    mem_free(z);
+    FlipShift ctx = {normal_draws(n), n, alpha};
+    double hi = first_reaching(flip_power_at, &ctx, 0.25, 16, 1e-4);
+    mem_free(ctx.z);
     if (g_shift_cached < SHIFT_CACHE) g_shift_cache[g_shift_cached++] = (CachedShift){n, limit, hi};
     return hi;
 }
