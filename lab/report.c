@@ -2,6 +2,7 @@
  *
  *   ./report [--out DIR] FOLDER [FOLDER ...]    one or more result folders (shards are merged)
  *   ./report --runs RUNS.csv [--out DIR]         the same tables from a runs.csv alone
+ *   ./report --runs RUNS.csv --out DIR FOLDER ... a runs.csv (an earlier record) and folders, merged
  *   ./report [--out DIR] RUN.csv [RUN2.csv ...]  the logs of ./train runs at a glance (report_glance.c)
  *
  * A result folder holds jobs.tsv (the planned runs: id, stage, task, optim, scale, dk, lr, seed,
@@ -69,6 +70,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: report [--out DIR] FOLDER [FOLDER ...]   (result folders of scripts/ablation.sh; shards are merged)\n"
                     "       report --runs RUNS.csv [--out DIR]        (the tables again from a runs.csv)\n"
+                    "       report --runs RUNS.csv --out DIR FOLDER ... (a runs.csv and result folders, merged)\n"
                     "       report [--out DIR] RUN.csv [RUN2.csv ...] (the curves of ./train --log runs, side by side)\n"
                     "       report --probe PROBE.md [--out DIR]       (probe_softmax.svg from ./probe's output)\n"
                     "       report --design                           (the study's tasks and cells, for scripts/ablation.sh)\n"
@@ -210,17 +212,23 @@ static void make_glance(const Command *c)
 /* The study: runs.csv from the folders (or given), then the tables and the plots made from it. */
 static void make_study_report(const Command *c)
 {
-    if (c->runs && c->n_folders) die(EXIT_USER, "--runs reads a runs.csv instead of folders: give one or the other");
+    if (c->runs && c->n_folders && !c->out) die(EXIT_USER, "--runs with folders merges them: say where the report goes with --out DIR");
     if (!c->runs && c->n_folders > 1 && !c->out) die(EXIT_USER, "%d folders to merge: say where the report goes with --out DIR", c->n_folders);
     char dir[4096], runs_path[4096];
     output_dir(c, dir, sizeof dir);
     Row *rows = NULL;
     Curve *curves = NULL;
     int n_rows = 0, n_curves = 0;
-    if (c->runs) {
+    if (c->runs && !c->n_folders) {
         snprintf(runs_path, sizeof runs_path, "%s", c->runs);
     } else {
         load_folders(c->folders, c->n_folders, &rows, &n_rows, &curves, &n_curves);
+        if (c->runs) { /* the runs of an earlier record, and those of the folders since */
+            Row *earlier;
+            int n_earlier;
+            read_runs_csv(c->runs, &earlier, &n_earlier);
+            merge_rows(earlier, n_earlier, rows, n_rows, &rows, &n_rows);
+        }
         out_make_dirs(dir);
         out_path(runs_path, sizeof runs_path, dir, "runs.csv");
         write_runs_csv(runs_path, rows, n_rows);
@@ -228,7 +236,7 @@ static void make_study_report(const Command *c)
     }
     /* the tables read runs.csv, whichever way it came */
     read_runs_csv(runs_path, &rows, &n_rows);
-    if (c->runs) out_make_dirs(dir);
+    if (c->runs && !c->n_folders) out_make_dirs(dir);
     Cells cells;
     cells_build(&cells, rows, n_rows);
     write_best_lr(dir, &cells);
@@ -241,7 +249,7 @@ static void make_study_report(const Command *c)
     int done = 0;
     for (int i = 0; i < n_rows; i++) done += rows[i].done;
     printf("report: %d planned runs, %d done, %d missing -> %s/%sbest_lr.tsv, summary.md%s%s%s and %d plots\n", n_rows, done,
-           n_rows - done, dir, c->runs ? "" : "runs.csv, ", outcomes ? ", outcomes.md" : "", law ? ", law.md (law.svg)" : "",
+           n_rows - done, dir, c->runs && !c->n_folders ? "" : "runs.csv, ", outcomes ? ", outcomes.md" : "", law ? ", law.md (law.svg)" : "",
            slower ? ", slower.md" : "", plots);
     if (done < n_rows) fprintf(stderr, "report: %d of %d planned runs are missing (listed in summary.md)\n", n_rows - done, n_rows);
     free_rows(rows, n_rows);

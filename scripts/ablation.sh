@@ -4,8 +4,8 @@
 #
 #   scripts/ablation.sh [--quick | --standard | --full] [--phase 1|2] [--best-lr FILE]
 #                       [--shard K/N] [--jobs N] [--out DIR] [--print-jobs] [-- extra ./train flags]
-#   scripts/ablation.sh --law-budget | --law-calibrate | --slower [--jobs N] [--out DIR]
-#   scripts/ablation.sh --law --seeds A-B [--jobs N] [--out DIR]
+#   scripts/ablation.sh --law-budget | --law-calibrate | --slower [--record FILE] [--jobs N] [--out DIR]
+#   scripts/ablation.sh --law --seeds A-B [--record FILE] [--jobs N] [--out DIR]
 #
 #   --quick     a tiny version of the study's two phases (lookup only, 150 steps, about 10 runs):
 #               for the tests, well under 2 minutes
@@ -27,6 +27,11 @@
 #   --law       the law experiment: the whole grid at every dk at the calibrated budget
 #               (law_budget.tsv) on seeds A to B (--seeds, within 301 .. 300 + n, n the seeds the
 #               calibration's report sized: law.md); a tier of a few seeds fits in 2 hours
+#   --record FILE  these tiers' runs.csv as committed by earlier sessions (default
+#               docs/ablation/law/runs.csv for the law's tiers, docs/ablation/slower/runs.csv for
+#               --slower; "none": no record): a run done there is not run again, and the report
+#               merges it with the folder's (./report --runs FILE --out DIR DIR), so that a tier
+#               resumes across sessions whose results folders are gone
 #   --slower    fails, or slower? (DESIGN.md): the primaries' failing cells at dk 64 and 1/sqrt(dk)
 #               beside them, at five times the budget (5000 steps), each at the second study's
 #               chosen rate (--best-lr, default docs/ablation/best_lr.tsv); 15 seeds on lookup, 22
@@ -67,6 +72,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 out=""
 print_jobs=0
 law_seeds=""
+record=""
 extra=()
 given=" "
 
@@ -82,7 +88,7 @@ while [ $# -gt 0 ]; do
     --help | -h) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --quick | --standard | --full | --law-budget | --law-calibrate | --law | --slower | --print-jobs) opt=$arg; value="" ;;
     --*=*) opt=${arg%%=*}; value=${arg#*=} ;;
-    --phase | --best-lr | --shard | --jobs | --out | --seeds)
+    --phase | --best-lr | --shard | --jobs | --out | --seeds | --record)
         opt=$arg
         [ $# -gt 0 ] || die "$opt needs a value (see --help)"
         value=$1
@@ -95,12 +101,13 @@ while [ $# -gt 0 ]; do
     given="$given$opt "
     case "$opt" in
     --quick | --standard | --full | --law-budget | --law-calibrate | --law | --slower | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
-    --phase | --best-lr | --shard | --jobs | --out | --seeds) [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
-    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --law --slower --print-jobs --phase --best-lr --shard --jobs --out --seeds; see --help)" ;;
+    --phase | --best-lr | --shard | --jobs | --out | --seeds | --record) [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
+    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --law --slower --print-jobs --phase --best-lr --shard --jobs --out --seeds --record; see --help)" ;;
     esac
     case "$opt" in
     --quick | --standard | --full | --law-budget | --law-calibrate | --law | --slower) tier=${opt#--} ;;
     --seeds) law_seeds=$value ;;
+    --record) record=$([ "$value" = none ] && echo none || absolute "$value") ;;
     --print-jobs) print_jobs=1 ;;
     --phase) phase=$value ;;
     --best-lr) best_lr=$(absolute "$value") ;;
@@ -113,6 +120,12 @@ n_tiers=0
 for t in --quick --standard --full --law-budget --law-calibrate --law --slower; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
 [ "$n_tiers" -le 1 ] || die "--quick, --standard, --full, --law-budget, --law-calibrate, --law and --slower are tiers: give one"
 [ "$tier" = law ] || [ -z "${law_seeds:-}" ] || die "--seeds is for --law"
+case "$tier" in
+law*) record=${record:-$root/docs/ablation/law/runs.csv} ;;
+slower) record=${record:-$root/docs/ablation/slower/runs.csv} ;;
+*) [ -z "$record" ] || die "--record is for the law's tiers and --slower" ;;
+esac
+[ "$record" != none ] || record=""
 [ "$tier" != law ] || [ -n "${law_seeds:-}" ] || die "--law needs --seeds A-B (a tier of the experiment's seeds, e.g. 301-303)"
 case "$tier" in
 law* | slower)
@@ -344,7 +357,7 @@ run_planned() {
         elif [ "$known" != "$cmd" ]; then
             die "$out/jobs.tsv already plans $id with another command (another study in this folder? use --out)"
         fi
-        [ -f "$runs/$id.out" ] || todo+=("$id"$'\t'"$cmd")
+        [ -f "$runs/$id.out" ] || [ -n "${recorded_done[$id]+x}" ] || todo+=("$id"$'\t'"$cmd")
     done
     todo_left=${#todo[@]}
     remove_stale_progress
@@ -390,7 +403,17 @@ run_planned() {
 planned_in() { (chosen_lr() { echo 0.001; }; plan_lines=(); "$1"; echo ${#plan_lines[@]}); }
 phase_label="" phase_after=""
 
-make_report() { [ "$print_jobs" = 1 ] || "$report" --out "$out" "$out"; }
+# the runs an earlier session recorded as done (--record), which are not run again
+declare -A recorded_done=()
+if [ -n "$record" ] && [ -f "$record" ]; then
+    # (a quoted field, the variant with a comma or the command, emptied first: its commas are not the CSV's)
+    while IFS= read -r done_id; do recorded_done[$done_id]=1; done < <(sed 's/"[^"]*"//g' "$record" | awk -F, 'NR > 1 && $10 == "done" { print $1 }')
+fi
+# the report of the folder, merged with the record when there is one
+report_folder() {
+    if [ -n "$record" ] && [ -f "$record" ]; then "$report" --runs "$record" --out "$out" "$out"; else "$report" --out "$out" "$out"; fi
+}
+make_report() { [ "$print_jobs" = 1 ] || report_folder; }
 
 # two_phases: the study in two phases. Phase 1 in rounds: the sweeps planned from the folder's
 # own best_lr.tsv (or --best-lr's, for a shard), run, reported; again, until a round plans no
@@ -500,7 +523,7 @@ slower() {
 # report's law.md judges them (lab/study/report_law.c: at every dk, init and seed run, some c
 # reached the loss threshold and some did not; its table shows the counts)
 law_qualifies() {
-    "$report" "$out" >"$out/.report.out" 2>&1 || die "$report $out failed: $(head -n 3 "$out/.report.out")"
+    report_folder >"$out/.report.out" 2>&1 || die "$report $out failed: $(head -n 3 "$out/.report.out")"
     rm -f "$out/.report.out"
     local verdict
     verdict=$(awk -v h="## cal: $1 steps at lr $2" '$0 == h { on = 1; next } /^## / { on = 0 }

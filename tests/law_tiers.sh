@@ -30,7 +30,8 @@ printf 'step,loss,l0_score_std,l1_score_std,l0_qgrad_median,l1_qgrad_median,l0_j
 echo "summary: steps=$steps final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=$t nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 test_loss=0.45 test_acc=0.5 test_examples=1000 time_s=1"
 STAND_IN
 chmod +x "$dir/train"
-abl() { TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" "$@"; }
+# (--record none: the tiers' committed record of docs/ablation/ is not this test's)
+abl() { TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" "$@" --record none; }
 out=$dir/law
 
 # --law-budget: (1000, 1e-3) and (1000, 3e-4) fail at dk 16 (nothing learns) and never run dk
@@ -63,6 +64,16 @@ fi
 abl --law-budget --out "$out" >"$dir/again.out" 2>&1
 if [ ! -s "$dir/calls" ] && grep -q "the law's budget: 2000 steps at lr 0.001" "$dir/again.out"; then ok "--law-budget again: resumes, runs nothing"; else
     bad "--law-budget resumes" "$(wc -l <"$dir/calls") runs"; fi
+# a new session: its results folder is gone, the record (runs.csv) committed: nothing is run again, and the
+# report, merged with the record, chooses the same budget
+cp "$out/runs.csv" "$dir/record.csv"
+: >"$dir/calls"
+TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" --law-budget --out "$dir/law_next" --record "$dir/record.csv" >"$dir/next.out" 2>&1
+if [ ! -s "$dir/calls" ] && [ "$(tail -n 1 "$dir/law_next/law_budget.tsv" 2>&1)" = "2000	0.001" ] && cmp -s "$dir/law_next/law.md" "$out/law.md"; then
+    ok "--record: a tier resumes from a committed runs.csv (no run again, the same budget and law.md)"
+else
+    bad "--record" "$(wc -l <"$dir/calls") runs" "$(grep -v '^\[' "$dir/next.out" | tail -n 3)"
+fi
 # --law-calibrate: the other five dk at that budget (5 x 40 runs), then the report; an interrupted
 # tier (a run without its .out) redoes only that run
 abl --law-calibrate --out "$out" >"$dir/cal.out" 2>&1

@@ -657,3 +657,39 @@ void read_runs_csv(const char *path, Row **rows_out, int *n_rows_out)
     *rows_out = rows;
     *n_rows_out = n_rows;
 }
+
+/* ------------------------------------------------------------------ a runs.csv and folders, merged */
+
+static int cmp_row_id(const void *x, const void *y) { return strcmp(((const Row *)x)->job[JOB_ID], ((const Row *)y)->job[JOB_ID]); }
+
+void merge_rows(Row *a, int na, Row *b, int nb, Row **out, int *n_out)
+{
+    qsort(a, (size_t)na, sizeof(Row), cmp_row_id);
+    qsort(b, (size_t)nb, sizeof(Row), cmp_row_id);
+    Row *rows = mem_alloc(sizeof(Row) * (size_t)(na + nb + 1));
+    int n = 0, i = 0, j = 0;
+    while (i < na || j < nb) {
+        int c = i == na ? 1 : j == nb ? -1 : strcmp(a[i].job[JOB_ID], b[j].job[JOB_ID]);
+        if (c < 0) {
+            rows[n++] = a[i++];
+        } else if (c > 0) {
+            rows[n++] = b[j++];
+        } else { /* one run in both: planned alike (its command may name another folder for its log); done in both,
+                  * with the same results */
+            Row *x = &a[i++], *y = &b[j++];
+            for (int k = 0; k < JOB_COMMAND; k++)
+                if (strcmp(x->job[k], y->job[k]))
+                    die(EXIT_USER, "run %s is planned differently in the runs.csv and the folders (its %s: \"%s\" vs \"%s\")",
+                        x->job[JOB_ID], g_job_cols[k], x->job[k], y->job[k]);
+            if (x->done && y->done && !same_results(x, y)) /* the time aside */
+                die(EXIT_USER, "run %s is done in the runs.csv and in the folders with other results", x->job[JOB_ID]);
+            Row *keep = x->done || !y->done ? x : y;
+            rows[n++] = *keep;
+            free_row(keep == x ? y : x);
+        }
+    }
+    mem_free(a);
+    mem_free(b);
+    *out = rows;
+    *n_out = n;
+}

@@ -40,7 +40,8 @@ typedef struct LawGroup {
     int ns;
     int kstar[LAW_INITS][MAX_DK][MAX_SEEDS];    /* NO_C: undefined (no c learned, or no run) */
     int learned[LAW_INITS][MAX_DK][MAX_SEEDS];  /* c that reached the threshold */
-    int ran[LAW_INITS][MAX_DK][MAX_SEEDS];      /* c run */
+    int ran[LAW_INITS][MAX_DK][MAX_SEEDS];      /* c run (done) */
+    int missing[LAW_INITS][MAX_DK][MAX_SEEDS];  /* c planned, not done (yet) */
     double tstar[LAW_INITS][MAX_DK][MAX_SEEDS]; /* the steps of c* */
     double sigma0[LAW_INITS][MAX_DK];           /* median over runs */
     double alpha[LAW_INITS][MAX_SEEDS];         /* per seed; NAN with fewer than 3 dk */
@@ -241,6 +242,18 @@ static int build_groups(LawGroup *gs, const Row *rows, int n_rows)
         qsort(g->dks, (size_t)g->nd, sizeof(double), cmp_double);
         qsort(g->seeds, (size_t)g->ns, sizeof(long), cmp_long);
     }
+    /* the planned runs not done, in the groups, dk and seeds that have done runs */
+    for (int i = 0; i < n_rows; i++) {
+        const Row *r = &rows[i];
+        if (!is_law_stage(r->job[JOB_STAGE]) || r->done) continue;
+        LawRun run = law_run(r);
+        for (int gi = 0; gi < ng; gi++) {
+            LawGroup *g = &gs[gi];
+            if (strcmp(g->stage, r->job[JOB_STAGE]) || g->steps != run.steps || g->lr != r->lr) continue;
+            int d = index_of_dk(g, r->dk), sd = index_of_seed(g, r->seed);
+            if (d >= 0 && sd >= 0) g->missing[run.init][d][sd]++;
+        }
+    }
     /* each group's runs, then its estimates (before sorting the groups: group_of indexes them) */
     LawRun *mine = mem_alloc(sizeof(LawRun) * (size_t)(n + 1));
     for (int gi = 0; gi < ng; gi++) {
@@ -322,17 +335,25 @@ static void c_text(char *buf, size_t n, double k)
     else snprintf(buf, n, "%.0f", ldexp(1, (int)k));
 }
 
-/* Whether a calibration group qualifies: at every dk, init and seed run, some c reached the
- * threshold and some did not. */
-static bool group_qualifies(const LawGroup *g)
+/* Whether a calibration group qualifies: at every (dk, init, seed) whose planned runs are all
+ * done, some c reached the threshold and some did not; *complete counts those (dk, init, seed),
+ * *incomplete the others with some run done (not judged yet). */
+static bool group_qualifies(const LawGroup *g, int *complete, int *incomplete)
 {
+    bool ok = true;
+    *complete = *incomplete = 0;
     for (int i = 0; i < LAW_INITS; i++)
         for (int d = 0; d < g->nd; d++)
             for (int s = 0; s < g->ns; s++) {
                 if (!g->ran[i][d][s]) continue;
-                if (g->learned[i][d][s] == 0 || g->learned[i][d][s] == g->ran[i][d][s]) return false;
+                if (g->missing[i][d][s]) {
+                    ++*incomplete;
+                    continue;
+                }
+                ++*complete;
+                if (g->learned[i][d][s] == 0 || g->learned[i][d][s] == g->ran[i][d][s]) ok = false;
             }
-    return true;
+    return ok && *complete > 0;
 }
 
 static void write_init_table(FILE *f, const LawGroup *g, int init)
@@ -462,10 +483,14 @@ static void write_law_md(const char *dir, const LawGroup *gs, int ng)
     for (int gi = 0; gi < ng; gi++) {
         const LawGroup *g = &gs[gi];
         fprintf(f, "\n## %s: %d steps at lr %s\n", g->stage, g->steps, g->lr_text);
-        if (!strcmp(g->stage, "cal"))
-            fprintf(f, "\nThe calibration's rule (some c reaches the threshold and some does not, at every dₖ, init and seed run "
-                       "here): **%s**.\n",
-                    group_qualifies(g) ? "qualifies" : "does not qualify");
+        if (!strcmp(g->stage, "cal")) {
+            int complete, incomplete;
+            bool ok = group_qualifies(g, &complete, &incomplete);
+            fprintf(f, "\nThe calibration's rule (some c reaches the threshold and some does not, at every dₖ, init and seed "
+                       "whose runs are all done: %d here", complete);
+            if (incomplete) fprintf(f, "; %d more not done yet, not judged", incomplete);
+            fprintf(f, "): **%s**.\n", ok ? "qualifies" : "does not qualify");
+        }
         for (int i = 0; i < LAW_INITS; i++)
             if (g->init_n[i]) write_init_table(f, g, i);
         if (!strcmp(g->stage, "cal") && g->nd >= 3) write_seed_sizing(f, g);
