@@ -40,7 +40,8 @@
  *   report_outcome_table.c  the pre-registered thresholds, tests and primary contrasts
  *   report_outcomes.c outcomes.md, from runs.csv's rows and that table
  *   stats_t.c        Student's t: its distribution, quantiles, the t test's exact power
- *   report_law.c     law.md and law.svg: the law experiment (stages cal, law, robust)
+ *   report_law_groups.c  the law experiment's runs (stages cal, law, robust) grouped, c* and alpha
+ *   report_law.c     law.md;  report_law_figure.c  law.svg
  *   report_slower.c  slower.md: fails, or slower? (stage slower)
  *   report_figure.c  the frame of every figure: a file written atomically, panel sizes, titles
  *   report_plots.c   the SVG plots of a study (drawn with run/svg.c)
