@@ -57,6 +57,9 @@ static void write_init_table(FILE *f, const LawGroup *g, int init)
     for (int s = 0; s < g->ns; s++) fprintf(f, "---|");
     fprintf(f, "---|\n");
     for (int d = 0; d < g->nd; d++) {
+        int runs_here = 0; /* a dk this init has no done run at (yet): no row */
+        for (int s = 0; s < g->ns; s++) runs_here += g->ran[init][d][s];
+        if (!runs_here) continue;
         double med, lo, hi;
         int n = law_median_kstar(g, init, d, &med, &lo, &hi);
         char m[32], l[32], h[32];
