@@ -6,6 +6,7 @@
 #                       [--shard K/N] [--jobs N] [--out DIR] [--print-jobs] [-- extra ./train flags]
 #   scripts/ablation.sh --law-budget | --law-calibrate | --slower [--record FILE] [--jobs N] [--out DIR]
 #   scripts/ablation.sh --law --seeds A-B [--record FILE] [--jobs N] [--out DIR]
+#   scripts/ablation.sh --law-standard [--record FILE] [--jobs N] [--out DIR]
 #
 #   --quick     a tiny version of the study's two phases (lookup only, 150 steps, about 10 runs):
 #               for the tests, well under 2 minutes
@@ -27,6 +28,11 @@
 #   --law       the law experiment: the whole grid at every dk at the calibrated budget
 #               (law_budget.tsv) on seeds A to B (--seeds, within 301 .. 300 + n, n the seeds the
 #               calibration's report sized: law.md); a tier of a few seeds fits in 2 hours
+#   --law-standard  the law's headline cells again, in about 15 minutes: the c grid under the
+#               premise (unit init) at the ends, dk 16 and 1024, on the experiment's first seed
+#               (301), at the calibrated budget (law_budget.tsv beside the record), each compared with the record's
+#               row of the same run (every summary field but the time): "N of N as recorded".
+#               Default --out results/law-standard
 #   --record FILE  these tiers' runs.csv as committed by earlier sessions (default
 #               docs/ablation/law/runs.csv for the law's tiers, docs/ablation/slower/runs.csv for
 #               --slower; "none": no record): a run done there is not run again, and the report
@@ -86,7 +92,7 @@ while [ $# -gt 0 ]; do
     case "$arg" in
     --) extra=("$@"); break ;;
     --help | -h) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --slower | --print-jobs) opt=$arg; value="" ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --law-standard | --slower | --print-jobs) opt=$arg; value="" ;;
     --*=*) opt=${arg%%=*}; value=${arg#*=} ;;
     --phase | --best-lr | --shard | --jobs | --out | --seeds | --record)
         opt=$arg
@@ -100,12 +106,12 @@ while [ $# -gt 0 ]; do
     case "$given" in *" $opt "*) die "$opt given twice" ;; esac
     given="$given$opt "
     case "$opt" in
-    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --slower | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --law-standard | --slower | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
     --phase | --best-lr | --shard | --jobs | --out | --seeds | --record) [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
-    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --law --slower --print-jobs --phase --best-lr --shard --jobs --out --seeds --record; see --help)" ;;
+    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --law --law-standard --slower --print-jobs --phase --best-lr --shard --jobs --out --seeds --record; see --help)" ;;
     esac
     case "$opt" in
-    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --slower) tier=${opt#--} ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --law-standard | --slower) tier=${opt#--} ;;
     --seeds) law_seeds=$value ;;
     --record) record=$([ "$value" = none ] && echo none || absolute "$value") ;;
     --print-jobs) print_jobs=1 ;;
@@ -117,8 +123,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 n_tiers=0
-for t in --quick --standard --full --law-budget --law-calibrate --law --slower; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
-[ "$n_tiers" -le 1 ] || die "--quick, --standard, --full, --law-budget, --law-calibrate, --law and --slower are tiers: give one"
+for t in --quick --standard --full --law-budget --law-calibrate --law --law-standard --slower; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
+[ "$n_tiers" -le 1 ] || die "--quick, --standard, --full, --law-budget, --law-calibrate, --law, --law-standard and --slower are tiers: give one"
 [ "$tier" = law ] || [ -z "${law_seeds:-}" ] || die "--seeds is for --law"
 case "$tier" in
 law*) record=${record:-$root/docs/ablation/law/runs.csv} ;;
@@ -170,7 +176,7 @@ config=$root/configs/ablation.cfg
 study=$("$report" --design) || die "$report --design failed (is ./report built from this tree?)"
 # The attention scales: name, ./train's flags, label (model/scale_table.c; "<c>" is any number)
 scales=$("$report" --scales) || die "$report --scales failed (is ./report built from this tree?)"
-case "$tier" in law*) out=${out:-$here/results/law} ;; *) out=${out:-$here/results/$tier} ;; esac
+case "$tier" in law-standard) out=${out:-$here/results/law-standard} ;; law*) out=${out:-$here/results/law} ;; *) out=${out:-$here/results/$tier} ;; esac
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out=$out exists and is not a folder"
 # each run's command is one line of jobs.tsv and of --print-jobs
 for w in "$train" "$config" "$out" ${extra[@]+"${extra[@]}"}; do
@@ -497,6 +503,41 @@ law_experiment() {
     make_report
 }
 
+# law_standard: the headline cells again (seed 301, unit init, dk 16 and 1024, the whole c grid) at
+# the record's budget, in a folder of their own, then each run against the record's row
+law_standard() {
+    local steps lr dk id line want got same=0 total=0
+    [ -n "$record" ] && [ -f "$record" ] || die "--law-standard compares with the law's record: no ${record:-record} (give --record FILE)"
+    # the budget: the calibration's, committed beside the record
+    local budget
+    budget=$(dirname "$record")/law_budget.tsv
+    [ -f "$budget" ] || die "no $budget beside the record"
+    IFS=$'\t' read -r steps lr < <(tail -n +2 "$budget")
+    [[ "${steps:-}" =~ ^[1-9][0-9]*$ ]] && [ -n "${lr:-}" ] || die "$budget: expected a line of steps and rate"
+    plan_lines=()
+    local saved_inits=$law_inits
+    law_inits=unit
+    for dk in 16 1024; do law_plan law "$dk" "$steps" "$lr" 301; done
+    law_inits=$saved_inits
+    phase_label="law standard, $steps steps at lr $lr: " phase_after=""
+    local saved_record=$record
+    record="" # run every one of them here (the record is what they are compared with)
+    recorded_done=()
+    run_planned
+    record=$saved_record
+    "$report" --out "$out" "$out" >/dev/null || die "$report $out failed"
+    # every summary field but time_s, as runs.csv has them (the quoted fields emptied first)
+    for line in "${plan_lines[@]}"; do
+        id=${line%%$'\t'*}
+        total=$((total + 1))
+        want=$(sed 's/"[^"]*"//g' "$record" | awk -F, -v id="$id" '$1 == id && !found { $23 = ""; print; found = 1 }')
+        got=$(sed 's/"[^"]*"//g' "$out/runs.csv" | awk -F, -v id="$id" '$1 == id && !found { $23 = ""; print; found = 1 }')
+        if [ -n "$want" ] && [ "$want" = "$got" ]; then same=$((same + 1)); else echo "differs from the record: $id" >&2; fi
+    done
+    echo "law standard: $same of $total runs as recorded ($record)"
+    [ "$same" = "$total" ] || exit 1
+}
+
 # ---------------------------------------------------------------- fails, or slower? (DESIGN.md)
 # the cells (task, scale, variant) at dk 64, each at its chosen rate, at 5000 steps; seeds per task
 slower_cells="lookup:1:- lookup:dk:- lookup:none:attn=additive lookup:sqrt:- reverse:1:- reverse:dk:- reverse:sqrt:-"
@@ -601,5 +642,8 @@ slower)
     ;;
 law)
     law_experiment
+    ;;
+law-standard)
+    law_standard
     ;;
 esac

@@ -104,6 +104,29 @@ else
 fi
 msg=$(abl --law --out "$out" 2>&1)
 if [ $? = 2 ] && printf '%s' "$msg" | grep -q -- '--law needs --seeds'; then ok "--law without --seeds: refused"; else bad "--law without --seeds" "$msg"; fi
+# --law-standard: seed 301's runs under unit init at dk 16 and 1024 again (20), each as the record has it; a record whose
+# row differs is caught
+mkdir -p "$dir/rec"
+cp "$out/runs.csv" "$dir/rec/runs.csv"
+cp "$out/law_budget.tsv" "$dir/rec/"
+: >"$dir/calls"
+TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" --law-standard --out "$dir/std" --record "$dir/rec/runs.csv" >"$dir/std.out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && [ "$(wc -l <"$dir/calls")" = 20 ] && grep -q 'law standard: 20 of 20 runs as recorded' "$dir/std.out" &&
+    [ "$(grep -c -- '--qk-init=unit' "$dir/calls")" = 20 ] && [ "$(grep -c -- '--seed=301 ' "$dir/calls")" = 20 ]; then
+    ok "--law-standard: seed 301, unit init, dk 16 and 1024, 20 runs, each as recorded"
+else
+    bad "--law-standard" "exit $rc, $(wc -l <"$dir/calls") runs" "$(grep -v '^\[' "$dir/std.out" | tail -n 3)"
+fi
+sed -i '/^law_lookup_adamw_s-4_dk16_lr0.001_seed301_qk-init-unit+steps-2000,/s/,0.5,300,/,0.5,310,/' "$dir/rec/runs.csv"
+rm -rf "$dir/std"
+TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" --law-standard --out "$dir/std" --record "$dir/rec/runs.csv" >"$dir/std2.out" 2>&1
+rc=$?
+if [ "$rc" = 1 ] && grep -q 'law standard: 19 of 20 runs as recorded' "$dir/std2.out" && grep -q 'differs from the record: law_lookup_adamw_s-4_dk16' "$dir/std2.out"; then
+    ok "--law-standard: a run that differs from the record is named, exit 1"
+else
+    bad "--law-standard catches a difference" "exit $rc" "$(grep -v '^\[' "$dir/std2.out" | tail -n 3)"
+fi
 # --slower: the primaries' failing cells at dk 64 and 1/sqrt(dk), 5000 steps, at the rates of
 # docs/ablation/best_lr.tsv: 4 x 15 on lookup, 3 x 22 on reverse
 : >"$dir/calls"
