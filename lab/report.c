@@ -243,14 +243,15 @@ static void make_study_report(const Command *c)
     write_best_lr(dir, &cells);
     write_summary(dir, &cells, rows, n_rows);
     bool outcomes = write_outcomes(dir, &cells);
-    bool law = write_law(dir, rows, n_rows), slower = write_slower(dir, rows, n_rows);
+    int law = write_law(dir, rows, n_rows);
+    bool slower = write_slower(dir, rows, n_rows);
     int plots = write_plots(dir, &cells, curves, n_curves);
     cells_free(&cells);
 
     int done = 0;
     for (int i = 0; i < n_rows; i++) done += rows[i].done;
     printf("report: %d planned runs, %d done, %d missing -> %s/%sbest_lr.tsv, summary.md%s%s%s and %d plots\n", n_rows, done,
-           n_rows - done, dir, c->runs && !c->n_folders ? "" : "runs.csv, ", outcomes ? ", outcomes.md" : "", law ? ", law.md (law.svg)" : "",
+           n_rows - done, dir, c->runs && !c->n_folders ? "" : "runs.csv, ", outcomes ? ", outcomes.md" : "", law == 2 ? ", law.md, law.svg" : law ? ", law.md" : "",
            slower ? ", slower.md" : "", plots);
     if (done < n_rows) fprintf(stderr, "report: %d of %d planned runs are missing (listed in summary.md)\n", n_rows - done, n_rows);
     free_rows(rows, n_rows);

@@ -601,7 +601,7 @@ law_cell law 303 1 0 0
 echo "cal_s-0.5_dk16_seed201	cal	lookup	adamw	0.5	16	0.001	201	qk-init=unit,steps=1000	./train --scale=0.5 --dk=16 --seed=201" >>law/jobs.tsv
 "$report" law >law.out 2>&1
 m=law/law.md
-if [ -f "$m" ] && [ -f law/law.svg ] && grep -q 'law.md (law.svg)' law.out; then ok "law.md and law.svg from the law stages' runs"; else bad "law.md written" "$(head -3 law.out)"; fi
+if [ -f "$m" ] && [ -f law/law.svg ] && grep -q 'law.md, law.svg' law.out; then ok "law.md and law.svg from the law stages' runs"; else bad "law.md written" "$(head -3 law.out)"; fi
 if grep -q 'The calibration.s rule .*whose runs are all done: 5 here; 1 more not done yet, not judged): \*\*qualifies\*\*' "$m" && grep -q 'α per seed .*: 201: 0.500; 202: 0.000' "$m" &&
     grep -q 'α̂ = 0.250 ' "$m" && grep -q 'α_pred = 0.500' "$m" && grep -q '| 64 | 8 | 0.125 | 0.177 | 1 at step 300 (3 of 5 c) | 2 at step 300 (3 of 5 c) | 2^0.5 ' "$m"; then
     ok "law.md: c* per seed and dk, the median c*, alpha per seed (0.5 and 0), alpha-hat, alpha_pred = 1/2 from sigma0 = sqrt(dk)"

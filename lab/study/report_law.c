@@ -195,12 +195,11 @@ static void write_law_md(const char *dir, const LawGroup *gs, int ng)
     out_close(&o);
 }
 
-bool write_law(const char *dir, const Row *rows, int n_rows)
+int write_law(const char *dir, const Row *rows, int n_rows)
 {
     static LawGroup gs[LAW_MAX_GROUPS];
     int ng = law_groups_build(gs, rows, n_rows);
-    if (ng == 0) return false;
+    if (ng == 0) return 0;
     write_law_md(dir, gs, ng);
-    write_law_svg(dir, gs, ng);
-    return true;
+    return write_law_svg(dir, gs, ng) ? 2 : 1;
 }

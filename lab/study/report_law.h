@@ -24,8 +24,9 @@
 
 #include <stdbool.h>
 
-/* Writes dir/law.md and dir/law.svg when some done run is of a law stage; false (nothing
- * written) when none is. Dies (exit 2) on a law run whose variant or scale is not the design's. */
-bool write_law(const char *dir, const Row *rows, int n_rows);
+/* Writes dir/law.md when some done run is of a law stage, and dir/law.svg when a group of them
+ * has 3 dk or more; returns how many of the two it wrote. Dies (exit 2) on a law run whose
+ * variant or scale is not the design's. */
+int write_law(const char *dir, const Row *rows, int n_rows);
 
 #endif

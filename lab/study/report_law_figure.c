@@ -93,8 +93,9 @@ static void draw_law_svg(const char *dir, const LawGroup *g)
     plot_close(&plot);
 }
 
-void write_law_svg(const char *dir, const LawGroup *gs, int ng)
+bool write_law_svg(const char *dir, const LawGroup *gs, int ng)
 {
     const LawGroup *g = figure_group(gs, ng);
     if (g) draw_law_svg(dir, g);
+    return g != NULL;
 }

@@ -6,7 +6,7 @@
 #include "report_law_groups.h"
 
 /* Draws dir/law.svg from the experiment's group (stage law, its first budget), else the
- * calibration group with the most dk; nothing when no group has 3 dk. */
-void write_law_svg(const char *dir, const LawGroup *gs, int ng);
+ * calibration group with the most dk; nothing (false) when no group has 3 dk. */
+bool write_law_svg(const char *dir, const LawGroup *gs, int ng);
 
 #endif
