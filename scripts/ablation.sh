@@ -490,6 +490,9 @@ law_experiment() {
     law_budget_read
     [[ "$law_seeds" =~ ^([0-9]+)-([0-9]+)$ ]] || die "--seeds=$law_seeds: expected A-B, e.g. 301-303"
     a=${BASH_REMATCH[1]} b=${BASH_REMATCH[2]}
+    if [ ! -f "$out/law.md" ] && [ -n "$record" ] && [ -f "$record" ]; then # a new session: the record's report
+        mkdir -p "$out" && "$report" --runs "$record" --out "$out" >/dev/null || die "$report --runs $record failed"
+    fi
     [ -f "$out/law.md" ] || die "no $out/law.md: run --law-calibrate first (its report sizes the seeds)"
     n=$(awk -v h="## cal: $steps steps at lr $lr" '$0 == h { on = 1; next } /^## / { on = 0 }
         on && /^Seeds for the experiment/ { if (match($0, /n = [0-9]+ seeds/)) print substr($0, RSTART + 4, RLENGTH - 10); exit }' "$out/law.md")
@@ -599,6 +602,10 @@ law_budget() {
 }
 # law_budget_read: steps and lr from law_budget.tsv (--law-budget writes it)
 law_budget_read() {
+    # a new session: the record's budget, committed beside it
+    if [ ! -f "$out/law_budget.tsv" ] && [ -n "$record" ] && [ -f "$(dirname "$record")/law_budget.tsv" ]; then
+        mkdir -p "$out" && cp "$(dirname "$record")/law_budget.tsv" "$out/law_budget.tsv" || die "cannot copy the record's law_budget.tsv into $out"
+    fi
     [ -f "$out/law_budget.tsv" ] || die "no $out/law_budget.tsv: run --law-budget first"
     IFS=$'\t' read -r steps lr < <(tail -n +2 "$out/law_budget.tsv")
     [[ "$steps" =~ ^[1-9][0-9]*$ ]] && [[ "$lr" =~ ^[0-9.e-]+$ ]] || die "$out/law_budget.tsv: expected a line of steps and rate"

@@ -104,6 +104,17 @@ else
 fi
 msg=$(abl --law --out "$out" 2>&1)
 if [ $? = 2 ] && printf '%s' "$msg" | grep -q -- '--law needs --seeds'; then ok "--law without --seeds: refused"; else bad "--law without --seeds" "$msg"; fi
+# a new session again, at --law: the budget and the seeds' n come from the record and its law_budget.tsv alone
+mkdir -p "$dir/rec2"
+cp "$out/runs.csv" "$out/law_budget.tsv" "$dir/rec2/"
+: >"$dir/calls"
+TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" --law --seeds 301-302 --out "$dir/law_new" --record "$dir/rec2/runs.csv" >"$dir/new.out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && [ ! -s "$dir/calls" ] && grep -q '^## law: 2000 steps at lr 0.001' "$dir/law_new/law.md"; then
+    ok "--law in a new session: budget and seeds from the record (law_budget.tsv beside it), nothing run again"
+else
+    bad "--law from the record alone" "exit $rc, $(wc -l <"$dir/calls") runs" "$(grep -v '^\[' "$dir/new.out" | tail -n 3)"
+fi
 # --law-standard: seed 301's runs under unit init at dk 16 and 1024 again (20), each as the record has it; a record whose
 # row differs is caught
 mkdir -p "$dir/rec"
