@@ -495,8 +495,8 @@ law_experiment() {
     fi
     [ -f "$out/law.md" ] || die "no $out/law.md: run --law-calibrate first (its report sizes the seeds)"
     n=$(awk -v h="## cal: $steps steps at lr $lr" '$0 == h { on = 1; next } /^## / { on = 0 }
-        on && /^Seeds for the experiment/ { if (match($0, /n = [0-9]+ seeds/)) print substr($0, RSTART + 4, RLENGTH - 10); exit }' "$out/law.md")
-    [ -n "$n" ] || die "$out/law.md sizes no seeds at $steps steps, lr $lr: run --law-calibrate to its end first"
+        on && /^Seeds for the experiment/ && !/preliminary/ { if (match($0, /n = [0-9]+ seeds/)) print substr($0, RSTART + 4, RLENGTH - 10); exit }' "$out/law.md")
+    [ -n "$n" ] || die "$out/law.md sizes no seeds at $steps steps, lr $lr (or only a preliminary n): run --law-calibrate to its end first"
     [ "$a" -ge 301 ] && [ "$a" -le "$b" ] && [ "$b" -le $((300 + n)) ] || die "--seeds=$law_seeds: the experiment's seeds are 301-$((300 + n)) (law.md: n = $n)"
     seeds=$(seq "$a" "$b" | tr '\n' ' ')
     plan_lines=()

@@ -78,7 +78,8 @@ static void write_init_table(FILE *f, const LawGroup *g, int init)
             }
             char c[32];
             c_text(c, sizeof c, g->kstar[init][d][s] == LAW_NO_C ? NAN : g->kstar[init][d][s]);
-            if (g->kstar[init][d][s] == LAW_NO_C) fprintf(f, " none (0 of %d c) |", g->ran[init][d][s]);
+            if (g->missing[init][d][s]) fprintf(f, " not all run (%d of %d c) |", g->ran[init][d][s], g->ran[init][d][s] + g->missing[init][d][s]);
+            else if (g->kstar[init][d][s] == LAW_NO_C) fprintf(f, " none (0 of %d c) |", g->ran[init][d][s]);
             else fprintf(f, " %s at step %.0f (%d of %d c) |", c, g->tstar[init][d][s], g->learned[init][d][s], g->ran[init][d][s]);
         }
         if (n >= 2) fprintf(f, " %s [%s, %s] (n = %d) |\n", m, l, h, n);
@@ -104,7 +105,12 @@ static void write_init_table(FILE *f, const LawGroup *g, int init)
 static void write_seed_sizing(FILE *f, const LawGroup *g)
 {
     double sd = LAW_SD_FLOOR;
-    fprintf(f, "\nSeeds for the experiment (DESIGN.md): the spread of α between the two calibration seeds, |α₁ − α₂|/√2:");
+    int missing = 0;
+    for (int i = 0; i < LAW_INITS; i++)
+        for (int d = 0; d < g->nd; d++)
+            for (int s = 0; s < g->ns; s++) missing += g->missing[i][d][s];
+    fprintf(f, "\nSeeds for the experiment (DESIGN.md)%s: the spread of α between the two calibration seeds, |α₁ − α₂|/√2:",
+            missing ? ", preliminary (runs of the grid not all done)" : "");
     for (int i = 0; i < LAW_INITS; i++) {
         double a[LAW_MAX_SEEDS];
         int n = law_defined_alphas(g, i, a);

@@ -234,6 +234,9 @@ int law_groups_build(LawGroup *gs, const Row *rows, int n_rows)
             if (group_of[i] == gi) mine[m++] = runs[i];
         for (int init = 0; init < LAW_INITS; init++) {
             find_kstar(&gs[gi], mine, m, init);
+            for (int d = 0; d < gs[gi].nd; d++) /* a c grid not all done yet has no c* (its best may be still to run) */
+                for (int sd = 0; sd < gs[gi].ns; sd++)
+                    if (gs[gi].missing[init][d][sd]) gs[gi].kstar[init][d][sd] = LAW_NO_C;
             fit_init(&gs[gi], mine, m, init);
         }
     }
