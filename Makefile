@@ -112,7 +112,7 @@ train_SRC  := train.c $(APP)
 probe_SRC  := lab/probe.c $(SCORES) $(APP)
 # ./report's parts: the study's statistics, tables and figures; ./train's log columns, which it
 # reads logs by (run/log_columns.c); and the scale table (model/scale_table.c, whose s is attn_scale.c's)
-STUDY_SRC  := $(wildcard lab/study/*.c) run/svg.c run/exit.c tensor/base.c tensor/progress.c run/log_columns.c model/attn_scale.c model/scale_table.c
+STUDY_SRC  := $(wildcard lab/study/*.c) run/svg.c run/exit.c tensor/base.c tensor/rng.c tensor/progress.c run/log_columns.c model/attn_scale.c model/scale_table.c
 report_SRC := lab/report.c $(STUDY_SRC)
 bench_SRC  := $(wildcard lab/bench/*.c) $(APP)
 

@@ -195,6 +195,11 @@ tier_flags="" # appended to every run's flags (--quick shortens the runs)
 # variant, flags, then the task's success threshold, chance and test); read once here.
 study_design() { printf '%s\n' "$study" | tail -n +2; }
 design_lines() { study_design; } # the cells of this tier (--quick: a few)
+# task_flags TASK: the task's flags, as the study's design gives them (its 7th column)
+task_flags() { study_design | awk -F'\t' -v t="$1" '$1 == t && !found { print $7; found = 1 }'; }
+# csv_unquoted FILE: a runs.csv with its quoted fields (the variant with a comma, the command)
+# emptied, so that awk -F, splits it at the CSV's own commas
+csv_unquoted() { sed 's/"[^"]*"//g' "$1"; }
 optim_flags() { case "$1" in adamw) echo "--optim=adamw" ;; sgd) echo "--optim=sgd --momentum=0.9" ;; esac; }
 # ./train's flags for a scale name, from the scale table (a number: the "<c>" row's, with it)
 declare -A scale_flag_of
@@ -412,8 +417,7 @@ phase_label="" phase_after=""
 # the runs an earlier session recorded as done (--record), which are not run again
 declare -A recorded_done=()
 if [ -n "$record" ] && [ -f "$record" ]; then
-    # (a quoted field, the variant with a comma or the command, emptied first: its commas are not the CSV's)
-    while IFS= read -r done_id; do recorded_done[$done_id]=1; done < <(sed 's/"[^"]*"//g' "$record" | awk -F, 'NR > 1 && $10 == "done" { print $1 }')
+    while IFS= read -r done_id; do recorded_done[$done_id]=1; done < <(csv_unquoted "$record" | awk -F, 'NR > 1 && $10 == "done" { print $1 }')
 fi
 # the report of the folder, merged with the record when there is one
 report_folder() {
@@ -470,14 +474,13 @@ law_cs="0.03125 0.0625 0.125 0.25 0.5 1 2 4 8 16" # c = 2^k, k = -5 ... 4
 law_inits="unit xavier"
 law_cal_seeds="201 202"
 law_budgets="1000:0.001 1000:0.0003 2000:0.001 2000:0.0003 4000:0.001 4000:0.0003" # steps:rate, in order
-law_flags() { study_design | awk -F'\t' -v t="$law_task" '$1 == t && !found { print $7; found = 1 }'; }
 # law_scale DK C: --scale's value for s = c/sqrt(dk), i.e. sqrt(dk)/c; a power of 2 when dk is
 # an even power of 2, else 9 significant digits (enough for the float s to be that of c/sqrt(dk))
 law_scale() { awk -v d="$1" -v c="$2" 'BEGIN { printf "%.9g", sqrt(d) / c }'; }
 # law_plan STAGE DK STEPS LR SEEDS: the c grid at one dk, under both inits
 law_plan() {
     local stage=$1 dk=$2 steps=$3 lr=$4 seeds=$5 flags init c seed
-    flags=$(law_flags)
+    flags=$(task_flags "$law_task")
     [ -n "$flags" ] || die "the study's design has no task $law_task"
     for init in $law_inits; do for c in $law_cs; do for seed in $seeds; do
         plan "$stage" "$law_task" adamw "$(law_scale "$dk" "$c")" "$dk" "$lr" "$seed" "qk-init=$init,steps=$steps" "$flags"
@@ -533,8 +536,8 @@ law_standard() {
     for line in "${plan_lines[@]}"; do
         id=${line%%$'\t'*}
         total=$((total + 1))
-        want=$(sed 's/"[^"]*"//g' "$record" | awk -F, -v id="$id" '$1 == id && !found { $23 = ""; print; found = 1 }')
-        got=$(sed 's/"[^"]*"//g' "$out/runs.csv" | awk -F, -v id="$id" '$1 == id && !found { $23 = ""; print; found = 1 }')
+        want=$(csv_unquoted "$record" | awk -F, -v id="$id" '$1 == id && !found { $23 = ""; print; found = 1 }')
+        got=$(csv_unquoted "$out/runs.csv" | awk -F, -v id="$id" '$1 == id && !found { $23 = ""; print; found = 1 }')
         if [ -n "$want" ] && [ "$want" = "$got" ]; then same=$((same + 1)); else echo "differs from the record: $id" >&2; fi
     done
     echo "law standard: $same of $total runs as recorded ($record)"
@@ -552,7 +555,7 @@ slower() {
     plan_lines=()
     for cell in $slower_cells; do
         IFS=: read -r task scale variant <<<"$cell"
-        flags=$(study_design | awk -F'\t' -v t="$task" '$1 == t && !found { print $7; found = 1 }')
+        flags=$(task_flags "$task")
         [ -n "$flags" ] || die "the study's design has no task $task"
         lr=$(chosen_lr "$task" adamw "$scale" 64 "$variant")
         [ "$variant" = - ] && variant="steps=$slower_steps" || variant="$variant,steps=$slower_steps"

@@ -3,6 +3,7 @@
 
 #include "report_common.h"
 #include "stats.h"
+#include "../../tensor/rng.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -255,15 +256,6 @@ int law_groups_build(LawGroup *gs, const Row *rows, int n_rows)
 
 /* ------------------------------------------------------------------ statistics of c* */
 
-/* SplitMix64: the bootstrap's fixed stream. */
-static uint64_t splitmix(uint64_t *st)
-{
-    uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* The median of the defined k* over the seeds of one (init, dk), and its 95 % percentile
  * bootstrap interval (resampling those seeds); returns how many seeds are defined. */
 int law_median_kstar(const LawGroup *g, int init, int d, double *median, double *lo, double *hi)
@@ -279,9 +271,9 @@ int law_median_kstar(const LawGroup *g, int init, int d, double *median, double 
     *median = stats_quantile(tmp, n, 0.5);
     if (n < 2) return n;
     double *medians = mem_alloc(sizeof(double) * LAW_BOOTSTRAP);
-    uint64_t st = 20261207;
+    Rng st = {20261207}; /* the bootstrap's fixed stream (SplitMix64, tensor/rng.h) */
     for (int b = 0; b < LAW_BOOTSTRAP; b++) {
-        for (int i = 0; i < n; i++) boot[i] = k[splitmix(&st) % (uint64_t)n];
+        for (int i = 0; i < n; i++) boot[i] = k[rng_next(&st) % (uint64_t)n];
         medians[b] = stats_quantile(boot, n, 0.5);
     }
     *lo = stats_quantile(medians, LAW_BOOTSTRAP, 0.025);

@@ -4,6 +4,7 @@
 #include "stats.h"
 
 #include "../../tensor/base.h"
+#include "../../tensor/rng.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -56,15 +57,6 @@ double stats_fisher(int ka, int na, int kb, int nb)
 
 /* ------------------------------------------------------------------ paired permutation test */
 
-/* SplitMix64: the Monte Carlo sign flips, from a fixed seed so the report's bytes never change. */
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 double stats_sign_flip(const double *d, int n, bool *exact)
 {
     if (exact) *exact = n <= STATS_EXACT_FLIPS_MAX;
@@ -88,13 +80,13 @@ double stats_sign_flip(const double *d, int n, bool *exact)
      * fewer beyond, never fewer than STATS_FLIP_MIN_DRAWS) */
     long draws = STATS_FLIP_WORK / n;
     draws = draws > STATS_FLIP_DRAWS ? STATS_FLIP_DRAWS : draws < STATS_FLIP_MIN_DRAWS ? STATS_FLIP_MIN_DRAWS : draws;
-    uint64_t state = 0x5EED5EED5EED5EEDull;
+    Rng flips = {0x5EED5EED5EED5EEDull}; /* a fixed seed: the report's bytes never change */
     long hits = 0;
     for (long r = 0; r < draws; r++) {
         double s = 0;
         uint64_t bits = 0;
         for (int i = 0; i < n; i++) {
-            if (i % 64 == 0) bits = splitmix64(&state);
+            if (i % 64 == 0) bits = rng_next(&flips);
             s += (bits >> (i % 64) & 1) ? -d[i] : d[i];
         }
         hits += fabs(s) >= reach;

@@ -2,6 +2,7 @@
 #include "stats_power.h"
 
 #include "../../tensor/base.h"
+#include "../../tensor/rng.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -140,22 +141,14 @@ bool stats_sign_flip_rejects(const double *d, int n, double alpha)
     return c <= limit;
 }
 
-/* Standard normal numbers: Box-Muller on SplitMix64, from a fixed seed. */
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static double uniform_open(uint64_t *s) { return ((double)(splitmix64(s) >> 11) + 1) * 0x1p-53; } /* (0, 1] */
+/* Standard normal numbers: Box-Muller on SplitMix64 (tensor/rng.h), from a fixed seed. */
+static double uniform_open(Rng *r) { return ((double)(rng_next(r) >> 11) + 1) * 0x1p-53; } /* (0, 1] */
 
 /* STATS_POWER_DRAWS samples of n standard normal numbers (the same for every call with this n). */
 static double *normal_draws(int n)
 {
     double *z = mem_alloc(sizeof(double) * (size_t)STATS_POWER_DRAWS * (size_t)n);
-    uint64_t state = 0x9A11EDF11Bull + (uint64_t)n;
+    Rng state = {0x9A11EDF11Bull + (uint64_t)n};
     for (long i = 0; i < (long)STATS_POWER_DRAWS * n; i += 2) {
         double r = sqrt(-2 * log(uniform_open(&state))), t = TWO_PI * uniform_open(&state);
         z[i] = r * cos(t);
@@ -252,7 +245,7 @@ double stats_logrank_power(double hr, double p_ref, int na, int nb, double alpha
     double lambda = -log1p(-p_ref);
     double *ta = mem_alloc(sizeof(double) * (size_t)na), *tb = mem_alloc(sizeof(double) * (size_t)nb);
     bool *ea = mem_alloc(sizeof(bool) * (size_t)na), *eb = mem_alloc(sizeof(bool) * (size_t)nb);
-    uint64_t state = 0x106AA7ull + (uint64_t)na * 1000003u + (uint64_t)nb;
+    Rng state = {0x106AA7ull + (uint64_t)na * 1000003u + (uint64_t)nb};
     long hits = 0;
     for (long r = 0; r < STATS_POWER_DRAWS; r++) {
         for (int i = 0; i < na; i++) {
