@@ -5,7 +5,7 @@
 #   scripts/ablation.sh [--quick | --standard | --full] [--phase 1|2] [--best-lr FILE]
 #                       [--shard K/N] [--jobs N] [--out DIR] [--print-jobs] [-- extra ./train flags]
 #   scripts/ablation.sh --law-budget | --law-calibrate | --slower [--record FILE] [--jobs N] [--out DIR]
-#   scripts/ablation.sh --law --seeds A-B [--record FILE] [--jobs N] [--out DIR]
+#   scripts/ablation.sh --law | --law-robust --seeds A-B [--record FILE] [--jobs N] [--out DIR]
 #   scripts/ablation.sh --law-standard [--record FILE] [--jobs N] [--out DIR]
 #
 #   --quick     a tiny version of the study's two phases (lookup only, 150 steps, about 10 runs):
@@ -28,6 +28,8 @@
 #   --law       the law experiment: the whole grid at every dk at the calibrated budget
 #               (law_budget.tsv) on seeds A to B (--seeds, within 301 .. 300 + n, n the seeds the
 #               calibration's report sized: law.md); a tier of a few seeds fits in 2 hours
+#   --law-robust  the robustness arm: the c grid at half and twice that rate at dk 16, 128 and
+#               1024 under unit init, on seeds A to B (--seeds, within 301 .. 305); 2 seeds fit 2 hours
 #   --law-standard  the law's headline cells again, in about 15 minutes: the c grid under the
 #               premise (unit init) at the ends, dk 16 and 1024, on the experiment's first seed
 #               (301), at the calibrated budget (law_budget.tsv beside the record), each compared with the record's
@@ -91,8 +93,8 @@ while [ $# -gt 0 ]; do
     shift
     case "$arg" in
     --) extra=("$@"); break ;;
-    --help | -h) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --law-standard | --slower | --print-jobs) opt=$arg; value="" ;;
+    --help | -h) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --law-robust | --law-standard | --slower | --print-jobs) opt=$arg; value="" ;;
     --*=*) opt=${arg%%=*}; value=${arg#*=} ;;
     --phase | --best-lr | --shard | --jobs | --out | --seeds | --record)
         opt=$arg
@@ -106,12 +108,12 @@ while [ $# -gt 0 ]; do
     case "$given" in *" $opt "*) die "$opt given twice" ;; esac
     given="$given$opt "
     case "$opt" in
-    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --law-standard | --slower | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --law-robust | --law-standard | --slower | --print-jobs) [ "$arg" = "$opt" ] || die "$opt takes no value" ;;
     --phase | --best-lr | --shard | --jobs | --out | --seeds | --record) [ -n "$value" ] || die "$opt needs a value (see --help)" ;;
-    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --law --law-standard --slower --print-jobs --phase --best-lr --shard --jobs --out --seeds --record; see --help)" ;;
+    *) die "unknown option $opt (the options: --quick --standard --full --law-budget --law-calibrate --law --law-robust --law-standard --slower --print-jobs --phase --best-lr --shard --jobs --out --seeds --record; see --help)" ;;
     esac
     case "$opt" in
-    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --law-standard | --slower) tier=${opt#--} ;;
+    --quick | --standard | --full | --law-budget | --law-calibrate | --law | --law-robust | --law-standard | --slower) tier=${opt#--} ;;
     --seeds) law_seeds=$value ;;
     --record) record=$([ "$value" = none ] && echo none || absolute "$value") ;;
     --print-jobs) print_jobs=1 ;;
@@ -123,16 +125,16 @@ while [ $# -gt 0 ]; do
     esac
 done
 n_tiers=0
-for t in --quick --standard --full --law-budget --law-calibrate --law --law-standard --slower; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
-[ "$n_tiers" -le 1 ] || die "--quick, --standard, --full, --law-budget, --law-calibrate, --law, --law-standard and --slower are tiers: give one"
-[ "$tier" = law ] || [ -z "${law_seeds:-}" ] || die "--seeds is for --law"
+for t in --quick --standard --full --law-budget --law-calibrate --law --law-robust --law-standard --slower; do case "$given" in *" $t "*) n_tiers=$((n_tiers + 1)) ;; esac; done
+[ "$n_tiers" -le 1 ] || die "--quick, --standard, --full, --law-budget, --law-calibrate, --law, --law-robust, --law-standard and --slower are tiers: give one"
+case "$tier" in law | law-robust) ;; *) [ -z "${law_seeds:-}" ] || die "--seeds is for --law and --law-robust" ;; esac
 case "$tier" in
 law*) record=${record:-$root/docs/ablation/law/runs.csv} ;;
 slower) record=${record:-$root/docs/ablation/slower/runs.csv} ;;
 *) [ -z "$record" ] || die "--record is for the law's tiers and --slower" ;;
 esac
 [ "$record" != none ] || record=""
-[ "$tier" != law ] || [ -n "${law_seeds:-}" ] || die "--law needs --seeds A-B (a tier of the experiment's seeds, e.g. 301-303)"
+case "$tier" in law | law-robust) [ -n "${law_seeds:-}" ] || die "--$tier needs --seeds A-B (a tier of its seeds, e.g. 301-303)" ;; esac
 case "$tier" in
 law* | slower)
     for t in --phase --shard --print-jobs; do
@@ -489,10 +491,8 @@ law_plan() {
 # law_experiment: the grid at every dk on seeds --seeds A-B, which must lie within the n seeds
 # that the calibration's report sized (law.md: "n = N seeds", from seed 301)
 law_experiment() {
-    local steps lr dk n a b seeds
+    local steps lr dk n seeds
     law_budget_read
-    [[ "$law_seeds" =~ ^([0-9]+)-([0-9]+)$ ]] || die "--seeds=$law_seeds: expected A-B, e.g. 301-303"
-    a=${BASH_REMATCH[1]} b=${BASH_REMATCH[2]}
     if [ ! -f "$out/law.md" ] && [ -n "$record" ] && [ -f "$record" ]; then # a new session: the record's report
         mkdir -p "$out" && "$report" --runs "$record" --out "$out" >/dev/null || die "$report --runs $record failed"
     fi
@@ -500,11 +500,36 @@ law_experiment() {
     n=$(awk -v h="## cal: $steps steps at lr $lr" '$0 == h { on = 1; next } /^## / { on = 0 }
         on && /^Seeds for the experiment/ && !/preliminary/ { if (match($0, /n = [0-9]+ seeds/)) print substr($0, RSTART + 4, RLENGTH - 10); exit }' "$out/law.md")
     [ -n "$n" ] || die "$out/law.md sizes no seeds at $steps steps, lr $lr (or only a preliminary n): run --law-calibrate to its end first"
-    [ "$a" -ge 301 ] && [ "$a" -le "$b" ] && [ "$b" -le $((300 + n)) ] || die "--seeds=$law_seeds: the experiment's seeds are 301-$((300 + n)) (law.md: n = $n)"
-    seeds=$(seq "$a" "$b" | tr '\n' ' ')
+    seeds=$(law_seed_list $((300 + n)) "the experiment" " (law.md: n = $n)") || exit 2
     plan_lines=()
     for dk in $law_dks; do law_plan law "$dk" "$steps" "$lr" "$seeds"; done
-    phase_label="law experiment, seeds $a-$b of 301-$((300 + n)): " phase_after=""
+    phase_label="law experiment, seeds $law_seeds of 301-$((300 + n)): " phase_after=""
+    run_planned
+    make_report
+}
+# law_seed_list LAST WHOSE [WHY]: the seeds of --seeds A-B, which must lie within 301 .. LAST
+law_seed_list() {
+    [[ "$law_seeds" =~ ^([0-9]{1,6})-([0-9]{1,6})$ ]] || die "--seeds=$law_seeds: expected A-B, e.g. 301-303"
+    local a=${BASH_REMATCH[1]} b=${BASH_REMATCH[2]}
+    [ "$a" -ge 301 ] && [ "$a" -le "$b" ] && [ "$b" -le "$1" ] || die "--seeds=$law_seeds: $2's seeds are 301-$1${3:-}"
+    seq "$a" "$b" | tr '\n' ' '
+}
+
+# law_robust: the robustness arm (DESIGN.md): the c grid again at half and twice the calibrated
+# rate, at dk 16, 128 and 1024, under the premise (unit init), on seeds --seeds A-B of 301-305
+law_robust_dks="16 128 1024"
+law_robust_last_seed=305
+law_robust() {
+    local steps lr dk rate seeds saved_inits=$law_inits
+    law_budget_read
+    seeds=$(law_seed_list "$law_robust_last_seed" "the robustness arm") || exit 2
+    plan_lines=()
+    law_inits=unit
+    for rate in $(awk -v r="$lr" 'BEGIN { printf "%g %g", r / 2, r * 2 }'); do
+        for dk in $law_robust_dks; do law_plan robust "$dk" "$steps" "$rate" "$seeds"; done
+    done
+    law_inits=$saved_inits
+    phase_label="law robustness arm, seeds $law_seeds, $steps steps at lr $lr / 2 and x 2: " phase_after=""
     run_planned
     make_report
 }
@@ -652,6 +677,9 @@ slower)
     ;;
 law)
     law_experiment
+    ;;
+law-robust)
+    law_robust
     ;;
 law-standard)
     law_standard

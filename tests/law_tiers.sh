@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# law_tiers.sh - scripts/ablation.sh's tiers of the law experiment (--law-budget, --law-calibrate, --law)
+# law_tiers.sh - scripts/ablation.sh's tiers of the law experiment (--law-budget, --law-calibrate, --law, --law-robust)
 # and of "fails, or slower?" (--slower), followed with a stand-in for ./train: which runs each tier plans, the budget it settles on, that
 # an interrupted tier resumes, and that ./report's law.md is what decides (docs/ablation/DESIGN.md,
 # "Pre-registration: the law"). The real runs take hours; the stand-in takes none.
@@ -104,6 +104,24 @@ else
 fi
 msg=$(abl --law --out "$out" 2>&1)
 if [ $? = 2 ] && printf '%s' "$msg" | grep -q -- '--law needs --seeds'; then ok "--law without --seeds: refused"; else bad "--law without --seeds" "$msg"; fi
+# --law-robust: the c grid at half and twice the budget's rate (5e-4, 2e-3), dk 16, 128 and 1024, unit init
+# only, seeds within 301-305: 2 seeds x 2 rates x 3 dk x 10 c = 120 runs; law.md has a group per rate
+msg=$(abl --law-robust --seeds 301-306 --out "$out" 2>&1)
+rc=$?
+: >"$dir/calls"
+abl --law-robust --seeds 304-305 --out "$out" >"$dir/robust.out" 2>&1
+rrc=$?
+if [ "$rc" = 2 ] && printf '%s' "$msg" | grep -q "the robustness arm's seeds are 301-305" && [ "$rrc" = 0 ] &&
+    [ "$(wc -l <"$dir/calls")" = 120 ] && [ "$(grep -c -- '--qk-init=unit' "$dir/calls")" = 120 ] &&
+    [ "$(grep -c -- '--lr=0.0005 --min-lr=5e-05 --seed=30[45] --qk-init=unit --steps=2000' "$dir/calls")" = 60 ] &&
+    [ "$(grep -c -- '--dk=128 --lr=0.002 ' "$dir/calls")" = 20 ] && ! grep -q -- '--dk=64 ' "$dir/calls" &&
+    grep -q '^## robust: 2000 steps at lr 0.0005' "$out/law.md" && grep -q '^## robust: 2000 steps at lr 0.002' "$out/law.md"; then
+    ok "--law-robust --seeds: half and twice the rate at dk 16, 128, 1024, unit init, 120 runs for 2 seeds (301-306 refused); law.md's groups"
+else
+    bad "--law-robust" "exit $rc: $msg" "exit $rrc, $(wc -l <"$dir/calls") runs" "$(tail -n 2 "$dir/robust.out")"
+fi
+msg=$(abl --law-robust --out "$out" 2>&1)
+if [ $? = 2 ] && printf '%s' "$msg" | grep -q -- '--law-robust needs --seeds'; then ok "--law-robust without --seeds: refused"; else bad "--law-robust without --seeds" "$msg"; fi
 # a new session again, at --law: the budget and the seeds' n come from the record and its law_budget.tsv alone
 mkdir -p "$dir/rec2"
 cp "$out/runs.csv" "$out/law_budget.tsv" "$dir/rec2/"
