@@ -13,8 +13,9 @@
 #   --standard  the primary cells at dk 16 and 64 on the test seeds, at the learning rates the
 #               full study chose (--best-lr, default docs/ablation/best_lr.tsv)
 #   --full      everything (the default). Phase 1, the learning-rate sweeps of every cell of the
-#               design (`./report --design`: tasks, cells and each task's flags), 3 seeds per
-#               rate on the validation split, from 3 rates, in rounds: after each round the report
+#               design (`./report --design`: tasks, cells and each task's flags), seeds 101, 102,
+#               ... at each rate (the design's sweep_seeds: 5 on lookup and recall, 3 on reverse)
+#               on the validation split, from 3 rates, in rounds: after each round the report
 #               chooses each cell's rate, and a cell whose best rate is the lowest or highest swept
 #               gets the next rate beyond it (x or / sqrt(10)), until every best rate is interior
 #               (or at the end of the ladder, 1e-5 to 0.1). Phase 2: every cell at its chosen rate
@@ -37,7 +38,8 @@
 #               Default --out results/law-standard
 #   --record FILE  these tiers' runs.csv as committed by earlier sessions (default
 #               docs/ablation/law/runs.csv for the law's tiers, docs/ablation/slower/runs.csv for
-#               --slower; "none": no record): a run done there is not run again, and the report
+#               --slower, none for --full (its committed study: docs/ablation/runs.csv); "none":
+#               no record): a run done there is not run again, and the report
 #               merges it with the folder's (./report --runs FILE --out DIR DIR), so that a tier
 #               resumes across sessions whose results folders are gone
 #   --slower    fails, or slower? (DESIGN.md): the primaries' failing cells at dk 64 and 1/sqrt(dk)
@@ -131,7 +133,8 @@ case "$tier" in law | law-robust) ;; *) [ -z "${law_seeds:-}" ] || die "--seeds 
 case "$tier" in
 law*) record=${record:-$root/docs/ablation/law/runs.csv} ;;
 slower) record=${record:-$root/docs/ablation/slower/runs.csv} ;;
-*) [ -z "$record" ] || die "--record is for the law's tiers and --slower" ;;
+full) ;; # no record unless given (docs/ablation/runs.csv: the committed study)
+*) [ -z "$record" ] || die "--record is for --full, the law's tiers and --slower" ;;
 esac
 [ "$record" != none ] || record=""
 case "$tier" in law | law-robust) [ -n "${law_seeds:-}" ] || die "--$tier needs --seeds A-B (a tier of its seeds, e.g. 301-303)" ;; esac
@@ -217,7 +220,7 @@ scale_flags() {
 # them), and where a sweep starts; a sweep is extended one rate at a time towards its best.
 ladder="0.00001 0.00003 0.0001 0.0003 0.001 0.003 0.01 0.03 0.1"
 first_rates="0.0003 0.001 0.003"
-sweep_seeds="101 102 103" # the sweep's seeds (validation split), disjoint from the test's
+sweep_seeds="" # the sweep's seeds (validation split): 101, 102, ..., as many as the design gives the task (--quick: its own)
 test_seeds="11 12 13 14 15 16 17 18 19 20"
 
 # plan STAGE TASK OPTIM SCALE DK LR SEED VARIANT TASK_FLAGS: one run of the design, as a jobs.tsv line
@@ -274,9 +277,11 @@ sweep_rates() {
 # phase 1: learning-rate sweeps of every cell of the design (seeds sweep_seeds, validation
 # accuracy), at the first rates, extended towards the best rate until it is interior
 phase1() {
-    local task role optim scale dk variant flags lr seed
-    while IFS=$'\t' read -r task role optim scale dk variant flags _; do
-        for lr in $(sweep_rates "$task" "$optim" "$scale" "$dk" "$variant"); do for seed in $sweep_seeds; do
+    local task role optim scale dk variant flags lr seed n_seeds seeds
+    while IFS=$'\t' read -r task role optim scale dk variant flags _ _ _ n_seeds _; do
+        [[ "${n_seeds:-}" =~ ^[1-9]$ ]] || die "$report --design gives task $task no count of sweep seeds (is ./report built from this tree?)"
+        seeds=${sweep_seeds:-$(seq 101 $((100 + n_seeds)) | tr '\n' ' ')}
+        for lr in $(sweep_rates "$task" "$optim" "$scale" "$dk" "$variant"); do for seed in $seeds; do
             plan lr "$task" "$optim" "$scale" "$dk" "$lr" "$seed" "$variant" "$flags"
         done; done
     done < <(design_lines)
@@ -454,7 +459,7 @@ two_phases() {
             fi
             # the round is done: its report says where each cell's best rate is (made with
             # --print-jobs too; its lines on stderr)
-            "$report" --out "$out" "$out" >&"$to"
+            report_folder >&"$to"
             round=$((round + 1))
         done
         [ "$phase" != 1 ] || exit 0

@@ -17,19 +17,10 @@ passed=0 failed=0
 ok() { echo "ok    $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL  $1"; shift; for l in "$@"; do echo "    $l"; done; failed=$((failed + 1)); }
 
-# The stand-in: s = 1/scale = c/sqrt(dk); with at least 2000 steps a run reaches the loss
-# threshold at step 300 when c = 1, at 500 when c is 1/2 or 2, else never (c* = 1: alpha 1/2); the score std at step 1 is c
-# (sigma0 = sqrt(dk), as under unit init). Every call is logged.
-cat >"$dir/train" <<'STAND_IN'
-#!/usr/bin/env bash
-scale=1 steps=0 dk=0 log=""
-for a in "$@"; do case "$a" in --scale=*) scale=${a#*=} ;; --steps=*) steps=${a#*=} ;; --dk=*) dk=${a#*=} ;; --log=*) log=${a#*=} ;; esac; done
-echo "$*" >>"$(dirname "$0")/calls"
-read -r c t < <(awk -v s="$scale" -v d="$dk" -v st="$steps" 'BEGIN { c = sqrt(d) / s; printf "%.9g %d\n", c, (st < 2000 || c < 0.49 || c > 2.01 ? -1 : c > 0.99 && c < 1.01 ? 300 : 500) }')
-printf 'step,loss,l0_score_std,l1_score_std,l0_qgrad_median,l1_qgrad_median,l0_jac_median,l1_jac_median,l0_gnorm_wq,l1_gnorm_wq,l0_entropy_norm,l1_entropy_norm,val_loss,val_acc,nan_count\n1,3.0,%s,%s,0.002,0.004,0.4,0.2,0.5,0.3,1,1,,,0\n%s,0.5,3.0,3.4,0.0005,0.0015,0.2,0.1,0.1,0.1,0.8,1.0,0.4,0.5,0\n' "$c" "$c" "$steps" >"$log"
-echo "summary: steps=$steps final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=$t nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 test_loss=0.45 test_acc=0.5 test_examples=1000 time_s=1"
-STAND_IN
-chmod +x "$dir/train"
+# The stand-in for ./train (tests/stand_in_train.sh: c* = 1 at every dk, sigma0 = sqrt(dk)); every call
+# is logged in $dir/calls.
+cp "$root/tests/stand_in_train.sh" "$dir/train"
+export STAND_IN_CALLS=$dir/calls
 # (--record none: the tiers' committed record of docs/ablation/ is not this test's)
 abl() { TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" "$@" --record none; }
 out=$dir/law

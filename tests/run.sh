@@ -76,6 +76,7 @@ else
     run_program "e2e.sh ($bin)" tests/e2e.sh "$bin"
     run_program "report.sh ($bin)" tests/report.sh "$bin"
     run_program "law_tiers.sh ($bin)" tests/law_tiers.sh "$bin"
+    run_program "study_record.sh ($bin)" tests/study_record.sh "$bin"
     run_program "lost.sh ($bin)" tests/lost.sh "$bin"
     run_program "tape.sh ($bin)" tests/tape.sh "$bin"
     run_program "decode.sh ($bin)" tests/decode.sh "$bin"

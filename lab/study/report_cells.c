@@ -125,7 +125,8 @@ int cells_find(const Cells *cs, const CellKey *k, int depth)
     return lo < cs->n && !compare_cell(cs, lo, k, depth) ? lo : -1;
 }
 
-const Cell *cells_best_of(const Cells *cs, int from, int to)
+/* The cell of [from, to) with the highest mean validation accuracy (ties: the smaller lr). */
+static const Cell *best_by_validation(const Cells *cs, int from, int to)
 {
     int n = to - from;
     double *lr = mem_alloc(sizeof(double) * (size_t)n), *score = mem_alloc(sizeof(double) * (size_t)n);
@@ -137,6 +138,21 @@ const Cell *cells_best_of(const Cells *cs, int from, int to)
     mem_free(lr);
     mem_free(score);
     return best < 0 ? NULL : &cs->cell[from + best];
+}
+
+const Cell *cells_best_of(const Cells *cs, int from, int to)
+{
+    const Row *k = cell_row(&cs->cell[from]);
+    if (strcmp(k->job[JOB_STAGE], LR_STAGE)) { /* the rate the sweep of the same cell chose, if run here */
+        CellKey sweep = row_key(k);
+        sweep.stage = LR_STAGE;
+        sweep.lr = NAN;
+        int i = cells_find(cs, &sweep, KEYS_DK);
+        const Cell *chosen = i < 0 ? NULL : best_by_validation(cs, i, cells_group_end(cs, i, KEYS_DK));
+        for (int j = from; chosen && j < to; j++)
+            if (cell_row(&cs->cell[j])->lr == cell_row(chosen)->lr && cs->cell[j].done) return &cs->cell[j];
+    }
+    return best_by_validation(cs, from, to);
 }
 
 const Cell *cells_best(const Cells *cs, const CellKey *k)

@@ -58,8 +58,12 @@ const Row *cell_row(const Cell *c);
 int cells_group_end(const Cells *cs, int from, int depth);
 /* The first cell whose first `depth` keys are k's; -1 when there is none. */
 int cells_find(const Cells *cs, const CellKey *k, int depth);
-/* Among the cells [from, to) of one (.., scale, dk) (they differ in lr only), the one with the
- * highest mean validation accuracy; ties: the smaller lr. NULL when none has a done run. */
+/* Among the cells [from, to) of one (stage, .., scale, dk) (they differ in lr only), the one run
+ * at the chosen rate. In the sweep (stage lr): the one with the highest mean validation accuracy;
+ * ties: the smaller lr. In another stage: the one at the rate the sweep of the same (task, optim,
+ * variant, scale, dk) chose, when the runs hold that sweep and a done run at that rate (a cell
+ * whose chosen rate moved keeps its old runs beside the new); else chosen there as in the sweep.
+ * NULL when none has a done run. */
 const Cell *cells_best_of(const Cells *cs, int from, int to);
 /* The best cell (over lr) of the (stage, task, optim, variant, scale, dk) of k, or NULL. */
 const Cell *cells_best(const Cells *cs, const CellKey *k);

@@ -14,14 +14,16 @@
  * (simulated, docs/TASKS.md); reverse must write 6 to 14 symbols of 16 in the right order, which
  * guessing does with probability at most 16^-6. sort is not in the second study: uniform
  * attention solves it (docs/TASKS.md, the gate), so it cannot test a claim about focus. Thresholds: halfway or more from
- * guessing to 1, where the bimodal tasks' runs are either far below or far above. */
+ * guessing to 1, where the bimodal tasks' runs are either far below or far above. Sweep seeds:
+ * 5 per rate on the bimodal tasks (lookup, recall: a run learns or it does not, so the mean of 3
+ * is one of 4 values), 3 on reverse (DESIGN.md's amendment of 2026-12-07). */
 const OutcomeTask g_outcome_tasks[] = {
     {"lookup", "--task=lookup --lookup-queries=2 --min-len=3 --max-len=8 --steps=1000", 0.50, 0.046,
-     "lengths 3–8, 2 queries", OUTCOME_FISHER},
+     "lengths 3–8, 2 queries", OUTCOME_FISHER, 5},
     {"recall", "--task=recall --steps=3000 --weight-decay=0", 0.70, 0.337, "4 pairs, 16 values, 1 query",
-     OUTCOME_FISHER},
+     OUTCOME_FISHER, 5},
     {"reverse", "--task=reverse --symbols=16 --min-len=6 --max-len=14 --steps=1000", 0.50, 0.000,
-     "16 symbols, lengths 6–14", OUTCOME_SIGN_FLIP},
+     "16 symbols, lengths 6–14", OUTCOME_SIGN_FLIP, 3},
 };
 const int g_n_outcome_tasks = (int)(sizeof g_outcome_tasks / sizeof g_outcome_tasks[0]);
 
@@ -69,13 +71,14 @@ static const char *side_text(const OutcomeSide *s)
 
 void outcome_table_markdown(FILE *f)
 {
-    fprintf(f, "| task | ./train flags (the budget) | success: test accuracy ≥ | chance | chance for | the test of its verdicts |\n"
-               "|---|---|---:|---:|---|---|\n");
+    fprintf(f, "| task | ./train flags (the budget) | success: test accuracy ≥ | chance | chance for | the test of its verdicts | "
+               "sweep seeds per rate |\n|---|---|---:|---:|---|---|---:|\n");
     for (int i = 0; i < g_n_outcome_tasks; i++) {
         const OutcomeTask *t = &g_outcome_tasks[i];
-        fprintf(f, "| %s | `%s` | %.2f | %.3f | %s | %s |\n", t->task, t->flags, t->threshold, t->chance, t->chance_note,
+        fprintf(f, "| %s | `%s` | %.2f | %.3f | %s | %s | %d |\n", t->task, t->flags, t->threshold, t->chance, t->chance_note,
                 t->test == OUTCOME_FISHER ? "Fisher's exact test on the success counts"
-                                          : "sign-flip test on the paired test accuracy");
+                                          : "sign-flip test on the paired test accuracy",
+                t->sweep_seeds);
     }
     fprintf(f, "\n| primary contrast (on every task above) | optimizer | dₖ | a | b |\n|---|---|---:|---|---|\n");
     for (int i = 0; i < g_n_primary_contrasts; i++) {
@@ -121,13 +124,13 @@ void outcome_design_tsv(FILE *f)
     StudyCell cells[MAX_STUDY_CELLS];
     bool primary[MAX_STUDY_CELLS];
     int n = outcome_study_cells(cells, primary);
-    fprintf(f, "task\trole\toptim\tscale\tdk\tvariant\tflags\tthreshold\tchance\ttest\n");
+    fprintf(f, "task\trole\toptim\tscale\tdk\tvariant\tflags\tthreshold\tchance\ttest\tsweep_seeds\n");
     for (int t = 0; t < g_n_outcome_tasks; t++)
         for (int i = 0; i < n; i++) {
             const OutcomeTask *task = &g_outcome_tasks[t];
             const StudyCell *c = &cells[i];
-            fprintf(f, "%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%.2f\t%.3f\t%s\n", task->task, primary[i] ? "primary" : "secondary",
+            fprintf(f, "%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%.2f\t%.3f\t%s\t%d\n", task->task, primary[i] ? "primary" : "secondary",
                     c->optim, c->side.scale, c->dk, c->side.variant, task->flags, task->threshold, task->chance,
-                    task->test == OUTCOME_FISHER ? "fisher" : "sign-flip");
+                    task->test == OUTCOME_FISHER ? "fisher" : "sign-flip", task->sweep_seeds);
         }
 }

@@ -20,6 +20,7 @@ typedef struct OutcomeTask {
     double chance;           /* the exact-match accuracy of the best guess */
     const char *chance_note; /* the settings the chance level is for */
     OutcomeTest test;
+    int sweep_seeds;         /* seeds per rate in the learning-rate sweep: 101, 102, ... */
 } OutcomeTask;
 extern const OutcomeTask g_outcome_tasks[];
 extern const int g_n_outcome_tasks;

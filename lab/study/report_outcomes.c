@@ -363,6 +363,29 @@ static void contrast_rows(FILE *f, const OutcomeContrast *v, int from, int to, c
     }
 }
 
+/* Where a task's sweeps ran fewer seeds per rate than the design gives it (the design grew after
+ * they ran: DESIGN.md's amendments), a line that says so. */
+static void sweep_seeds_note(FILE *f, const Cells *cs)
+{
+    for (int t = 0; t < g_n_outcome_tasks; t++) {
+        const OutcomeTask *task = &g_outcome_tasks[t];
+        int lo = -1, hi = -1;
+        for (int i = 0; i < cs->n; i++) {
+            const Row *k = cell_row(&cs->cell[i]);
+            if (strcmp(k->job[JOB_STAGE], LR_STAGE) || strcmp(k->job[JOB_TASK], task->task)) continue;
+            int d = cs->cell[i].done;
+            if (lo < 0 || d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+        if (lo < 0 || lo >= task->sweep_seeds) continue;
+        char seeds[32];
+        if (lo == hi) snprintf(seeds, sizeof seeds, "%d", lo);
+        else snprintf(seeds, sizeof seeds, "%d to %d", lo, hi);
+        fprintf(f, "\nThe sweeps of %s as run: %s seeds per rate, fewer than the %d the design gives it "
+                   "(docs/ablation/DESIGN.md, amendments).\n", task->task, seeds, task->sweep_seeds);
+    }
+}
+
 bool write_outcomes(const char *dir, const Cells *cs)
 {
     bool any = false;
@@ -384,6 +407,7 @@ bool write_outcomes(const char *dir, const Cells *cs)
                "success thresholds and the test that decides each task's verdicts, and the primary contrasts, are the "
                "tables of lab/study/report_outcome_table.c (quoted in docs/ablation/DESIGN.md, \"Pre-registration\"):\n\n");
     outcome_table_markdown(f);
+    sweep_seeds_note(f, cs);
     fprintf(f, "\nThe verdict on a − b: \"higher\" or \"lower\" (the sign of the task's effect: the difference of success "
                "rates for Fisher's test, the mean paired difference of test accuracy for the sign-flip test) when the "
                "corrected p of the task's test is below %.2f; else \"not distinguishable\", with the minimum detectable "
@@ -395,7 +419,8 @@ bool write_outcomes(const char *dir, const Cells *cs)
                "observed sd. The other p-values are shown uncorrected, for reading only. Fisher: two-sided, exact. "
                "Sign-flip: exact over all 2ⁿ sign vectors for n ≤ %d pairs (paired by seed), Monte Carlo beyond (MC). "
                "Log-rank: on the steps to the loss threshold, asymptotic (rough at a few runs). Δ success rate: "
-               "Newcombe's interval. Each side's cell: from the stage (not `%s`) holding it with the most done runs.\n",
+               "Newcombe's interval. Each side's cell: from the stage (not `%s`) holding it with the most done runs, at the rate "
+               "its sweep chose.\n",
             OUTCOME_ALPHA, OUTCOME_ALPHA, OUTCOME_ALPHA, STATS_POWER_DRAWS, STATS_EXACT_FLIPS_MAX, LR_STAGE);
     cells_table(f, cs);
     fprintf(f, "\n## Primary contrasts: Holm over the %d tested (of %d planned)\n\n", tested_p, primaries);
