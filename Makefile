@@ -186,6 +186,8 @@ test: $(foreach p,$(PROGRAMS),$(call prog,$(p))) $(addprefix $(BUILD)/f32/tests/
 # a line as each ends).
 check-long: $(call prog,train) $(call prog,report)
 	tests/gate.sh $(BIN)
+	@# "fails, or slower?" made again: 2 rows of its record (5000 steps each, so not in make test)
+	[ ! -f docs/ablation/slower/runs.csv ] || tests/reproduce.sh $(BIN) docs/ablation/slower/runs.csv 2 - 60
 
 asan: $(addprefix $(BUILD)/asan32/,$(PROGRAMS)) $(addprefix $(BUILD)/asan32/tests/,$(TESTS32) test_outcomes) $(addprefix $(BUILD)/asan64/tests/,$(TESTS64))
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh $(BUILD)/asan32 $(BUILD)/asan64 $(BUILD)/asan32
