@@ -66,7 +66,7 @@ check_study() {
 check_study docs/ablation/first "lr_*.svg dk_*.svg"
 # the law experiment and "fails, or slower?" (docs/ablation/DESIGN.md), once their runs are committed
 [ ! -f docs/ablation/law/runs.csv ] || check_study docs/ablation/law "law.svg lr_*.svg dk_*.svg"
-[ ! -f docs/ablation/slower/runs.csv ] || check_study docs/ablation/slower -
+[ ! -f docs/ablation/slower/runs.csv ] || check_study docs/ablation/slower "slower.svg"
 
 # The scale table (./report --scales, model/scale_table.c) is what the studies ran: every run's
 # command holds its scale's flags from the table, and a run whose scale is "none" has no --scale.

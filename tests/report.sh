@@ -675,7 +675,20 @@ if grep -q 'slower.md' slow.out && grep -q '| lookup | s = 1 | 0.001 | 5000 | 6 
 else
     bad "slower.md" "$(head -n 2 slow.out)" "$(grep '^| [lr]' "$m" 2>&1 | head -n 6)"
 fi
-overflow=$(text_overflow all/*.svg one_dk/*.svg "$svg" glance_out/nan.svg study2/*.svg shared/*.svg law/*.svg 2>&1)
+# slower.svg: a panel per task, a staircase per cell: reverse's 1/dk rises by 1/6 at steps 1000, 2000, 3000 and
+# stays at 1/2 to step 5000 (x 450 .. 750 for steps 0 .. 5000, y 335.2 .. 108.8 for 0 .. 1); lookup's s = 1 stays at 0;
+# the second study's budgets (1000 steps) drawn
+slow_svg=slow/slower.svg
+risers=$(grep -c '<polyline fill="none" stroke="[^"]*" stroke-width="2.00"' "$slow_svg" 2>/dev/null)
+if grep -q 'slower.svg' slow.out && [ "$risers" = 4 ] && grep -q '>lookup</text>' "$slow_svg" && grep -q '>reverse</text>' "$slow_svg" &&
+    [ "$(grep -c 'stroke="#888888" stroke-width="1.00" stroke-dasharray="2,3"' "$slow_svg")" = 2 ] &&
+    grep -q 'reverse: s = 1/dk (6 runs)\|reverse: s = 1/dₖ (6 runs)' "$slow_svg" &&
+    grep -q 'stroke="#2ca02c" stroke-width="2.00" stroke-dasharray="7,3" points="450.0,335.2 510.0,335.2 510.0,297.5 570.0,297.5 570.0,259.7 630.0,259.7 630.0,222.0 750.0,222.0 "' "$slow_svg"; then
+    ok "slower.svg: a panel per task, a line per cell (4) in its legend, the second study's budget marked"
+else
+    bad "slower.svg" "$risers lines" "$(head -n 2 slow.out)"
+fi
+overflow=$(text_overflow all/*.svg one_dk/*.svg "$svg" glance_out/nan.svg study2/*.svg shared/*.svg law/*.svg slow/*.svg 2>&1)
 if [ -f one_dk/dk_sort.svg ] && [ -z "$overflow" ]; then
     ok "every title, subtitle, label and legend inside its figure, and every legend's text inside its box (the long ones wrapped)"
 else

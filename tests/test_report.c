@@ -536,6 +536,13 @@ static void test_kaplan_meier(void)
     double t3[3] = {7, 5, 9};
     bool e3[3] = {true, true, true};
     CHECK(stats_km_median(t3, e3, 3).median == 7, "5, 7, 9: median 7");
+    /* the curve of the first example: (100, 0.8), (200, 0.6), (400, 0.3); none at the censorings */
+    double ct[5], cs[5];
+    int m = stats_km_curve(t, e, 5, ct, cs);
+    CHECK(m == 3 && ct[0] == 100 && ct[1] == 200 && ct[2] == 400 && fabs(cs[0] - 0.8) < 1e-15 && fabs(cs[1] - 0.6) < 1e-15 &&
+              fabs(cs[2] - 0.3) < 1e-15,
+          "KM curve: %d steps, (%g, %g) (%g, %g) (%g, %g)", m, ct[0], cs[0], ct[1], cs[1], ct[2], cs[2]);
+    CHECK(stats_km_curve(t4, none, 4, ct, cs) == 0, "no event: an empty curve");
 }
 
 static void test_logrank(void)

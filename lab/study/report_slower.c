@@ -3,10 +3,12 @@
 #include "report_slower.h"
 
 #include "report_common.h"
+#include "report_figure.h"
 #include "report_outcome_table.h"
 #include "stats_outcomes.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { MAX_SLOWER_CELLS = 32 };
@@ -76,6 +78,89 @@ static void cell_name(char *buf, size_t n, const SlowerCell *c)
     size_t len = steps && steps > c->variant ? (size_t)(steps - c->variant - 1) : 0;
     if (len) snprintf(buf, n, "`%.*s`", (int)len, c->variant);
     else snprintf(buf, n, "s = %s", scale_label(c->scale, SCALE_MARKDOWN));
+}
+
+/* ------------------------------------------------------------------ the figure: learned by step */
+
+/* The budget the task had in the second study (its --steps= in the outcome table), or NAN. */
+static double study_budget(const char *task)
+{
+    const OutcomeTask *t = outcome_task(task);
+    const char *steps = t ? strstr(t->flags, "--steps=") : NULL;
+    return steps ? atof(steps + 8) : NAN;
+}
+
+/* slower.svg: a panel per task, for each cell the share of its runs that have learned by each
+ * step, 1 - S(t) of its Kaplan-Meier curve, as a staircase; a vertical line at the second
+ * study's budget. */
+static void draw_slower_svg(const char *dir, const SlowerCell *cells, int nc, double *t, bool *e)
+{
+    const char *tasks[MAX_SLOWER_CELLS];
+    int nt = 0;
+    double last = 0;
+    for (int c = 0; c < nc; c++) {
+        int k = 0;
+        while (k < nt && strcmp(tasks[k], cells[c].task)) k++;
+        if (k == nt) tasks[nt++] = cells[c].task;
+        for (int i = 0; i < cells[c].n; i++) last = fmax(last, cells[c].runs[i]->value[M_STEPS]);
+    }
+    const char *title = "Fails, or slower? The share of runs that learned, by step";
+    const char *subtitle = "Each line: one cell's runs (1 - the Kaplan-Meier curve of the steps to the loss threshold; a run that "
+                           "never reached it is censored at the end). Grey vertical line: the second study's budget, at which "
+                           "these cells were judged. Each cell at the second study's chosen rate, dk 64 (slower.md).";
+    int width = figure_width(MARGIN + nt * (PANEL_W + MARGIN) + LEGEND_W), top = figure_top(width, title, subtitle);
+    Plot plot;
+    Svg *s = plot_open(&plot, dir, "slower.svg", width, top + PANEL_H + 100);
+    const char *labels[MAX_SLOWER_CELLS + 1];
+    SvgStyle styles[MAX_SLOWER_CELLS + 1];
+    const SvgStyle *sp[MAX_SLOWER_CELLS + 1];
+    char names[MAX_SLOWER_CELLS][192];
+    int nl = 0;
+    for (int k = 0; k < nt; k++) {
+        char ptitle[128];
+        snprintf(ptitle, sizeof ptitle, "%s", tasks[k]);
+        SvgPanel p = {MARGIN + k * (PANEL_W + MARGIN), top, PANEL_W, PANEL_H, {0, last, SVG_LINEAR, "step", NULL, 0},
+                      accuracy_axis("share of runs that learned"), ptitle};
+        svg_panel(s, &p);
+        double budget = study_budget(tasks[k]), bx[2] = {budget, budget}, by[2] = {0, 1};
+        SvgStyle budget_style = {"#888888", "2,3", SVG_NO_MARKER, 1, SVG_FILLED};
+        if (isfinite(budget)) svg_series(s, &p, bx, by, 2, &budget_style);
+        for (int c = 0; c < nc; c++) {
+            if (strcmp(cells[c].task, tasks[k])) continue;
+            int n = cell_times(&cells[c], t, e);
+            double *ct = mem_alloc(sizeof(double) * (size_t)(n + 1)), *cs = mem_alloc(sizeof(double) * (size_t)(n + 1));
+            int m = stats_km_curve(t, e, n, ct, cs);
+            /* the staircase: (0, 0), then at each event time a riser, then along to the last step */
+            double *x = mem_alloc(sizeof(double) * (size_t)(2 * m + 2)), *y = mem_alloc(sizeof(double) * (size_t)(2 * m + 2));
+            int np = 0;
+            x[np] = 0, y[np++] = 0;
+            for (int j = 0; j < m; j++) {
+                x[np] = ct[j], y[np++] = j ? 1 - cs[j - 1] : 0;
+                x[np] = ct[j], y[np++] = 1 - cs[j];
+            }
+            x[np] = last, y[np++] = m ? 1 - cs[m - 1] : 0;
+            SvgStyle st = scale_style(cells[c].scale, 0, 2);
+            st.marker = SVG_NO_MARKER;
+            if (strstr(cells[c].variant, "attn=")) st.dash = "6,3";
+            svg_series(s, &p, x, y, np, &st);
+            if (nl < MAX_SLOWER_CELLS) {
+                char name[128];
+                cell_name(name, sizeof name, &cells[c]);
+                snprintf(names[nl], sizeof names[nl], "%s: %s (%d runs)", cells[c].task, name, n);
+                styles[nl] = st;
+                labels[nl] = names[nl];
+                sp[nl] = &styles[nl];
+                nl++;
+            }
+            mem_free(x);
+            mem_free(y);
+            mem_free(ct);
+            mem_free(cs);
+        }
+    }
+    figure_titles(s, width, title, subtitle);
+    svg_legend(s, MARGIN + nt * (PANEL_W + MARGIN) - 30, top, LEGEND_W - 10, labels, sp, nl);
+    plot_close(&plot);
 }
 
 bool write_slower(const char *dir, const Row *rows, int n_rows)
@@ -155,6 +240,7 @@ bool write_slower(const char *dir, const Row *rows, int n_rows)
                 b->n, excess[k], p[k], adj[k], judged[k], verdict);
     }
     out_close(&o);
+    draw_slower_svg(dir, cells, nc, t, e);
     for (int c = 0; c < nc; c++) mem_free(cells[c].runs);
     mem_free(t);
     mem_free(tr);

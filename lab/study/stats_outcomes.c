@@ -183,23 +183,36 @@ static TimedRun *timed_runs(const double *ta, const bool *ea, int na, const doub
     return r;
 }
 
-StatsKm stats_km_median(const double *time, const bool *event, int n)
+int stats_km_curve(const double *time, const bool *event, int n, double *t_out, double *s_out)
 {
-    StatsKm km = {NAN, 0, 0};
     TimedRun *r = timed_runs(time, event, n, NULL, NULL, 0);
     double s = 1;
+    int m = 0;
     for (int i = 0; i < n;) {
         int j = i, d = 0;
         while (j < n && r[j].t == r[i].t) d += r[j++].event; /* the runs at this time */
-        km.events += d;
-        km.censored += (j - i) - d;
         if (d > 0) {
             s *= 1 - (double)d / (n - i); /* n - i runs at risk: every run from this time on */
-            if (isnan(km.median) && s <= 0.5 + 1e-12) km.median = r[i].t;
+            t_out[m] = r[i].t;
+            s_out[m++] = s;
         }
         i = j;
     }
     mem_free(r);
+    return m;
+}
+
+StatsKm stats_km_median(const double *time, const bool *event, int n)
+{
+    StatsKm km = {NAN, 0, 0};
+    double *t = mem_alloc(sizeof(double) * (size_t)(n + 1)), *s = mem_alloc(sizeof(double) * (size_t)(n + 1));
+    int m = stats_km_curve(time, event, n, t, s);
+    for (int k = 0; k < m && isnan(km.median); k++)
+        if (s[k] <= 0.5 + 1e-12) km.median = t[k];
+    for (int i = 0; i < n; i++) km.events += event[i];
+    km.censored = n - km.events;
+    mem_free(t);
+    mem_free(s);
     return km;
 }
 

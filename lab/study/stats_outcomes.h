@@ -63,6 +63,9 @@ typedef struct StatsKm {
     int events, censored;
 } StatsKm;
 StatsKm stats_km_median(const double *time, const bool *event, int n);
+/* The Kaplan-Meier curve itself: S just after each event time, t_out[k] and s_out[k] (room for n
+ * each); returns how many event times. S is 1 before t_out[0] and s_out[k] from t_out[k] on. */
+int stats_km_curve(const double *time, const bool *event, int n, double *t_out, double *s_out);
 /* The log-rank test of two such groups: at each event time, E_a += d r_a / r and
  * V += r_a r_b d (r - d) / (r^2 (r - 1)); chi^2 = (O_a - E_a)^2 / V on 1 degree of freedom,
  * p = erfc(sqrt(chi^2 / 2)). An asymptotic test: rough at a few runs per group. NAN when V = 0
