@@ -508,6 +508,13 @@ static void test_logrank_power(void)
     CHECK(stats_logrank_power(0.5, 0.9999, n, n, 0.05) >= 0.8 && stats_logrank_power(0.5, 0.9999, n - 1, n - 1, 0.05) < 0.8,
           "the first n that reaches 0.8");
     CHECK(isnan(stats_logrank_power(0.5, 1, 10, 10, 0.05)) && isnan(stats_logrank_power(0, 0.5, 10, 10, 0.05)), "bad arguments: NAN");
+    /* the MDD as a rate ratio: power reaches 0.8 there and not 0.01 closer to 1; against
+     * Schoenfeld at 22 + 22 runs all learning, ln(hr) = -(1.96 + 0.8416) / sqrt(44 / 4): hr 0.430 */
+    double mdd = stats_mdd_logrank(0.9999, 22, 22, 0.05);
+    CHECK(stats_logrank_power(mdd, 0.9999, 22, 22, 0.05) >= 0.8 && stats_logrank_power(mdd + 0.01, 0.9999, 22, 22, 0.05) < 0.8 &&
+              fabs(mdd - 0.430) < 0.04,
+          "MDD at 22 + 22, alpha 0.05: rate ratio %.3f (Schoenfeld 0.430)", mdd);
+    CHECK(isnan(stats_mdd_logrank(0.5, 1, 1, 1e-6)), "no ratio reaches the power (1 + 1 runs at alpha 1e-6): NAN");
 }
 
 static void test_kaplan_meier(void)

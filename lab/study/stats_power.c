@@ -268,6 +268,25 @@ double stats_logrank_power(double hr, double p_ref, int na, int nb, double alpha
     return (double)hits / STATS_POWER_DRAWS;
 }
 
+/* power at 1 - x: x, the distance of the rate ratio from 1, for first_reaching */
+typedef struct LogrankCase {
+    double p_ref, alpha;
+    int na, nb;
+} LogrankCase;
+static double logrank_power_at(double x, const void *ctx)
+{
+    const LogrankCase *c = ctx;
+    return stats_logrank_power(1 - x, c->p_ref, c->na, c->nb, c->alpha);
+}
+
+double stats_mdd_logrank(double p_ref, int na, int nb, double alpha)
+{
+    if (na < 1 || nb < 1 || !(p_ref > 0 && p_ref < 1) || !(alpha > 0 && alpha < 1)) return NAN;
+    LogrankCase c = {p_ref, alpha, na, nb};
+    double x = first_reaching(logrank_power_at, &c, 0.02, 0.98, 0.002);
+    return isnan(x) ? NAN : 1 - x;
+}
+
 int stats_logrank_seeds(double hr, double p_ref, double alpha, int n_min, int n_max)
 {
     for (int n = n_min < 1 ? 1 : n_min; n <= n_max; n++)

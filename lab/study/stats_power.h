@@ -54,6 +54,9 @@ double stats_mdd_sign_flip(double sd, int n, double alpha);
  * power: the share of STATS_POWER_DRAWS simulated pairs of groups (fixed seed) it rejects
  * (Monte Carlo error about 0.004 at power 0.8). NAN for bad arguments. */
 double stats_logrank_power(double hr, double p_ref, int na, int nb, double alpha);
+/* The MDD of that test as a rate ratio: the largest hr below 1 (the least slowdown) at which its
+ * power is >= STATS_POWER, to 0.002 (a grid of 0.02, then bisection); NAN when no hr >= 0.02 reaches it. */
+double stats_mdd_logrank(double p_ref, int na, int nb, double alpha);
 /* The smallest n (runs per group, n_min .. n_max) at which that power is >= STATS_POWER; -1
  * when none is. */
 int stats_logrank_seeds(double hr, double p_ref, double alpha, int n_min, int n_max);
