@@ -223,10 +223,10 @@ bool write_slower(const char *dir, const Row *rows, int n_rows)
     fprintf(f, "\n## Contrasts: the log-rank test, Holm over %d\n\n"
                "O − E: the cell's runs that learned minus those expected were it like 1/√dₖ (below 0: slower). Verdict at "
                "Holm's p < %.2f: \"slower\" (O − E < 0, some run learned), \"fails within the budget\" (no run learned), "
-               "\"faster\" (O − E > 0); else \"not distinguishable\", with its MDD: the slowest a's rate of learning could be, "
-               "as a ratio to b's, and still escape the test with probability 0.2 (power 0.8 at the α it is judged at, "
-               "simulated: exponential steps to learn, b's share learned as observed, kept within half a run of 0 and 1; "
-               "the seeds were sized to detect a ratio of ¼: DESIGN.md).\n\n| task | a | b | learned a / b | O − E | p | Holm p | judged at | verdict |\n"
+               "\"faster\" (O − E > 0); else \"not distinguishable\", with its MDD: the ratio of a's rate of learning to b's at "
+               "which the test, at the α it is judged at, detects the slowdown with probability 0.8 (a ratio nearer 1 may "
+               "go undetected; simulated: exponential steps to learn, b's share learned as observed, kept within half a "
+               "run of 0 and 1; the seeds were sized to detect a ratio of ¼: DESIGN.md).\n\n| task | a | b | learned a / b | O − E | p | Holm p | judged at | verdict |\n"
                "|---|---|---|---|---:|---:|---:|---:|---|\n",
             m, OUTCOME_ALPHA);
     for (int k = 0; k < m; k++) {
