@@ -7,20 +7,9 @@
 #   tests/law_tiers.sh BIN_DIR      BIN_DIR holds report (e.g. .)
 set -u
 bin=${1:?usage: tests/law_tiers.sh BIN_DIR}
-root=$(cd "$(dirname "$0")/.." && pwd)
-report=$(cd "$bin" && pwd)/report
-dir=${TEST_TMPDIR:-$(mktemp -d)}/law_tiers
-rm -rf "$dir"
-mkdir -p "$dir"
-cd "$dir" || exit 2 # whatever a run writes lands here
-passed=0 failed=0
-ok() { echo "ok    $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL  $1"; shift; for l in "$@"; do echo "    $l"; done; failed=$((failed + 1)); }
-
-# The stand-in for ./train (tests/stand_in_train.sh: c* = 1 at every dk, sigma0 = sqrt(dk)); every call
-# is logged in $dir/calls.
-cp "$root/tests/stand_in_train.sh" "$dir/train"
-export STAND_IN_CALLS=$dir/calls
+# the scratch folder and the stand-in for ./train (tests/stand_in_train.sh: c* = 1 at every dk,
+# sigma0 = sqrt(dk)), every call logged in $dir/calls
+. "$(dirname "$0")/tiers_setup.sh" law_tiers "$bin"
 # (--record none: the tiers' committed record of docs/ablation/ is not this test's)
 abl() { TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" "$@" --record none; }
 out=$dir/law

@@ -8,17 +8,7 @@
 #   tests/study_record.sh BIN_DIR      BIN_DIR holds report (e.g. .)
 set -u
 bin=${1:?usage: tests/study_record.sh BIN_DIR}
-root=$(cd "$(dirname "$0")/.." && pwd)
-report=$(cd "$bin" && pwd)/report
-dir=${TEST_TMPDIR:-$(mktemp -d)}/study_record
-rm -rf "$dir"
-mkdir -p "$dir"
-cd "$dir" || exit 2
-passed=0 failed=0
-ok() { echo "ok    $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL  $1"; shift; for l in "$@"; do echo "    $l"; done; failed=$((failed + 1)); }
-cp "$root/tests/stand_in_train.sh" "$dir/train"
-export STAND_IN_CALLS=$dir/calls
+. "$(dirname "$0")/tiers_setup.sh" study_record "$bin" # the scratch folder, the stand-in at $dir/train
 abl() { TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" "$@"; }
 # the rows of a runs.csv without their quoted fields (the command names the folder), sorted
 rows() { sed 's/"[^"]*"//g' "$1" | sort; }
