@@ -118,10 +118,8 @@ static void draw_slower_svg(const char *dir, const SlowerCell *cells, int nc, do
     char names[MAX_SLOWER_CELLS][192];
     int nl = 0;
     for (int k = 0; k < nt; k++) {
-        char ptitle[128];
-        snprintf(ptitle, sizeof ptitle, "%s", tasks[k]);
         SvgPanel p = {MARGIN + k * (PANEL_W + MARGIN), top, PANEL_W, PANEL_H, {0, last, SVG_LINEAR, "step", NULL, 0},
-                      accuracy_axis("share of runs that learned"), ptitle};
+                      accuracy_axis("share of runs that learned"), tasks[k]};
         svg_panel(s, &p);
         double budget = study_budget(tasks[k]), bx[2] = {budget, budget}, by[2] = {0, 1};
         SvgStyle budget_style = {"#888888", "2,3", SVG_NO_MARKER, 1, SVG_FILLED};
