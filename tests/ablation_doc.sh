@@ -33,12 +33,12 @@ check_study() {
     local committed=$1 plots=$2 out=$dir/$1 f name n differ pattern
     mkdir -p "$out"
     if "$report" --runs "$committed/runs.csv" --out "$out" >"$out/report.out" 2>&1; then
-        for f in summary.md best_lr.tsv outcomes.md law.md slower.md; do
-            # the last three only where the runs make them (a task of the outcome table, the law's
+        for f in summary.md best_lr.tsv outcomes.md law.md law_grid.md slower.md; do
+            # the last four only where the runs make them (a task of the outcome table, the law's
             # stages, stage slower): then the committed file must be there too
             case "$f" in
             outcomes.md) [ -f "$committed/$f" ] || continue ;; # the first study's predates it
-            law.md | slower.md) [ -f "$out/$f" ] || [ -f "$committed/$f" ] || continue ;;
+            law.md | law_grid.md | slower.md) [ -f "$out/$f" ] || [ -f "$committed/$f" ] || continue ;;
             esac
             [ -f "$committed/$f" ] || { bad "$committed/$f is missing"; continue; }
             if cmp -s "$out/$f" "$committed/$f"; then ok "$committed/$f is what ./report makes from runs.csv"; else

@@ -5,6 +5,7 @@
 
 #include "report_common.h"
 #include "report_law_figure.h"
+#include "report_law_grid.h"
 #include "report_law_groups.h"
 #include "stats.h"
 #include "stats_outcomes.h"
@@ -12,10 +13,6 @@
 
 #include <math.h>
 #include <string.h>
-
-#define LAW_FAMILY_ALPHA 0.05 /* the six tests' family-wise level (Holm) */
-#define LAW_DELTA 0.5         /* the |alpha - alpha0| the seeds are sized for */
-#define LAW_SD_FLOOR 0.25     /* the least sd of alpha_i assumed in sizing */
 
 /* ------------------------------------------------------------------ law.md */
 
@@ -49,7 +46,9 @@ static bool group_qualifies(const LawGroup *g, int *complete, int *incomplete)
     return ok && *complete > 0;
 }
 
-static void write_init_table(FILE *f, const LawGroup *g, int init)
+/* One init's table of a group and its alpha line; planned: the seeds a stage-law group's
+ * calibration sized (0: not stage law, or none), to say when alpha-hat is an interim look. */
+static void write_init_table(FILE *f, const LawGroup *g, int init, int planned)
 {
     fprintf(f, "\n**qk-init=%s** (%d runs)\n\n| dₖ | σ₀ (median) | 1/σ₀ | s* (median c*/√dₖ) |", g_law_inits[init], g->init_n[init]);
     for (int s = 0; s < g->ns; s++) fprintf(f, " seed %ld |", g->seeds[s]);
@@ -57,8 +56,8 @@ static void write_init_table(FILE *f, const LawGroup *g, int init)
     for (int s = 0; s < g->ns; s++) fprintf(f, "---|");
     fprintf(f, "---|\n");
     for (int d = 0; d < g->nd; d++) {
-        int runs_here = 0; /* a dk this init has no done run at (yet): no row */
-        for (int s = 0; s < g->ns; s++) runs_here += g->ran[init][d][s];
+        int runs_here = 0; /* a dk this init has no run done or planned at: no row */
+        for (int s = 0; s < g->ns; s++) runs_here += g->ran[init][d][s] + g->missing[init][d][s];
         if (!runs_here) continue;
         double med, lo, hi;
         int n = law_median_kstar(g, init, d, &med, &lo, &hi);
@@ -70,10 +69,12 @@ static void write_init_table(FILE *f, const LawGroup *g, int init)
         char star[32];
         if (isnan(sstar)) snprintf(star, sizeof star, "–");
         else snprintf(star, sizeof star, "%.3g", sstar);
-        fprintf(f, "| %.0f | %.3g | %.3g | %s |", g->dks[d], g->sigma0[init][d], 1 / g->sigma0[init][d], star);
+        if (isnan(g->sigma0[init][d])) fprintf(f, "| %.0f | – | – | %s |", g->dks[d], star); /* no run done here yet */
+        else fprintf(f, "| %.0f | %.3g | %.3g | %s |", g->dks[d], g->sigma0[init][d], 1 / g->sigma0[init][d], star);
         for (int s = 0; s < g->ns; s++) {
             if (!g->ran[init][d][s]) {
-                fprintf(f, " – |");
+                if (g->missing[init][d][s]) fprintf(f, " not run yet (0 of %d c) |", g->missing[init][d][s]);
+                else fprintf(f, " – |");
                 continue;
             }
             char c[32];
@@ -94,7 +95,9 @@ static void write_init_table(FILE *f, const LawGroup *g, int init)
         else fprintf(f, " %ld: –%s", g->seeds[s], s + 1 < g->ns ? ";" : "");
     }
     StatsCi ci = stats_ci95(a, n);
-    if (ci.defined) fprintf(f, ". **α̂ = %.3f [%.3f, %.3f]** (mean, 95 %% t interval, n = %d).", ci.mean, ci.lo, ci.hi, n);
+    if (ci.defined && n < planned)
+        fprintf(f, ". α̂ = %.3f [%.3f, %.3f] (mean, 95 %% t interval, n = %d: an interim look, %d seeds planned).", ci.mean, ci.lo, ci.hi, n, planned);
+    else if (ci.defined) fprintf(f, ". **α̂ = %.3f [%.3f, %.3f]** (mean, 95 %% t interval, n = %d).", ci.mean, ci.lo, ci.hi, n);
     else if (n == 1) fprintf(f, ". α̂ = %.3f (one seed: no interval).", ci.mean);
     else fprintf(f, ".");
     if (isfinite(g->alpha_pred[init])) fprintf(f, " Predicted from σ₀: α_pred = %.3f.\n", g->alpha_pred[init]);
@@ -104,7 +107,6 @@ static void write_init_table(FILE *f, const LawGroup *g, int init)
 /* The seeds the experiment needs, from a calibration group with at least 3 dk (DESIGN.md). */
 static void write_seed_sizing(FILE *f, const LawGroup *g)
 {
-    double sd = LAW_SD_FLOOR;
     int missing = 0;
     for (int i = 0; i < LAW_INITS; i++)
         for (int d = 0; d < g->nd; d++)
@@ -112,25 +114,21 @@ static void write_seed_sizing(FILE *f, const LawGroup *g)
     fprintf(f, "\nSeeds for the experiment (DESIGN.md)%s: the spread of α between the two calibration seeds, |α₁ − α₂|/√2:",
             missing ? ", preliminary (runs of the grid not all done)" : "");
     for (int i = 0; i < LAW_INITS; i++) {
-        double a[LAW_MAX_SEEDS];
-        int n = law_defined_alphas(g, i, a);
-        if (n == 2) {
-            double spread = fabs(a[0] - a[1]) / sqrt(2.0);
-            fprintf(f, " %s %.3f;", g_law_inits[i], spread);
-            if (spread > sd) sd = spread;
-        } else {
-            fprintf(f, " %s undefined (%d seeds with α);", g_law_inits[i], n);
-        }
+        double a[LAW_MAX_SEEDS], spread = law_seed_spread(g, i);
+        if (isfinite(spread)) fprintf(f, " %s %.3f;", g_law_inits[i], spread);
+        else fprintf(f, " %s undefined (%d seeds with α);", g_law_inits[i], law_defined_alphas(g, i, a));
     }
-    double alpha = LAW_FAMILY_ALPHA / 6;
-    int n = stats_t_seeds(LAW_DELTA, sd, alpha, 5, 100);
+    double sd;
+    int n = law_seeds_needed(g, &sd);
     fprintf(f, " the sd assumed, the larger of these and %.2f: %.3f. The one-sample t test at α = %.5f (Holm's first step of "
                "6) reaches power %.1f against |α − α₀| = %.1f with **n = %d seeds** (exact, noncentral t).\n",
-            LAW_SD_FLOOR, sd, alpha, 0.8, LAW_DELTA, n);
+            LAW_SD_FLOOR, sd, LAW_FAMILY_ALPHA / 6, 0.8, LAW_DELTA, n);
 }
 
-/* The six pre-registered tests of a stage-law group. */
-static void write_tests(FILE *f, const LawGroup *g)
+/* The six pre-registered tests of a stage-law group; planned: the seeds its calibration sized
+ * (0: none in the runs). Fewer seeds than planned is an interim look: its numbers are shown,
+ * never judged (the tests were sized, and are judged, at the planned n). */
+static void write_tests(FILE *f, const LawGroup *g, int planned)
 {
     double p[6], adj[6], judged[6], mean[6], sd[6], null[6];
     int n[6];
@@ -154,7 +152,7 @@ static void write_tests(FILE *f, const LawGroup *g)
     stats_holm_alpha(p, 6, LAW_FAMILY_ALPHA, judged);
     fprintf(f, "\n### The pre-registered tests\n\nOne-sample t tests on the seeds' α (two-sided), six corrected together by Holm "
                "(family-wise %.2f). MDD: the smallest |α − α₀| the test detects with power 0.8 at the α it is judged at "
-               "(exact: noncentral t, the observed sd).\n\n| init | H₀ | α̂ | sd | n | p | Holm p | judged at | verdict |\n"
+               "(exact: noncentral t, the observed sd). They are judged only at the seeds the calibration sized; with fewer seeds done a row is shown and not judged.\n\n| init | H₀ | α̂ | sd | n | p | Holm p | judged at | verdict |\n"
                "|---|---|---:|---:|---:|---:|---:|---:|---|\n",
             LAW_FAMILY_ALPHA);
     for (int t = 0; t < 6; t++) {
@@ -165,7 +163,9 @@ static void write_tests(FILE *f, const LawGroup *g)
             continue;
         }
         fprintf(f, " | %.3f | %.3f | %d | %.2g | %.2g | %.4f | ", mean[t], sd[t], n[t], p[t], adj[t], judged[t]);
-        if (adj[t] < LAW_FAMILY_ALPHA) fprintf(f, "α ≠ %.3f |\n", null[t]);
+        if (planned == 0) fprintf(f, "not judged (no calibration of this budget in the runs to size the seeds) |\n");
+        else if (n[t] < planned) fprintf(f, "interim, not judged (%d of the %d seeds planned) |\n", n[t], planned);
+        else if (adj[t] < LAW_FAMILY_ALPHA) fprintf(f, "α ≠ %.3f |\n", null[t]);
         else fprintf(f, "not distinguishable (MDD %.3f at α %.4f) |\n", stats_mdd_t(sd[t], n[t], judged[t]), judged[t]);
     }
 }
@@ -180,7 +180,8 @@ static void write_law_md(const char *dir, const LawGroup *gs, int ng)
                "of 2. c* of a seed at a dₖ: the c with the fewest steps to the loss threshold (ties: the lower final training "
                "loss); \"none\" when no c reached it. σ₀: the raw q·k std at step 1 (the score std of runs.csv's score_std_init, the mean over "
                "the layers, divided by s), median over runs; the argument's prediction is s* = 1/σ₀. Median c* over seeds with a 95 %% percentile "
-               "bootstrap interval (%d resamples, fixed seed).\n",
+               "bootstrap interval (%d resamples, fixed seed). Success, steps to learn, σ₀ and end entropy against c at each "
+               "dₖ: [law_grid.md](law_grid.md).\n",
             LAW_BOOTSTRAP);
     for (int gi = 0; gi < ng; gi++) {
         const LawGroup *g = &gs[gi];
@@ -193,10 +194,11 @@ static void write_law_md(const char *dir, const LawGroup *gs, int ng)
             if (incomplete) fprintf(f, "; %d more not done yet, not judged", incomplete);
             fprintf(f, "): **%s**.\n", ok ? "qualifies" : "does not qualify");
         }
+        int planned = law_seeds_planned(gs, ng, g);
         for (int i = 0; i < LAW_INITS; i++)
-            if (g->init_n[i]) write_init_table(f, g, i);
+            if (g->init_n[i]) write_init_table(f, g, i, planned);
         if (!strcmp(g->stage, "cal") && g->nd >= 3) write_seed_sizing(f, g);
-        if (!strcmp(g->stage, "law")) write_tests(f, g);
+        if (!strcmp(g->stage, "law")) write_tests(f, g, planned);
     }
     out_close(&o);
 }
@@ -207,5 +209,6 @@ int write_law(const char *dir, const Row *rows, int n_rows)
     int ng = law_groups_build(gs, rows, n_rows);
     if (ng == 0) return 0;
     write_law_md(dir, gs, ng);
-    return write_law_svg(dir, gs, ng) ? 2 : 1;
+    write_law_grid(dir, gs, ng);
+    return write_law_svg(dir, gs, ng) ? 3 : 2;
 }

@@ -10,13 +10,15 @@
  *   per dk: the median c* over seeds with a 95 % percentile bootstrap interval (10 000
  *     resamples of the seeds, a fixed seed), the median sigma0 (the raw q.k std at step 1:
  *     score_std_init / s) and the prediction 1/sigma0;
- *   per seed: alpha_i = minus the least-squares slope of log2 s* on log2 dk (at least 3 dk);
+ *   per seed: alpha_i = minus the least-squares slope of log2 s* on log2 dk (at least 3 dk;
+ *     none while some run of that seed's grid is planned and not done);
  *     alpha-hat = their mean with its Student t interval; alpha_pred = the slope of log2 sigma0
  *     on log2 dk over every run.
  * For stage cal, whether each budget qualifies (at every dk, init and seed some c reached the
  * threshold and some did not) and the seeds the experiment needs (exact t power, DESIGN.md);
  * for stage law, the six pre-registered tests (alpha = 0, 1, alpha_pred per init), Holm-
- * corrected, each with its MDD at the alpha it is judged at. */
+ * corrected, each with its MDD at the alpha it is judged at -- judged only once the seeds the
+ * calibration sized are done; before that an interim look, shown and not judged. */
 #ifndef STUDY_REPORT_LAW_H
 #define STUDY_REPORT_LAW_H
 
@@ -24,9 +26,9 @@
 
 #include <stdbool.h>
 
-/* Writes dir/law.md when some done run is of a law stage, and dir/law.svg when a group of them
- * has 3 dk or more; returns how many of the two it wrote. Dies (exit 2) on a law run whose
- * variant or scale is not the design's. */
+/* Writes dir/law.md and dir/law_grid.md (report_law_grid.h) when some done run is of a law
+ * stage, and dir/law.svg when a group of them has 3 dk or more; returns how many of the three
+ * it wrote. Dies (exit 2) on a law run whose variant or scale is not the design's. */
 int write_law(const char *dir, const Row *rows, int n_rows);
 
 #endif

@@ -21,12 +21,19 @@ static const LawGroup *figure_group(const LawGroup *gs, int ng)
     return best;
 }
 
-static void draw_law_svg(const char *dir, const LawGroup *g)
+/* planned: the seeds planned for a stage-law group (0: none known); fewer is an interim look. */
+static void draw_law_svg(const char *dir, const LawGroup *g, int planned)
 {
     static const char *const colors[LAW_INITS] = {"#1f77b4", "#d62728"};
     char title[256], subtitle[1024];
     snprintf(title, sizeof title, "The best multiplier s* against dk (stage %s, %d steps at lr %s)", g->stage, g->steps, g->lr_text);
-    snprintf(subtitle, sizeof subtitle,
+    int interim = 0; /* an init with fewer seeds' alpha than planned */
+    for (int i = 0; i < LAW_INITS; i++) {
+        double a[LAW_MAX_SEEDS];
+        if (g->init_n[i] && law_defined_alphas(g, i, a) < planned) interim = 1;
+    }
+    int at = interim ? snprintf(subtitle, sizeof subtitle, "An interim look: fewer seeds than the %d planned, nothing judged. ", planned) : 0;
+    snprintf(subtitle + at, sizeof subtitle - (size_t)at,
              "Discs: each seed's s* = c*/sqrt(dk) (dodged by seed); squares: the median over seeds; solid line: the fitted law "
              "s* ~ dk^(-alpha-hat) through the medians' mean level; dashed: the prediction 1/sigma0 (the raw score std at step 1, "
              "median over runs); dotted grey: s = 1/sqrt(dk). A seed with no c learned at a dk has no disc there.");
@@ -96,6 +103,6 @@ static void draw_law_svg(const char *dir, const LawGroup *g)
 bool write_law_svg(const char *dir, const LawGroup *gs, int ng)
 {
     const LawGroup *g = figure_group(gs, ng);
-    if (g) draw_law_svg(dir, g);
+    if (g) draw_law_svg(dir, g, law_seeds_planned(gs, ng, g));
     return g != NULL;
 }

@@ -2,7 +2,10 @@
 #include "report_law_groups.h"
 
 #include "report_common.h"
+#include "report_outcome_table.h"
+#include "stats_outcomes.h"
 #include "stats.h"
+#include "stats_t.h"
 #include "../../tensor/rng.h"
 
 #include <math.h>
@@ -157,15 +160,53 @@ static void find_kstar(LawGroup *g, const LawRun *runs, int n, int init)
     }
 }
 
+/* Success, time to learn, sigma0 and end entropy per (dk, c) of one init, over the seeds. */
+static void cell_stats(LawGroup *g, const LawRun *runs, int n, int init)
+{
+    double *t = mem_alloc(sizeof(double) * (size_t)(n + 1)), *sig = mem_alloc(sizeof(double) * (size_t)(n + 1));
+    double *ent = mem_alloc(sizeof(double) * (size_t)(n + 1));
+    bool *event = mem_alloc(sizeof(bool) * (size_t)(n + 1));
+    for (int d = 0; d < g->nd; d++)
+        for (int j = 0; j < g->nk; j++) {
+            LawCell *c = &g->cell[init][d][j];
+            int ns = 0, ne = 0;
+            for (int i = 0; i < n; i++) {
+                const Row *r = runs[i].row;
+                if (runs[i].init != init || r->dk != g->dks[d] || runs[i].k != g->ks[j]) continue;
+                event[c->runs] = isfinite(runs[i].t); /* else censored at its last step */
+                t[c->runs] = event[c->runs] ? runs[i].t : r->value[M_STEPS];
+                c->learned += event[c->runs];
+                c->runs++;
+                const OutcomeTask *task = outcome_task(r->job[JOB_TASK]);
+                if (task && isfinite(r->value[M_TEST_ACC])) {
+                    c->tested++;
+                    c->successes += r->value[M_TEST_ACC] >= task->threshold;
+                }
+                if (isfinite(runs[i].sigma0)) sig[ns++] = runs[i].sigma0;
+                if (isfinite(r->value[M_ENTROPY_END])) ent[ne++] = r->value[M_ENTROPY_END];
+            }
+            c->km_median = c->runs ? stats_km_median(t, event, c->runs).median : NAN;
+            c->sigma0 = ns ? stats_quantile(sig, ns, 0.5) : NAN;
+            c->entropy_end = ne ? stats_quantile(ent, ne, 0.5) : NAN;
+        }
+    mem_free(t);
+    mem_free(sig);
+    mem_free(ent);
+    mem_free(event);
+}
+
 /* alpha_i per seed, the median sigma0 per dk and alpha_pred, of one init. */
 static void fit_init(LawGroup *g, const LawRun *runs, int n, int init)
 {
     double x[LAW_MAX_DK], y[LAW_MAX_DK];
     for (int d = 0; d < g->nd; d++) x[d] = log2(g->dks[d]);
     for (int s = 0; s < g->ns; s++) {
-        for (int d = 0; d < g->nd; d++) /* log2 s* = k* - log2(dk) / 2 */
+        int missing = 0; /* a seed whose planned grid is not all done has no alpha yet */
+        for (int d = 0; d < g->nd; d++) { /* log2 s* = k* - log2(dk) / 2 */
             y[d] = g->kstar[init][d][s] == LAW_NO_C ? NAN : g->kstar[init][d][s] - x[d] / 2;
-        g->alpha[init][s] = -slope(x, y, g->nd);
+            missing += g->missing[init][d][s];
+        }
+        g->alpha[init][s] = missing ? NAN : -slope(x, y, g->nd);
     }
     double *lx = mem_alloc(sizeof(double) * (size_t)(n + 1)), *ly = mem_alloc(sizeof(double) * (size_t)(n + 1));
     for (int d = 0; d < g->nd; d++) {
@@ -186,6 +227,31 @@ static void fit_init(LawGroup *g, const LawRun *runs, int n, int init)
     mem_free(ly);
 }
 
+/* Adds a run's dk and seed to a group's lists if new. */
+static void add_dk_and_seed(LawGroup *g, const Row *r)
+{
+    if (index_of_dk(g, r->dk) < 0) {
+        if (g->nd == LAW_MAX_DK) die(EXIT_USER, "law runs at more than %d dk in one group", LAW_MAX_DK);
+        g->dks[g->nd++] = r->dk;
+    }
+    if (index_of_seed(g, r->seed) < 0) {
+        if (g->ns == LAW_MAX_SEEDS) die(EXIT_USER, "law runs of more than %d seeds in one group", LAW_MAX_SEEDS);
+        g->seeds[g->ns++] = r->seed;
+    }
+}
+
+/* Adds c = 2^k to a group's grid if new, keeping it ascending. */
+static void add_k(LawGroup *g, int k)
+{
+    int j = 0;
+    while (j < g->nk && g->ks[j] < k) j++;
+    if (j < g->nk && g->ks[j] == k) return;
+    if (g->nk == LAW_MAX_C) die(EXIT_USER, "law runs at more than %d c in one group", LAW_MAX_C);
+    memmove(&g->ks[j + 1], &g->ks[j], sizeof(int) * (size_t)(g->nk - j));
+    g->ks[j] = k;
+    g->nk++;
+}
+
 /* Collects the law runs into groups (sorted) and computes each group's estimates. */
 int law_groups_build(LawGroup *gs, const Row *rows, int n_rows)
 {
@@ -197,36 +263,37 @@ int law_groups_build(LawGroup *gs, const Row *rows, int n_rows)
         if (!is_law_stage(r->job[JOB_STAGE]) || !r->done) continue;
         LawRun run = law_run(r);
         int gi = find_group(gs, &ng, r, &run);
-        LawGroup *g = &gs[gi];
-        if (index_of_dk(g, r->dk) < 0) {
-            if (g->nd == LAW_MAX_DK) die(EXIT_USER, "law runs at more than %d dk in one group", LAW_MAX_DK);
-            g->dks[g->nd++] = r->dk;
-        }
-        if (index_of_seed(g, r->seed) < 0) {
-            if (g->ns == LAW_MAX_SEEDS) die(EXIT_USER, "law runs of more than %d seeds in one group", LAW_MAX_SEEDS);
-            g->seeds[g->ns++] = r->seed;
-        }
-        g->init_n[run.init]++;
+        add_dk_and_seed(&gs[gi], r);
+        add_k(&gs[gi], run.k);
+        gs[gi].init_n[run.init]++;
         group_of[n] = gi;
         runs[n++] = run;
+    }
+    /* the planned runs not done, in the groups that have done runs (at any dk and seed: a tier
+     * not yet at its last dk still plans it) */
+    int *missing_group = mem_alloc(sizeof(int) * (size_t)(n_rows + 1));
+    for (int i = 0; i < n_rows; i++) {
+        const Row *r = &rows[i];
+        missing_group[i] = -1;
+        if (!is_law_stage(r->job[JOB_STAGE]) || r->done) continue;
+        LawRun run = law_run(r);
+        for (int gi = 0; gi < ng; gi++)
+            if (!strcmp(gs[gi].stage, r->job[JOB_STAGE]) && gs[gi].steps == run.steps && gs[gi].lr == r->lr) {
+                add_dk_and_seed(&gs[gi], r);
+                missing_group[i] = gi;
+            }
     }
     for (int gi = 0; gi < ng; gi++) {
         LawGroup *g = &gs[gi];
         qsort(g->dks, (size_t)g->nd, sizeof(double), cmp_double);
         qsort(g->seeds, (size_t)g->ns, sizeof(long), cmp_long);
     }
-    /* the planned runs not done, in the groups, dk and seeds that have done runs */
-    for (int i = 0; i < n_rows; i++) {
-        const Row *r = &rows[i];
-        if (!is_law_stage(r->job[JOB_STAGE]) || r->done) continue;
-        LawRun run = law_run(r);
-        for (int gi = 0; gi < ng; gi++) {
-            LawGroup *g = &gs[gi];
-            if (strcmp(g->stage, r->job[JOB_STAGE]) || g->steps != run.steps || g->lr != r->lr) continue;
-            int d = index_of_dk(g, r->dk), sd = index_of_seed(g, r->seed);
-            if (d >= 0 && sd >= 0) g->missing[run.init][d][sd]++;
+    for (int i = 0; i < n_rows; i++)
+        if (missing_group[i] >= 0) {
+            LawGroup *g = &gs[missing_group[i]];
+            g->missing[law_run(&rows[i]).init][index_of_dk(g, rows[i].dk)][index_of_seed(g, rows[i].seed)]++;
         }
-    }
+    mem_free(missing_group);
     /* each group's runs, then its estimates (before sorting the groups: group_of indexes them) */
     LawRun *mine = mem_alloc(sizeof(LawRun) * (size_t)(n + 1));
     for (int gi = 0; gi < ng; gi++) {
@@ -239,6 +306,7 @@ int law_groups_build(LawGroup *gs, const Row *rows, int n_rows)
                 for (int sd = 0; sd < gs[gi].ns; sd++)
                     if (gs[gi].missing[init][d][sd]) gs[gi].kstar[init][d][sd] = LAW_NO_C;
             fit_init(&gs[gi], mine, m, init);
+            cell_stats(&gs[gi], mine, m, init);
         }
     }
     mem_free(mine);
@@ -291,3 +359,31 @@ int law_defined_alphas(const LawGroup *g, int init, double *a)
     return n;
 }
 
+
+/* ------------------------------------------------------------------ the seeds the experiment needs */
+
+double law_seed_spread(const LawGroup *cal, int init)
+{
+    double a[LAW_MAX_SEEDS];
+    return law_defined_alphas(cal, init, a) == 2 ? fabs(a[0] - a[1]) / sqrt(2.0) : NAN;
+}
+
+int law_seeds_needed(const LawGroup *cal, double *sd)
+{
+    *sd = LAW_SD_FLOOR; /* two seeds underestimate a spread */
+    for (int i = 0; i < LAW_INITS; i++) {
+        double spread = law_seed_spread(cal, i);
+        if (isfinite(spread) && spread > *sd) *sd = spread;
+    }
+    return stats_t_seeds(LAW_DELTA, *sd, LAW_FAMILY_ALPHA / 6, 5, 100);
+}
+
+int law_seeds_planned(const LawGroup *gs, int ng, const LawGroup *g)
+{
+    if (strcmp(g->stage, "law")) return 0;
+    double sd;
+    for (int i = 0; i < ng; i++)
+        if (!strcmp(gs[i].stage, "cal") && gs[i].steps == g->steps && gs[i].lr == g->lr && gs[i].nd >= 3)
+            return law_seeds_needed(&gs[i], &sd);
+    return 0;
+}

@@ -10,8 +10,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum { LAW_INITS = 2, LAW_MAX_DK = 16, LAW_MAX_SEEDS = 128, LAW_MAX_GROUPS = 32, LAW_NO_C = -1000, LAW_BOOTSTRAP = 10000 };
+enum { LAW_INITS = 2, LAW_MAX_DK = 16, LAW_MAX_C = 16, LAW_MAX_SEEDS = 128, LAW_MAX_GROUPS = 32, LAW_NO_C = -1000, LAW_BOOTSTRAP = 10000 };
 extern const char *const g_law_inits[LAW_INITS]; /* "unit", "xavier": qk-init=... */
+
+/* The done runs of one (init, dk, c) over the seeds: success and time to learn against c. */
+typedef struct LawCell {
+    int runs, learned;    /* learned: reached the loss threshold within the budget */
+    int tested, successes; /* runs with a test accuracy, and those at or above the task's threshold */
+    double km_median;     /* Kaplan-Meier median steps to learn; NAN: not reached (or no run) */
+    double sigma0;        /* median raw q.k std at step 1 */
+    double entropy_end;   /* median attention entropy / log(keys) at the last step */
+} LawCell;
 
 /* The runs of one stage at one budget (steps, rate), and what is computed from them per init. */
 typedef struct LawGroup {
@@ -31,6 +40,9 @@ typedef struct LawGroup {
     double sigma0[LAW_INITS][LAW_MAX_DK];               /* median over runs */
     double alpha[LAW_INITS][LAW_MAX_SEEDS];             /* per seed; NAN with fewer than 3 dk */
     double alpha_pred[LAW_INITS];
+    int ks[LAW_MAX_C];                                  /* the c = 2^k run, ascending */
+    int nk;
+    LawCell cell[LAW_INITS][LAW_MAX_DK][LAW_MAX_C];     /* per (init, dk, c) */
 } LawGroup;
 
 /* The groups of the done runs of the law's stages (cal, law, robust), sorted by stage, steps,
@@ -43,5 +55,21 @@ int law_groups_build(LawGroup *gs, const Row *rows, int n_rows);
 int law_median_kstar(const LawGroup *g, int init, int d, double *median, double *lo, double *hi);
 /* The alpha_i of one init that are defined, into a; returns how many. */
 int law_defined_alphas(const LawGroup *g, int init, double *a);
+
+/* The seeds the experiment needs (DESIGN.md, "Seeds, sized by exact power"). */
+#define LAW_FAMILY_ALPHA 0.05 /* the six tests' family-wise level (Holm) */
+#define LAW_DELTA 0.5         /* the |alpha - alpha0| the seeds are sized for */
+#define LAW_SD_FLOOR 0.25     /* the least sd of alpha_i assumed in sizing */
+/* The spread of alpha between the two calibration seeds of a cal group under one init,
+ * |alpha_1 - alpha_2| / sqrt 2; NAN unless exactly two seeds have an alpha. */
+double law_seed_spread(const LawGroup *cal, int init);
+/* The least n >= 5 at which the two-sided one-sample t test at LAW_FAMILY_ALPHA / 6 (Holm's
+ * first step) has power 0.8 against LAW_DELTA (exact, noncentral t), the sd being the larger
+ * of LAW_SD_FLOOR and the spreads of a cal group (into *sd). */
+int law_seeds_needed(const LawGroup *cal, double *sd);
+/* The seeds planned for a stage-law group: law_seeds_needed of the calibration at its budget
+ * (stage cal, the same steps and rate, 3 dk or more); 0 for another stage, or when the runs
+ * hold no such calibration. With fewer seeds done, the group is an interim look. */
+int law_seeds_planned(const LawGroup *gs, int ng, const LawGroup *g);
 
 #endif

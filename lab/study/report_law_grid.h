@@ -1,0 +1,14 @@
+/* report_law_grid.h - law_grid.md: the law experiment's outcomes against c at each dk (docs/
+ * ablation/DESIGN.md, "The estimates": per dk, the success count with its Wilson interval and
+ * the Kaplan-Meier median steps to learn against c; the median sigma0 and end entropy against
+ * c). One table per group (stage, steps, rate) and init, a row per (dk, c), from runs.csv's rows
+ * alone (report_law_groups.h). */
+#ifndef STUDY_REPORT_LAW_GRID_H
+#define STUDY_REPORT_LAW_GRID_H
+
+#include "report_law_groups.h"
+
+/* Writes dir/law_grid.md from the groups of report_law_groups.h. */
+void write_law_grid(const char *dir, const LawGroup *gs, int ng);
+
+#endif
