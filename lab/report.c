@@ -251,7 +251,7 @@ static void make_study_report(const Command *c)
     int done = 0;
     for (int i = 0; i < n_rows; i++) done += rows[i].done;
     printf("report: %d planned runs, %d done, %d missing -> %s/%sbest_lr.tsv, summary.md%s%s%s and %d plots\n", n_rows, done,
-           n_rows - done, dir, c->runs && !c->n_folders ? "" : "runs.csv, ", outcomes ? ", outcomes.md" : "", law == 3 ? ", law.md, law_grid.md, law.svg" : law ? ", law.md, law_grid.md" : "",
+           n_rows - done, dir, c->runs && !c->n_folders ? "" : "runs.csv, ", outcomes ? ", outcomes.md" : "", law == 3 ? ", law.md, law_grid.md, law.svg, law_grid.svg" : law ? ", law.md, law_grid.md" : "",
            slower ? ", slower.md, slower.svg" : "", plots);
     if (done < n_rows) fprintf(stderr, "report: %d of %d planned runs are missing (listed in summary.md)\n", n_rows - done, n_rows);
     free_rows(rows, n_rows);

@@ -65,7 +65,7 @@ check_study() {
 [ ! -f docs/ablation/runs.csv ] || check_study docs/ablation "lr_*.svg dk_*.svg outcomes_*.svg"
 check_study docs/ablation/first "lr_*.svg dk_*.svg"
 # the law experiment and "fails, or slower?" (docs/ablation/DESIGN.md), once their runs are committed
-[ ! -f docs/ablation/law/runs.csv ] || check_study docs/ablation/law "law.svg lr_*.svg dk_*.svg"
+[ ! -f docs/ablation/law/runs.csv ] || check_study docs/ablation/law "law.svg law_grid.svg lr_*.svg dk_*.svg"
 [ ! -f docs/ablation/slower/runs.csv ] || check_study docs/ablation/slower "slower.svg"
 
 # The scale table (./report --scales, model/scale_table.c) is what the studies ran: every run's

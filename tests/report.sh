@@ -609,7 +609,7 @@ printf 'step,loss,l0_score_std,l1_score_std,l0_qgrad_median,l1_qgrad_median,l0_j
 echo "cal_s-1_dk4_seed203	cal	lookup	adamw	1	4	0.001	203	qk-init=unit,steps=1000	./train --scale=1 --dk=4 --seed=203" >>law/jobs.tsv
 "$report" law >law.out 2>&1
 m=law/law.md
-if [ -f "$m" ] && [ -f law/law.svg ] && grep -q 'law.md, law_grid.md, law.svg' law.out; then ok "law.md and law.svg from the law stages' runs"; else bad "law.md written" "$(head -3 law.out)"; fi
+if [ -f "$m" ] && [ -f law/law.svg ] && grep -q 'law.md, law_grid.md, law.svg, law_grid.svg' law.out; then ok "law.md and law.svg from the law stages' runs"; else bad "law.md written" "$(head -3 law.out)"; fi
 if grep -q 'The calibration.s rule .*whose runs are all done: 6 here; 1 more not done yet, not judged): \*\*qualifies\*\*' "$m" &&
     grep -q '^| 4 | 2 | 0.5 | – | – | – | not all run (1 of 2 c) | – (n = 0) |' "$m" && grep -q 'α per seed .*: 201: 0.500; 202: 0.000; 203: –' "$m" &&
     grep -q 'α̂ = 0.250 ' "$m" && grep -q 'α_pred = 0.500' "$m" && grep -q '| 64 | 8 | 0.125 | 0.177 | 1 at step 300 (3 of 5 c) | 2 at step 300 (3 of 5 c) | – | 2^0.5 ' "$m"; then
@@ -648,6 +648,19 @@ if grep -q 'law_grid.md' law.out && grep -A 12 '^## law: 1000 steps' "$m" | grep
     ok "law_grid.md: per (dk, c) the learned count, the Kaplan-Meier median (censored runs), successes with Wilson, sigma0, end entropy"
 else
     bad "law_grid.md" "$(grep -A 8 '^## law' "$m" 2>&1 | head -n 8)"
+fi
+# law_grid.svg: dk 16's lines (its colour, the first), unit init. Share learned at c = 1/4 .. 4: 0, 3/4, 1, 1, 1/4 (the
+# axis -0.03 .. 1.03 over 240 px: 169.8, 226.4, 226.4, 56.6 px above the first point); median steps (0 .. 1000 over 240
+# px) 500, 300, 500 at c = 1/2, 1, 2 (300 is 48 px below 500), none at 1/4 and 4. No line or legend for dk 1024 (no run).
+g=law/law_grid.svg
+share=$(grep -m 1 '<polyline fill="none" stroke="#440154"' "$g" | sed 's/.*points="//; s/ *".*//' | tr ' ' '\n' |
+    awk -F, 'NR == 1 { y0 = $2 } { printf "%s%.1f", (NR > 1 ? " " : ""), y0 - $2 }')
+steps=$(grep '<polyline fill="none" stroke="#440154"' "$g" | sed -n 2p | sed 's/.*points="//; s/ *".*//' | tr ' ' '\n' |
+    awk -F, 'NR == 1 { y0 = $2 } { printf "%s%.1f", (NR > 1 ? " " : ""), $2 - y0 }')
+if [ "$share" = "0.0 169.8 226.4 226.4 56.6" ] && [ "$steps" = "0.0 48.0 0.0" ] && grep -q '>dk 256<' "$g" && ! grep -q '>dk 1024<' "$g"; then
+    ok "law_grid.svg: a line per dk with runs, the share learned and the Kaplan-Meier median against c, as law_grid.md"
+else
+    bad "law_grid.svg" "share: $share" "steps: $steps"
 fi
 # the seeds planned all done: judged. Calibration alphas 0.5 and 0.25 (spread 0.177, below the floor 0.25: n = 7); law
 # seeds 301-307 with alpha 0.5, 0.5, 0.5, 0.25, 0.75, 0.5, 0.5: mean 0.5, sd 0.144, t = 9.17 against 0 and 1 (df 6, p

@@ -27,8 +27,8 @@
 #include <stdbool.h>
 
 /* Writes dir/law.md and dir/law_grid.md (report_law_grid.h) when some done run is of a law
- * stage, and dir/law.svg when a group of them has 3 dk or more; returns how many of the three
- * it wrote. Dies (exit 2) on a law run whose variant or scale is not the design's. */
+ * stage, and dir/law.svg and dir/law_grid.svg when a group of them has 3 dk or more; returns 2
+ * or 3: the markdown files, and the figures or not. Dies (exit 2) on a law run whose variant or scale is not the design's. */
 int write_law(const char *dir, const Row *rows, int n_rows);
 
 #endif

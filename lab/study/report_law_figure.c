@@ -8,9 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The group the figure shows: the experiment's (stage law, its first budget), else the
- * calibration group with the most dk. NULL when no group has 3 dk. */
-static const LawGroup *figure_group(const LawGroup *gs, int ng)
+const LawGroup *law_figure_group(const LawGroup *gs, int ng)
 {
     const LawGroup *best = NULL;
     for (int i = 0; i < ng; i++) {
@@ -102,7 +100,7 @@ static void draw_law_svg(const char *dir, const LawGroup *g, int planned)
 
 bool write_law_svg(const char *dir, const LawGroup *gs, int ng)
 {
-    const LawGroup *g = figure_group(gs, ng);
+    const LawGroup *g = law_figure_group(gs, ng);
     if (g) draw_law_svg(dir, g, law_seeds_planned(gs, ng, g));
     return g != NULL;
 }

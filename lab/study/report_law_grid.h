@@ -8,7 +8,9 @@
 
 #include "report_law_groups.h"
 
-/* Writes dir/law_grid.md from the groups of report_law_groups.h. */
+/* Writes dir/law_grid.md from the groups of report_law_groups.h, and dir/law_grid.svg (two rows
+ * of panels, a column per init: the share of runs learned and the Kaplan-Meier median steps
+ * against c, a line per dk) for the group law.svg shows, when there is one. */
 void write_law_grid(const char *dir, const LawGroup *gs, int ng);
 
 #endif
