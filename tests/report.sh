@@ -634,8 +634,9 @@ else
     bad "law.md's tests" "$(grep '^| unit' "$m")"
 fi
 # the figure: a disc per seed with a c* per dk (stage law: 4 seeds x 3 dk), under one init; says it is interim
-if [ "$(seeds seed law/law.svg)" = 12 ] && grep -q 'stage law, 1000 steps' law/law.svg && grep -q 'An interim look: fewer seeds than the [0-9]* planned' law/law.svg; then
-    ok "law.svg: the experiment's stage, every seed's s*, an interim look"; else
+if [ "$(seeds seed law/law.svg)" = 12 ] && grep -q 'stage law, 1000 steps' law/law.svg && grep -q 'An interim look: fewer seeds than the [0-9]* planned' law/law.svg &&
+    grep -q '>qk-init=xavier: no runs<' law/law.svg; then
+    ok "law.svg: the experiment's stage, every seed's s*, an interim look, an init with no runs says so"; else
     bad "law.svg" "discs $(seeds seed law/law.svg)"; fi
 # law_grid.md: per (dk, c) over the seeds (a run that learned has test accuracy 0.9, else 0.05; lookup's threshold 0.5).
 # Stage law at dk 16 (seeds 301-304, k* 0, 0, 1, 0): c = 1/4 never; c = 1/2 at step 500 but for seed 303 (censored at

@@ -50,7 +50,9 @@ static void draw_law_svg(const char *dir, const LawGroup *g, int planned)
         double a[LAW_MAX_SEEDS];
         int na = law_defined_alphas(g, i, a);
         StatsCi ci = stats_ci95(a, na);
-        snprintf(ptitle, sizeof ptitle, "qk-init=%s: alpha-hat %.2f, alpha_pred %.2f (n = %d)", g_law_inits[i], ci.mean, g->alpha_pred[i], na);
+        if (!g->init_n[i]) snprintf(ptitle, sizeof ptitle, "qk-init=%s: no runs", g_law_inits[i]);
+        else if (na == 0) snprintf(ptitle, sizeof ptitle, "qk-init=%s: no seed with alpha yet", g_law_inits[i]);
+        else snprintf(ptitle, sizeof ptitle, "qk-init=%s: alpha-hat %.2f, alpha_pred %.2f (n = %d)", g_law_inits[i], ci.mean, g->alpha_pred[i], na);
         SvgPanel p = {MARGIN + i * (PANEL_W + MARGIN), top, PANEL_W, PANEL_H,
                       {g->dks[0] / 1.5, g->dks[g->nd - 1] * 1.5, SVG_LOG, "dk (log)", g->dks, g->nd},
                       svg_axis_for(lo, hi, SVG_LOG, "s* (log)"), ptitle};
