@@ -638,6 +638,13 @@ if [ "$(seeds seed law/law.svg)" = 12 ] && grep -q 'stage law, 1000 steps' law/l
     grep -q '>qk-init=xavier: no runs<' law/law.svg; then
     ok "law.svg: the experiment's stage, every seed's s*, an interim look, an init with no runs says so"; else
     bad "law.svg" "discs $(seeds seed law/law.svg)"; fi
+# a law group of two tasks is refused (c* of different tasks never pooled)
+mkdir -p lawmix/runs
+cp law/runs/law_* lawmix/runs/
+{ grep -v '^law_s-32_dk1024_seed304' law/jobs.tsv | awk -F'\t' 'NR == 1 || $2 == "law"'
+    echo "law_rev_s-4_dk16_seed301	law	reverse	adamw	4	16	0.001	301	qk-init=unit,steps=1000	./train --task=reverse"; } >lawmix/jobs.tsv
+cp law/runs/law_s-4_dk16_seed301.out lawmix/runs/law_rev_s-4_dk16_seed301.out
+refuse "law runs of two tasks in one (stage, steps, rate) group" "task [a-z]* among stage law's runs of task [a-z]* at 1000 steps, lr 0.001 (one task per law group)" lawmix
 # law_grid.md: per (dk, c) over the seeds (a run that learned has test accuracy 0.9, else 0.05; lookup's threshold 0.5).
 # Stage law at dk 16 (seeds 301-304, k* 0, 0, 1, 0): c = 1/4 never; c = 1/2 at step 500 but for seed 303 (censored at
 # 1000): KM median 500, 3/4 successes, Wilson [0.30, 0.95]; c = 1 at 300, 300, 500, 300. sigma0 = sqrt 16; end entropy

@@ -103,11 +103,17 @@ static int group_order(const LawGroup *a, const LawGroup *b)
 static int find_group(LawGroup *gs, int *ng, const Row *r, const LawRun *run)
 {
     for (int i = 0; i < *ng; i++)
-        if (!strcmp(gs[i].stage, r->job[JOB_STAGE]) && gs[i].steps == run->steps && gs[i].lr == r->lr) return i;
+        if (!strcmp(gs[i].stage, r->job[JOB_STAGE]) && gs[i].steps == run->steps && gs[i].lr == r->lr) {
+            if (strcmp(gs[i].task, r->job[JOB_TASK])) /* the design has one task per group: no mixing of tasks' c* */
+                die(EXIT_USER, "run %s: task %s among stage %s's runs of task %s at %d steps, lr %s (one task per law group)",
+                    r->job[JOB_ID], r->job[JOB_TASK], gs[i].stage, gs[i].task, gs[i].steps, gs[i].lr_text);
+            return i;
+        }
     if (*ng == LAW_MAX_GROUPS) die(EXIT_USER, "more than %d (stage, steps, rate) groups of law runs", LAW_MAX_GROUPS);
     LawGroup *g = &gs[(*ng)++];
     memset(g, 0, sizeof *g);
     g->stage = r->job[JOB_STAGE];
+    g->task = r->job[JOB_TASK];
     g->lr_text = r->job[JOB_LR];
     g->steps = run->steps;
     g->lr = r->lr;

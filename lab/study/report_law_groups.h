@@ -24,7 +24,7 @@ typedef struct LawCell {
 
 /* The runs of one stage at one budget (steps, rate), and what is computed from them per init. */
 typedef struct LawGroup {
-    const char *stage, *lr_text;
+    const char *stage, *task, *lr_text; /* one task per group (another dies) */
     int steps;
     double lr;
     int init_n[LAW_INITS];                              /* runs per init */
