@@ -175,6 +175,7 @@ case "$tier" in law*) [ -z "$best_lr" ] || die "--best-lr is not for --$tier (on
 train=$(absolute "${TRAIN:-$root/train}")
 report=$(absolute "${REPORT:-$root/report}")
 config=$root/configs/ablation.cfg
+config_steps=$(awk -F= '$1 ~ /^ *steps *$/ { gsub(/ /, "", $2); print $2 }' "$config")
 [ -f "$config" ] || die "no config file $config"
 [ -x "$train" ] || die "$train is not built (run make)"
 [ -x "$report" ] || die "$report is not built (run make)"
@@ -312,19 +313,22 @@ q() {
     esac
 }
 
-# run_with_progress PROGRESS TOTAL START LABEL AFTER "ID<TAB>COMMAND": runs one command, then
-# appends its outcome to PROGRESS (one short line: appends of that size do not interleave) and
-# prints "[LABEL done/total] id ok|FAILED (seconds); failures so far; time left AFTER", the time
-# left from the mean wall time per finished run so far (runs in parallel included)
+# run_with_progress PROGRESS TOTAL TOTAL_WEIGHT START LABEL AFTER "ID<TAB>WEIGHT<TAB>COMMAND": runs
+# one command, then appends its outcome and weight to PROGRESS (one short line: appends of that
+# size do not interleave) and prints "[LABEL done/total] id ok|FAILED (seconds); failures so far;
+# time left AFTER", the time left = the wall time so far x the weight left / the weight done
+# (run_weight: larger dk and more steps take longer, so a plan in rising dk is not underestimated)
 run_with_progress='
-    progress=$1 total=$2 start=$3 label=$4 after=$5 line=$6
-    id=${line%%$'"'"'\t'"'"'*} cmd=${line#*$'"'"'\t'"'"'}
+    progress=$1 total=$2 total_weight=$3 start=$4 label=$5 after=$6 line=$7
+    id=${line%%$'"'"'\t'"'"'*} rest=${line#*$'"'"'\t'"'"'}
+    weight=${rest%%$'"'"'\t'"'"'*} cmd=${rest#*$'"'"'\t'"'"'}
     t0=$(date +%s)
     if bash -c "$cmd"; then outcome=ok; else outcome=FAILED; fi
     now=$(date +%s)
-    echo "$outcome" >>"$progress"
+    echo "$outcome $weight" >>"$progress"
     finished=$(wc -l <"$progress") failed=$(grep -c FAILED "$progress")
-    left=$(( (now - start) * (total - finished) / finished ))
+    done_weight=$(awk "{ w += \$2 } END { print w }" "$progress")
+    left=$(( (now - start) * (total_weight - done_weight) / done_weight ))
     printf "[%s%d/%d] %s %s (%d s); %d failed so far; about %d min %02d s left%s\n" "$label" \
         "$finished" "$total" "$id" "$outcome" $((now - t0)) "$failed" $((left / 60)) $((left % 60)) "$after"
 '
@@ -353,6 +357,18 @@ remove_stale_progress() {
     done
 }
 
+# run_weight PLAN_LINE: a run's expected cost, for the time left: steps x (dk + 128) / 1000 (the
+# law's runs at 2000 steps took about 14 s + 0.11 s x dk each on 2 cores: 16 s at dk 16, 130 s
+# at dk 1024), steps from the last --steps= of its flags, else the config's
+run_weight() {
+    local line=$1 steps=$config_steps dk flags
+    dk=$(cut -f 6 <<<"$line")
+    flags=${line##*$'\t'}
+    [[ " $flags " =~ .*\ --steps=([0-9]+)\  ]] && steps=${BASH_REMATCH[1]}
+    [[ "$dk" =~ ^[0-9]+$ ]] || dk=64
+    echo $((steps * (dk + 128) / 1000 + 1))
+}
+
 # run_planned: writes the planned runs (this shard's) to jobs.tsv, then runs those not done
 run_planned() {
     local k=0 mine=0 line id flags cmd
@@ -375,14 +391,14 @@ run_planned() {
         elif [ "$known" != "$cmd" ]; then
             die "$out/jobs.tsv already plans $id with another command (another study in this folder? use --out)"
         fi
-        [ -f "$runs/$id.out" ] || [ -n "${recorded_done[$id]+x}" ] || todo+=("$id"$'\t'"$cmd")
+        [ -f "$runs/$id.out" ] || [ -n "${recorded_done[$id]+x}" ] || todo+=("$id"$'\t'"$(run_weight "$line")"$'\t'"$cmd")
     done
     todo_left=${#todo[@]}
     remove_stale_progress
     if [ "$print_jobs" = 1 ]; then
         local t
         echo "ablation $tier${phase_label:+, ${phase_label%: }}: $mine runs planned${shard:+ in this shard}, $((mine - todo_left)) done, $todo_left printed" >&2
-        for t in ${todo[@]+"${todo[@]}"}; do printf '%s\n' "${t#*$'\t'}"; done
+        for t in ${todo[@]+"${todo[@]}"}; do t=${t#*$'\t'}; printf '%s\n' "${t#*$'\t'}"; done
         return
     fi
     echo "ablation $tier${phase_label:+, ${phase_label%: }}: $k runs planned ($mine in this shard), ${#todo[@]} to do, $jobs at a time -> $out"
@@ -395,12 +411,14 @@ run_planned() {
         # and its stale output must not count as a failure of this invocation
         local t
         for t in "${todo[@]}"; do rm -f "$runs/${t%%$'\t'*}.out.tmp"; done
+        local total_weight=0
+        for t in "${todo[@]}"; do t=${t#*$'\t'}; total_weight=$((total_weight + ${t%%$'\t'*})); done
         progress=$(mktemp "$out/.progress.$$.XXXXXX")
         # in a process group of its own (set -m), so that a signal to this script alone reaches
         # every run too (stop_runs); waited for in the background, so that the trap runs at once
         set -m
         printf '%s\n' "${todo[@]}" |
-            xargs -d '\n' -n 1 -P "$jobs" bash -c "$run_with_progress" _ "$progress" "${#todo[@]}" "$start" \
+            xargs -d '\n' -n 1 -P "$jobs" bash -c "$run_with_progress" _ "$progress" "${#todo[@]}" "$total_weight" "$start" \
                 "$phase_label" "$phase_after" &
         set +m
         runs_group=$(jobs -p | tail -n 1)

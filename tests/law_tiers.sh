@@ -114,13 +114,21 @@ else
     bad "--law from the record alone" "exit $rc, $(wc -l <"$dir/calls") runs" "$(grep -v '^\[' "$dir/new.out" | tail -n 3)"
 fi
 # --law-standard: seed 301's runs under unit init at dk 16 and 1024 again (20), each as the record has it; a record whose
-# row differs is caught
+# row differs is caught. One at a time, the first taking a second, the rest none: the time left after it weighs the runs
+# by steps x (dk + 128), so 9 more at dk 16 and 10 at 1024 are 88.8 times the first (1 or 2 s elapsed: 88 to 177 s);
+# counting runs alike would say 19 to 38 s
 mkdir -p "$dir/rec"
 cp "$out/runs.csv" "$dir/rec/runs.csv"
 cp "$out/law_budget.tsv" "$dir/rec/"
 : >"$dir/calls"
-TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" --law-standard --out "$dir/std" --record "$dir/rec/runs.csv" >"$dir/std.out" 2>&1
+STAND_IN_SLOW_FIRST=1 TRAIN="$dir/train" REPORT="$report" "$root/scripts/ablation.sh" --law-standard --jobs 1 --out "$dir/std" --record "$dir/rec/runs.csv" >"$dir/std.out" 2>&1
 rc=$?
+left=$(grep -m 1 '^\[.* 1/20\]' "$dir/std.out" | sed 's/.*about \([0-9]*\) min \([0-9]*\) s left.*/\1 \2/' | awk '{ print $1 * 60 + $2 }')
+if [ -n "$left" ] && [ "$left" -ge 88 ] && [ "$left" -le 177 ]; then
+    ok "the time left weighs each run by steps x (dk + 128): $left s after the first of 20 (counting runs alike: 19 to 38 s)"
+else
+    bad "the time left, weighted" "$(grep -m 1 '1/20\]' "$dir/std.out")"
+fi
 if [ "$rc" = 0 ] && [ "$(wc -l <"$dir/calls")" = 20 ] && grep -q 'law standard: 20 of 20 runs as recorded' "$dir/std.out" &&
     [ "$(grep -c -- '--qk-init=unit' "$dir/calls")" = 20 ] && [ "$(grep -c -- '--seed=301 ' "$dir/calls")" = 20 ]; then
     ok "--law-standard: seed 301, unit init, dk 16 and 1024, 20 runs, each as recorded"

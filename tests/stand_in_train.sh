@@ -18,6 +18,8 @@ for a in "$@"; do
     --lr=*) lr=${a#*=} ;; --seed=*) seed=${a#*=} ;;
     esac
 done
+# STAND_IN_SLOW_FIRST=1: the first call (an empty calls file) takes a second (for the time left)
+[ -z "${STAND_IN_SLOW_FIRST:-}" ] || [ -s "${STAND_IN_CALLS:?}" ] || sleep 1
 echo "$*" >>"${STAND_IN_CALLS:?the stand-in needs STAND_IN_CALLS}"
 read -r c t acc < <(awk -v s="$scale" -v d="$dk" -v st="$steps" -v lr="$lr" -v seed="$seed" -v late="${STAND_IN_LATE_SEEDS:-}" 'BEGIN {
     c = (s ~ /^[0-9.e+-]+$/ && s + 0 > 0) ? sqrt(d) / s : 1
