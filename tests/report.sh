@@ -576,7 +576,7 @@ fi
 mkdir -p law/runs
 echo "$header" >law/jobs.tsv
 law_cell() { # STAGE SEED K16 K64 K256 (into folder $law_dir, default law)
-    local stage=$1 seed=$2 kstar d k c scale t id to=${law_dir:-law}
+    local stage=$1 seed=$2 kstar d k c scale t id to=${law_dir:-law} lr=${law_lr:-0.001}
     shift 2
     for d in 16 64 256; do
         kstar=$1
@@ -588,7 +588,7 @@ law_cell() { # STAGE SEED K16 K64 K256 (into folder $law_dir, default law)
             [ "$k" = "$kstar" ] && t=300
             [ $((k - kstar)) = 1 ] || [ $((k - kstar)) = -1 ] && t=500
             id="${stage}_s-${scale}_dk${d}_seed${seed}"
-            echo "$id	$stage	lookup	adamw	$scale	$d	0.001	$seed	qk-init=unit,steps=1000	./train --scale=$scale --dk=$d --seed=$seed" >>"$to/jobs.tsv"
+            echo "$id	$stage	lookup	adamw	$scale	$d	$lr	$seed	qk-init=unit,steps=1000	./train --scale=$scale --dk=$d --seed=$seed --lr=$lr" >>"$to/jobs.tsv"
             printf 'summary: steps=1000 final_loss=0.5 val_loss=0.4 val_acc=0.5 steps_to_threshold=%s nan_count=0 fp_overflows=0 fp_underflows=0 fp_nans=0 test_loss=0.45 test_acc=%s test_examples=1000 time_s=1\n' "$t" "$([ "$t" = -1 ] && echo 0.05 || echo 0.9)" >"$to/runs/$id.out"
             printf 'step,loss,l0_score_std,l1_score_std,l0_qgrad_median,l1_qgrad_median,l0_jac_median,l1_jac_median,l0_gnorm_wq,l1_gnorm_wq,l0_entropy_norm,l1_entropy_norm,val_loss,val_acc,nan_count\n1,3.0,%s,%s,0.002,0.004,0.4,0.2,0.5,0.3,1,1,,,0\n1000,0.5,3.0,3.4,0.0005,0.0015,0.2,0.1,0.1,0.1,0.8,1.0,0.4,0.5,0\n' "$c" "$c" >"$to/runs/$id.csv"
         done
@@ -600,6 +600,11 @@ law_cell law 301 0 0 0
 law_cell law 302 0 0 1
 law_cell law 303 1 0 0
 law_cell law 304 0 0 0
+# the robustness arm at lr 0.002, seeds 301-303 with k* (0,0,1), (0,0,0), (0,0,0): alpha 0.25, 0.5, 0.5 (mean 0.417);
+# the experiment's on the same dk 0.5, 0.25, 0.75 (mean 0.5); the differences -0.25, +0.25, -0.25 (mean -0.083)
+law_lr=0.002 law_cell robust 301 0 0 1
+law_lr=0.002 law_cell robust 302 0 0 0
+law_lr=0.002 law_cell robust 303 0 0 0
 echo "law_s-32_dk1024_seed304	law	lookup	adamw	32	1024	0.001	304	qk-init=unit,steps=1000	./train --scale=32 --dk=1024 --seed=304" >>law/jobs.tsv
 # at dk 4, seed 203: c = 1 done, c = 2 planned and not run (yet): that (dk, init, seed) has no c* and is not judged by the
 # calibration's rule, and the seeds it sizes are preliminary
@@ -632,6 +637,13 @@ if grep -q '| unit | α = 0 (a constant s) | 0.500 | 0.250 | 3 | 0.074 |' "$m" &
     ok "law.md: the pre-registered t tests (p = 0.0742 at t = 3.46, df 2; Holm over the 3 that exist), an interim look (3 seeds of those planned; a seed not all run has no alpha)"
 else
     bad "law.md's tests" "$(grep '^| unit' "$m")"
+fi
+if grep -q '^## robust: 1000 steps at lr 0.002' "$m" && grep -q '^Beside the experiment (lr 0.001), under unit init, .* each α from dₖ 16, 64 and 256 only' "$m" &&
+    grep -q '^| 0.002 (this arm) | 0.417 \[.*\] | 3 |$' "$m" && grep -q '^| 0.001 (the experiment) | 0.500 \[.*\] | 3 |$' "$m" &&
+    grep -q '^| paired difference, 0.002 − 0.001 | -0.083 \[-0.800, +0.634\] | 3 |$' "$m"; then
+    ok "law.md: the robustness arm beside the experiment, the same seeds and dk (alpha 0.417 and 0.500, paired -0.083)"
+else
+    bad "law.md's robustness arm" "$(grep -A 6 '^Beside the experiment' "$m" | head -n 7)"
 fi
 # the figure: a disc per seed with a c* per dk (stage law: 4 seeds x 3 dk), under one init; says it is interim
 if [ "$(seeds seed law/law.svg)" = 12 ] && grep -q 'stage law, 1000 steps' law/law.svg && grep -q 'An interim look: fewer seeds than the [0-9]* planned' law/law.svg &&

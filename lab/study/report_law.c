@@ -170,6 +170,43 @@ static void write_tests(FILE *f, const LawGroup *g, int planned)
     }
 }
 
+/* The robustness arm beside the experiment (DESIGN.md, "The robustness arm's estimate"): under
+ * unit init, the seeds' alpha at this rate from its dk, the same seeds' alpha at the experiment's
+ * rate from the same dk, and the paired difference; descriptive, no test. */
+static void write_robust_comparison(FILE *f, const LawGroup *g, const LawGroup *main)
+{
+    const int init = 0; /* unit: the arm runs under the premise only */
+    double here[LAW_MAX_SEEDS], there[LAW_MAX_SEEDS], diff[LAW_MAX_SEEDS];
+    long seed[LAW_MAX_SEEDS];
+    int n = 0;
+    for (int s = 0; s < g->ns; s++) {
+        int sm = 0;
+        while (sm < main->ns && main->seeds[sm] != g->seeds[s]) sm++;
+        double a = g->alpha[init][s], b = sm < main->ns ? law_alpha_at(main, init, sm, g->dks, g->nd) : NAN;
+        if (!isfinite(a) || !isfinite(b)) continue;
+        seed[n] = g->seeds[s];
+        here[n] = a;
+        there[n] = b;
+        diff[n++] = a - b;
+    }
+    fprintf(f, "\nBeside the experiment (lr %s), under unit init, on the seeds with α at both rates, each α from dₖ", main->lr_text);
+    for (int d = 0; d < g->nd; d++) fprintf(f, "%s %.0f", d ? (d + 1 < g->nd ? "," : " and") : "", g->dks[d]);
+    fprintf(f, " only (descriptive, no test):");
+    if (n == 0) {
+        fprintf(f, " no seed has α at both rates yet.\n");
+        return;
+    }
+    StatsCi a = stats_ci95(here, n), b = stats_ci95(there, n), d = stats_ci95(diff, n);
+    if (n < 2) {
+        fprintf(f, " one seed (%ld): α %.3f here, %.3f at lr %s, a difference of %+.3f (no interval).\n", seed[0], here[0], there[0],
+                main->lr_text, diff[0] + 0.0);
+        return;
+    }
+    fprintf(f, "\n\n| lr | α̂ [95 %% t] | n |\n|---|---|---:|\n| %s (this arm) | %.3f [%.3f, %.3f] | %d |\n"
+               "| %s (the experiment) | %.3f [%.3f, %.3f] | %d |\n| paired difference, %s − %s | %+.3f [%+.3f, %+.3f] | %d |\n",
+            g->lr_text, a.mean, a.lo, a.hi, n, main->lr_text, b.mean, b.lo, b.hi, n, g->lr_text, main->lr_text, d.mean + 0.0, d.lo + 0.0, d.hi + 0.0, n);
+}
+
 static void write_law_md(const char *dir, const LawGroup *gs, int ng)
 {
     OutFile o;
@@ -199,6 +236,12 @@ static void write_law_md(const char *dir, const LawGroup *gs, int ng)
             if (g->init_n[i]) write_init_table(f, g, i, planned);
         if (!strcmp(g->stage, "cal") && g->nd >= 3) write_seed_sizing(f, g);
         if (!strcmp(g->stage, "law")) write_tests(f, g, planned);
+        if (!strcmp(g->stage, "robust")) {
+            const LawGroup *main = NULL; /* the experiment at the same steps */
+            for (int j = 0; j < ng; j++)
+                if (!strcmp(gs[j].stage, "law") && gs[j].steps == g->steps) main = &gs[j];
+            if (main) write_robust_comparison(f, g, main);
+        }
     }
     out_close(&o);
 }

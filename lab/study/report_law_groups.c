@@ -201,19 +201,24 @@ static void cell_stats(LawGroup *g, const LawRun *runs, int n, int init)
     mem_free(event);
 }
 
+double law_alpha_at(const LawGroup *g, int init, int s, const double *dks, int nd)
+{
+    double x[LAW_MAX_DK], y[LAW_MAX_DK];
+    int m = 0, missing = 0; /* a seed whose planned grid there is not all done has no alpha yet */
+    for (int j = 0; j < nd && m < LAW_MAX_DK; j++) {
+        int d = index_of_dk(g, dks[j]);
+        if (d < 0) continue;
+        x[m] = log2(g->dks[d]); /* log2 s* = k* - log2(dk) / 2 */
+        y[m++] = g->kstar[init][d][s] == LAW_NO_C ? NAN : g->kstar[init][d][s] - log2(g->dks[d]) / 2;
+        missing += g->missing[init][d][s];
+    }
+    return missing ? NAN : -slope(x, y, m);
+}
+
 /* alpha_i per seed, the median sigma0 per dk and alpha_pred, of one init. */
 static void fit_init(LawGroup *g, const LawRun *runs, int n, int init)
 {
-    double x[LAW_MAX_DK], y[LAW_MAX_DK];
-    for (int d = 0; d < g->nd; d++) x[d] = log2(g->dks[d]);
-    for (int s = 0; s < g->ns; s++) {
-        int missing = 0; /* a seed whose planned grid is not all done has no alpha yet */
-        for (int d = 0; d < g->nd; d++) { /* log2 s* = k* - log2(dk) / 2 */
-            y[d] = g->kstar[init][d][s] == LAW_NO_C ? NAN : g->kstar[init][d][s] - x[d] / 2;
-            missing += g->missing[init][d][s];
-        }
-        g->alpha[init][s] = missing ? NAN : -slope(x, y, g->nd);
-    }
+    for (int s = 0; s < g->ns; s++) g->alpha[init][s] = law_alpha_at(g, init, s, g->dks, g->nd);
     double *lx = mem_alloc(sizeof(double) * (size_t)(n + 1)), *ly = mem_alloc(sizeof(double) * (size_t)(n + 1));
     for (int d = 0; d < g->nd; d++) {
         int k = 0;

@@ -53,6 +53,10 @@ int law_groups_build(LawGroup *gs, const Row *rows, int n_rows);
  * bootstrap interval (LAW_BOOTSTRAP resamples of those seeds, a fixed stream); returns how
  * many seeds are defined (NAN for what they cannot give). */
 int law_median_kstar(const LawGroup *g, int init, int d, double *median, double *lo, double *hi);
+/* Seed s's alpha under one init from its c* at the given dk only (those the group has): minus
+ * the least-squares slope of log2 s* on log2 dk; NAN with fewer than 3 c* there, or while some
+ * run there is planned and not done. The group's alpha[init][s] is this at all its dk. */
+double law_alpha_at(const LawGroup *g, int init, int s, const double *dks, int nd);
 /* The alpha_i of one init that are defined, into a; returns how many. */
 int law_defined_alphas(const LawGroup *g, int init, double *a);
 
