@@ -617,7 +617,7 @@ m=law/law.md
 if [ -f "$m" ] && [ -f law/law.svg ] && grep -q 'law.md, law_grid.md, law.svg, law_grid.svg' law.out; then ok "law.md and law.svg from the law stages' runs"; else bad "law.md written" "$(head -3 law.out)"; fi
 if grep -q 'The calibration.s rule .*whose runs are all done: 6 here; 1 more not done yet, not judged): \*\*qualifies\*\*' "$m" &&
     grep -q '^| 4 | 2 | 0.5 | – | – | – | not all run (1 of 2 c) | – (n = 0) |' "$m" && grep -q 'α per seed .*: 201: 0.500; 202: 0.000; 203: –' "$m" &&
-    grep -q 'α̂ = 0.250 ' "$m" && grep -q 'α_pred = 0.500' "$m" && grep -q '| 64 | 8 | 0.125 | 0.177 | 1 at step 300 (3 of 5 c) | 2 at step 300 (3 of 5 c) | – | 2^0.5 ' "$m"; then
+    grep -q 'α̂ = 0.250 ' "$m" && grep -q 'α_pred = 0.500 (per seed, from its own runs: 0.500 to 0.500, sd 0.000, n = 2)' "$m" && grep -q '| 64 | 8 | 0.125 | 0.177 | 1 at step 300 (3 of 5 c) | 2 at step 300 (3 of 5 c) | – | 2^0.5 ' "$m"; then
     ok "law.md: c* per seed and dk, the median c*, alpha per seed (0.5 and 0), alpha-hat, alpha_pred = 1/2 from sigma0 = sqrt(dk)"
 else
     bad "law.md's calibration" "$(grep -n 'qualif\|α per seed\|^| 64' "$m" | head -4)"

@@ -100,7 +100,14 @@ static void write_init_table(FILE *f, const LawGroup *g, int init, int planned)
     else if (ci.defined) fprintf(f, ". **α̂ = %.3f [%.3f, %.3f]** (mean, 95 %% t interval, n = %d).", ci.mean, ci.lo, ci.hi, n);
     else if (n == 1) fprintf(f, ". α̂ = %.3f (one seed: no interval).", ci.mean);
     else fprintf(f, ".");
-    if (isfinite(g->alpha_pred[init])) fprintf(f, " Predicted from σ₀: α_pred = %.3f.\n", g->alpha_pred[init]);
+    double ap[LAW_MAX_SEEDS];
+    int nap = 0;
+    for (int s = 0; s < g->ns; s++)
+        if (isfinite(g->alpha_pred_seed[init][s])) ap[nap++] = g->alpha_pred_seed[init][s];
+    if (isfinite(g->alpha_pred[init]) && nap >= 2) /* its spread: it is taken as known in the tests */
+        fprintf(f, " Predicted from σ₀: α_pred = %.3f (per seed, from its own runs: %.3f to %.3f, sd %.3f, n = %d).\n", g->alpha_pred[init],
+                stats_quantile(ap, nap, 0), stats_quantile(ap, nap, 1), stats_sd(ap, nap), nap);
+    else if (isfinite(g->alpha_pred[init])) fprintf(f, " Predicted from σ₀: α_pred = %.3f.\n", g->alpha_pred[init]);
     else fprintf(f, " Predicted from σ₀: α_pred undefined (σ₀ at fewer than 2 dₖ).\n");
 }
 

@@ -13,7 +13,7 @@
  *   per seed: alpha_i = minus the least-squares slope of log2 s* on log2 dk (at least 3 dk;
  *     none while some run of that seed's grid is planned and not done);
  *     alpha-hat = their mean with its Student t interval; alpha_pred = the slope of log2 sigma0
- *     on log2 dk over every run.
+ *     on log2 dk over every run (and its spread: the same from each seed's runs).
  * For stage cal, whether each budget qualifies (at every dk, init and seed some c reached the
  * threshold and some did not) and the seeds the experiment needs (exact t power, DESIGN.md);
  * for stage law, the six pre-registered tests (alpha = 0, 1, alpha_pred per init), Holm-

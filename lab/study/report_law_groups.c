@@ -227,13 +227,17 @@ static void fit_init(LawGroup *g, const LawRun *runs, int n, int init)
                 ly[k++] = runs[i].sigma0;
         g->sigma0[init][d] = k ? stats_quantile(ly, k, 0.5) : NAN;
     }
-    int m = 0;
-    for (int i = 0; i < n; i++)
-        if (runs[i].init == init && isfinite(runs[i].sigma0) && runs[i].sigma0 > 0) {
-            lx[m] = log2(runs[i].row->dk);
-            ly[m++] = log2(runs[i].sigma0);
-        }
-    g->alpha_pred[init] = slope(lx, ly, m); /* s_pred = 1/sigma0: log2 s_pred falls with slope alpha_pred */
+    /* s_pred = 1/sigma0: log2 s_pred falls with slope alpha_pred; over every run, and per seed */
+    for (int s = -1; s < g->ns; s++) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (runs[i].init == init && (s < 0 || runs[i].row->seed == g->seeds[s]) && isfinite(runs[i].sigma0) && runs[i].sigma0 > 0) {
+                lx[m] = log2(runs[i].row->dk);
+                ly[m++] = log2(runs[i].sigma0);
+            }
+        if (s < 0) g->alpha_pred[init] = slope(lx, ly, m);
+        else g->alpha_pred_seed[init][s] = slope(lx, ly, m);
+    }
     mem_free(lx);
     mem_free(ly);
 }

@@ -40,6 +40,7 @@ typedef struct LawGroup {
     double sigma0[LAW_INITS][LAW_MAX_DK];               /* median over runs */
     double alpha[LAW_INITS][LAW_MAX_SEEDS];             /* per seed; NAN with fewer than 3 dk */
     double alpha_pred[LAW_INITS];
+    double alpha_pred_seed[LAW_INITS][LAW_MAX_SEEDS];   /* the same from one seed's runs (its spread) */
     int ks[LAW_MAX_C];                                  /* the c = 2^k run, ascending */
     int nk;
     LawCell cell[LAW_INITS][LAW_MAX_DK][LAW_MAX_C];     /* per (init, dk, c) */
