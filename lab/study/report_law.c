@@ -16,15 +16,6 @@
 
 /* ------------------------------------------------------------------ law.md */
 
-/* c = 2^k as text: "1/4", "1", "8", or "2^-2.5" for a median between two powers. */
-static void c_text(char *buf, size_t n, double k)
-{
-    if (isnan(k)) snprintf(buf, n, "–");
-    else if (k != floor(k)) snprintf(buf, n, "2^%g", k);
-    else if (k < 0) snprintf(buf, n, "1/%.0f", ldexp(1, (int)-k));
-    else snprintf(buf, n, "%.0f", ldexp(1, (int)k));
-}
-
 /* Whether a calibration group qualifies: at every (dk, init, seed) whose planned runs are all
  * done, some c reached the threshold and some did not; *complete counts those (dk, init, seed),
  * *incomplete the others with some run done (not judged yet). */
@@ -62,9 +53,9 @@ static void write_init_table(FILE *f, const LawGroup *g, int init, int planned)
         double med, lo, hi;
         int n = law_median_kstar(g, init, d, &med, &lo, &hi);
         char m[32], l[32], h[32];
-        c_text(m, sizeof m, med);
-        c_text(l, sizeof l, lo);
-        c_text(h, sizeof h, hi);
+        law_c_text(m, sizeof m, med);
+        law_c_text(l, sizeof l, lo);
+        law_c_text(h, sizeof h, hi);
         double sstar = isnan(med) ? NAN : exp2(med) / sqrt(g->dks[d]);
         char star[32];
         if (isnan(sstar)) snprintf(star, sizeof star, "–");
@@ -78,7 +69,7 @@ static void write_init_table(FILE *f, const LawGroup *g, int init, int planned)
                 continue;
             }
             char c[32];
-            c_text(c, sizeof c, g->kstar[init][d][s] == LAW_NO_C ? NAN : g->kstar[init][d][s]);
+            law_c_text(c, sizeof c, g->kstar[init][d][s] == LAW_NO_C ? NAN : g->kstar[init][d][s]);
             if (g->missing[init][d][s]) fprintf(f, " not all run (%d of %d c) |", g->ran[init][d][s], g->ran[init][d][s] + g->missing[init][d][s]);
             else if (g->kstar[init][d][s] == LAW_NO_C) fprintf(f, " none (0 of %d c) |", g->ran[init][d][s]);
             else fprintf(f, " %s at step %.0f (%d of %d c) |", c, g->tstar[init][d][s], g->learned[init][d][s], g->ran[init][d][s]);

@@ -9,13 +9,6 @@
 
 #include <math.h>
 
-/* c = 2^k as text: "1/4", "1", "8". */
-static void c_label(char *buf, size_t n, int k)
-{
-    if (k < 0) snprintf(buf, n, "1/%.0f", ldexp(1, -k));
-    else snprintf(buf, n, "%.0f", ldexp(1, k));
-}
-
 static void write_grid_table(FILE *f, const LawGroup *g, int init)
 {
     fprintf(f, "\n**qk-init=%s**\n\n| dₖ | c | s = c/√dₖ | runs | learned | Kaplan–Meier median steps to learn | successes [95 %% Wilson] "
@@ -26,7 +19,7 @@ static void write_grid_table(FILE *f, const LawGroup *g, int init)
             const LawCell *c = &g->cell[init][d][j];
             if (c->runs == 0) continue;
             char cl[16], med[32], succ[64];
-            c_label(cl, sizeof cl, g->ks[j]);
+            law_c_text(cl, sizeof cl, g->ks[j]);
             if (isnan(c->km_median)) snprintf(med, sizeof med, "not reached");
             else snprintf(med, sizeof med, "%.0f", c->km_median);
             StatsInterval w = stats_wilson(c->successes, c->tested);

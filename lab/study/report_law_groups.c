@@ -9,6 +9,7 @@
 #include "../../tensor/rng.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,4 +402,12 @@ int law_seeds_planned(const LawGroup *gs, int ng, const LawGroup *g)
         if (!strcmp(gs[i].stage, "cal") && gs[i].steps == g->steps && gs[i].lr == g->lr && gs[i].nd >= 3)
             return law_seeds_needed(&gs[i], &sd);
     return 0;
+}
+
+void law_c_text(char *buf, size_t n, double k)
+{
+    if (isnan(k)) snprintf(buf, n, "–");
+    else if (k != floor(k)) snprintf(buf, n, "2^%g", k);
+    else if (k < 0) snprintf(buf, n, "1/%.0f", ldexp(1, (int)-k));
+    else snprintf(buf, n, "%.0f", ldexp(1, (int)k));
 }

@@ -58,6 +58,8 @@ int law_median_kstar(const LawGroup *g, int init, int d, double *median, double 
  * the least-squares slope of log2 s* on log2 dk; NAN with fewer than 3 c* there, or while some
  * run there is planned and not done. The group's alpha[init][s] is this at all its dk. */
 double law_alpha_at(const LawGroup *g, int init, int s, const double *dks, int nd);
+/* c = 2^k as text: "1/4", "1", "8", "2^-2.5" for a median between two powers, "–" for NAN. */
+void law_c_text(char *buf, size_t n, double k);
 /* The alpha_i of one init that are defined, into a; returns how many. */
 int law_defined_alphas(const LawGroup *g, int init, double *a);
 
