@@ -704,6 +704,29 @@ if grep -q 'unit 0.177; .*\*\*n = 7 seeds\*\*' "$m" && grep -q '| unit | α = 0 
 else
     bad "law.md judged at n = 7" "$(head -n 2 law7.out)" "$(grep '^| unit\|n = 7\|α̂' "$m" 2>&1 | head -n 6)"
 fi
+# twin runs: seed 301's xavier runs are copies of its unit runs at dk 16 (5 of 5 pairs alike: one init there), at dk
+# 64 all differ in final_loss (not named), at dk 256 one of 5 differs (4 of 5: named apart, "not all")
+mkdir -p lawtwin/runs
+cp law7/runs/* lawtwin/runs/
+cp law7/jobs.tsv lawtwin/
+awk -F'\t' -v OFS='\t' '$2 == "law" && $8 == 301 { $1 = $1 "_x"; sub(/qk-init=unit/, "qk-init=xavier", $9); print }' law7/jobs.tsv >>lawtwin/jobs.tsv
+for f in lawtwin/runs/law_*_seed301.out; do
+    x=${f%.out}_x
+    cp "${f%.out}.csv" "$x.csv"
+    case $f in
+    *_dk64_*) sed 's/final_loss=0.5 /final_loss=0.51 /' "$f" >"$x.out" ;;
+    *s-8_dk256_*) sed 's/test_loss=0.45 /test_loss=0.46 /' "$f" >"$x.out" ;;
+    *) cp "$f" "$x.out" ;;
+    esac
+done
+"$report" lawtwin >lawtwin.out 2>&1
+m=lawtwin/law.md
+if [ "$(grep -c '^The two inits are one init at dₖ 16 (5 of 5 pairs of runs at one c and seed alike in every number of runs.csv but the time): with H·dₖ = C' "$m")" = 1 ] &&
+    grep -q '^Some runs of the two inits are alike at dₖ 256 (4 of 5 pairs .*), not all: not one init there\.$' "$m" && ! grep -q 'dₖ 64 ([0-9]* of' "$m"; then
+    ok "law.md: twin runs of the two inits named (dk 16 all 5 alike: one init; dk 256 4 of 5: not; dk 64 none: not named)"
+else
+    bad "law.md's twin runs" "$(head -n 2 lawtwin.out)" "$(grep -n 'inits are\|alike at' "$m" 2>&1 | head -n 3)"
+fi
 # a runs.csv kept from earlier sessions (the calibration's rows) merged with a folder that has the rest done: the
 # same runs.csv and law.md as the whole folder's, byte for byte
 mkdir -p law2/runs

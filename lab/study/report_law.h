@@ -16,6 +16,8 @@
  *     on log2 dk over every run (and its spread: the same from each seed's runs).
  * For stage cal, whether each budget qualifies (at every dk, init and seed some c reached the
  * threshold and some did not) and the seeds the experiment needs (exact t power, DESIGN.md);
+ * where the two inits' runs at one (dk, c, seed) are alike in every number (the same weights:
+ * H dk = C), law.md names that dk;
  * for stage law, the six pre-registered tests (alpha = 0, 1, alpha_pred per init), Holm-
  * corrected, each with its MDD at the alpha it is judged at -- judged only once the seeds the
  * calibration sized are done; before that an interim look, shown and not judged. */

@@ -167,6 +167,26 @@ static void find_kstar(LawGroup *g, const LawRun *runs, int n, int init)
     }
 }
 
+/* Twin runs: the pairs of runs of the two inits at the same (dk, c, seed), and those of them
+ * whose every recorded number but the time is the same text (the same weights at step 0 give
+ * the same bits: with H dk = C, Xavier's Var(W) = 2/(C + H dk) is unit's 1/C). */
+static void count_twins(LawGroup *g, const LawRun *runs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (runs[i].init != 0) continue;
+        const Row *a = runs[i].row;
+        for (int j = 0; j < n; j++) {
+            const Row *b = runs[j].row;
+            if (runs[j].init != 1 || runs[j].k != runs[i].k || b->dk != a->dk || b->seed != a->seed) continue;
+            int d = index_of_dk(g, a->dk), same = 1;
+            for (int m = 0; m < N_METRICS; m++)
+                if (m != M_TIME_S && strcmp(a->metric[m], b->metric[m])) same = 0;
+            g->twin_pairs[d]++;
+            g->twin_same[d] += same;
+        }
+    }
+}
+
 /* Success, time to learn, sigma0 and end entropy per (dk, c) of one init, over the seeds. */
 static void cell_stats(LawGroup *g, const LawRun *runs, int n, int init)
 {
@@ -324,6 +344,7 @@ int law_groups_build(LawGroup *gs, const Row *rows, int n_rows)
             fit_init(&gs[gi], mine, m, init);
             cell_stats(&gs[gi], mine, m, init);
         }
+        count_twins(&gs[gi], mine, m);
     }
     mem_free(mine);
     /* the groups in order (insertion sort: few) */

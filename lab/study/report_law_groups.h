@@ -44,6 +44,7 @@ typedef struct LawGroup {
     int ks[LAW_MAX_C];                                  /* the c = 2^k run, ascending */
     int nk;
     LawCell cell[LAW_INITS][LAW_MAX_DK][LAW_MAX_C];     /* per (init, dk, c) */
+    int twin_pairs[LAW_MAX_DK], twin_same[LAW_MAX_DK];  /* runs of both inits at one (c, seed), and those alike in every number but the time */
 } LawGroup;
 
 /* The groups of the done runs of the law's stages (cal, law, robust), sorted by stage, steps,
