@@ -117,6 +117,8 @@ quote_check docs/ABLATION.md docs/ablation/probe.md
 if [ -f docs/ablation/runs.csv ]; then
     for doc in docs/ABLATION.md README.md; do quote_check "$doc" "$dir/docs/ablation/outcomes.md"; done
     quote_check docs/ABLATION.md "$dir/docs/ablation/summary.md"
+    # the law (its law.md made again above)
+    [ ! -f docs/ablation/law/runs.csv ] || for doc in docs/ABLATION.md README.md; do quote_check "$doc" "$dir/docs/ablation/law/law.md"; done
     # "fails, or slower?" (its slower.md made again above)
     [ ! -f docs/ablation/slower/runs.csv ] || quote_check docs/ABLATION.md "$dir/docs/ablation/slower/slower.md"
     checked=$dir/docs/ablation/outcomes.md
