@@ -722,8 +722,9 @@ done
 "$report" lawtwin >lawtwin.out 2>&1
 m=lawtwin/law.md
 if [ "$(grep -c '^The two inits are one init at dₖ 16 (5 of 5 pairs of runs at one c and seed alike in every number of runs.csv but the time): with H·dₖ = C' "$m")" = 1 ] &&
-    grep -q '^Some runs of the two inits are alike at dₖ 256 (4 of 5 pairs .*), not all: not one init there\.$' "$m" && ! grep -q 'dₖ 64 ([0-9]* of' "$m"; then
-    ok "law.md: twin runs of the two inits named (dk 16 all 5 alike: one init; dk 256 4 of 5: not; dk 64 none: not named)"
+    grep -q '^Some runs of the two inits are alike at dₖ 256 (4 of 5 pairs .*), not all: not one init there\.$' "$m" && ! grep -q 'dₖ 64 ([0-9]* of' "$m" &&
+    awk '/^## law: /, 0' lawtwin/law_grid.md | grep -q '^The two inits are one init at dₖ 16 (5 of 5 pairs'; then
+    ok "law.md and law_grid.md: twin runs of the two inits named (dk 16 all 5 alike: one init; dk 256 4 of 5: not; dk 64 none: not named)"
 else
     bad "law.md's twin runs" "$(head -n 2 lawtwin.out)" "$(grep -n 'inits are\|alike at' "$m" 2>&1 | head -n 3)"
 fi

@@ -205,25 +205,6 @@ static void write_robust_comparison(FILE *f, const LawGroup *g, const LawGroup *
             g->lr_text, a.mean, a.lo, a.hi, n, main->lr_text, b.mean, b.lo, b.hi, n, g->lr_text, main->lr_text, d.mean + 0.0, d.lo + 0.0, d.hi + 0.0, n);
 }
 
-/* The dk at which the two inits' runs are twins (count_twins), so a reader does not take two
- * identical columns for a slip: they are one init there, and both inits' alpha use them. A dk
- * where only some pairs are alike is named apart (the same weights would make them all alike). */
-static void write_twins(FILE *f, const LawGroup *g)
-{
-    for (int whole = 1; whole >= 0; whole--) {
-        int first = 1;
-        for (int d = 0; d < g->nd; d++) {
-            if (!g->twin_same[d] || (g->twin_same[d] == g->twin_pairs[d]) != whole) continue;
-            fprintf(f, "%s dₖ %.0f (%d of %d pairs of runs at one c and seed alike in every number of runs.csv but the time)",
-                    first ? (whole ? "\nThe two inits are one init at" : "\nSome runs of the two inits are alike at") : ";",
-                    g->dks[d], g->twin_same[d], g->twin_pairs[d]);
-            first = 0;
-        }
-        if (!first && whole) fprintf(f, ": with H·dₖ = C, Xavier's Var(W) = 2/(C + H·dₖ) is unit's 1/C, the same weights. Both inits' α use those runs.\n");
-        else if (!first) fprintf(f, ", not all: not one init there.\n");
-    }
-}
-
 static void write_law_md(const char *dir, const LawGroup *gs, int ng)
 {
     OutFile o;
@@ -251,7 +232,7 @@ static void write_law_md(const char *dir, const LawGroup *gs, int ng)
         int planned = law_seeds_planned(gs, ng, g);
         for (int i = 0; i < LAW_INITS; i++)
             if (g->init_n[i]) write_init_table(f, g, i, planned);
-        write_twins(f, g);
+        law_write_twins(f, g);
         if (!strcmp(g->stage, "cal") && g->nd >= 3) write_seed_sizing(f, g);
         if (!strcmp(g->stage, "law")) write_tests(f, g, planned);
         if (!strcmp(g->stage, "robust")) {

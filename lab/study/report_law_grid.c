@@ -124,6 +124,7 @@ void write_law_grid(const char *dir, const LawGroup *gs, int ng)
         fprintf(f, "\n## %s: %d steps at lr %s\n", g->stage, g->steps, g->lr_text);
         for (int i = 0; i < LAW_INITS; i++)
             if (g->init_n[i]) write_grid_table(f, g, i);
+        law_write_twins(f, g);
     }
     out_close(&o);
 }

@@ -432,3 +432,21 @@ void law_c_text(char *buf, size_t n, double k)
     else if (k < 0) snprintf(buf, n, "1/%.0f", ldexp(1, (int)-k));
     else snprintf(buf, n, "%.0f", ldexp(1, (int)k));
 }
+
+/* See report_law_groups.h. A dk where only some pairs are alike is named apart (the same
+ * weights would make them all alike). */
+void law_write_twins(FILE *f, const LawGroup *g)
+{
+    for (int whole = 1; whole >= 0; whole--) {
+        int first = 1;
+        for (int d = 0; d < g->nd; d++) {
+            if (!g->twin_same[d] || (g->twin_same[d] == g->twin_pairs[d]) != whole) continue;
+            fprintf(f, "%s dₖ %.0f (%d of %d pairs of runs at one c and seed alike in every number of runs.csv but the time)",
+                    first ? (whole ? "\nThe two inits are one init at" : "\nSome runs of the two inits are alike at") : ";",
+                    g->dks[d], g->twin_same[d], g->twin_pairs[d]);
+            first = 0;
+        }
+        if (!first && whole) fprintf(f, ": with H·dₖ = C, Xavier's Var(W) = 2/(C + H·dₖ) is unit's 1/C, the same weights. Both inits' α use those runs.\n");
+        else if (!first) fprintf(f, ", not all: not one init there.\n");
+    }
+}

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum { LAW_INITS = 2, LAW_MAX_DK = 16, LAW_MAX_C = 16, LAW_MAX_SEEDS = 128, LAW_MAX_GROUPS = 32, LAW_NO_C = -1000, LAW_BOOTSTRAP = 10000 };
 extern const char *const g_law_inits[LAW_INITS]; /* "unit", "xavier": qk-init=... */
@@ -61,6 +62,10 @@ int law_median_kstar(const LawGroup *g, int init, int d, double *median, double 
 double law_alpha_at(const LawGroup *g, int init, int s, const double *dks, int nd);
 /* c = 2^k as text: "1/4", "1", "8", "2^-2.5" for a median between two powers, "–" for NAN. */
 void law_c_text(char *buf, size_t n, double k);
+/* A paragraph naming the dk at which the two inits' runs are twins (twin_pairs, twin_same), so a
+ * reader does not take two identical tables for a slip: the inits are one init there (the same
+ * weights), and both inits' alpha use those runs; nothing when no pair is alike. */
+void law_write_twins(FILE *f, const LawGroup *g);
 /* The alpha_i of one init that are defined, into a; returns how many. */
 int law_defined_alphas(const LawGroup *g, int init, double *a);
 
