@@ -669,6 +669,18 @@ if grep -q 'law_grid.md' law.out && grep -A 12 '^## law: 1000 steps' "$m" | grep
 else
     bad "law_grid.md" "$(grep -A 8 '^## law' "$m" 2>&1 | head -n 8)"
 fi
+# the claims' multipliers in that grid (k = log2 of c = s sqrt(dk); the grid's k: -2 .. 2): s = 1 is c = 4 at dk 16 (seed
+# 303 alone learns there: k* 1), beyond the grid from dk 64; 1/8 is c = 1/2, 1, 2 at dk 16, 64, 256 (3/4 at 500, 4/4 at
+# 300, 4/4 at 500); 1/dk is c = 1/4 at dk 16 (0/4), beyond the grid from 64; at dk 1024 (planned, not run) 1/sqrt(dk)
+# and 1/8 are in the grid and not run
+if awk '/^## law: /, /^## robust/' "$m" | grep -q '^| unit | 1 | 1/4 (–) | outside the grid | outside the grid | outside the grid |$' &&
+    awk '/^## law: /, /^## robust/' "$m" | grep -q '^| unit | 1/8 | 3/4 (500) | 4/4 (300) | 4/4 (500) | not run |$' &&
+    awk '/^## law: /, /^## robust/' "$m" | grep -q '^| unit | 1/dₖ | 0/4 (–) | outside the grid | outside the grid | outside the grid |$' &&
+    awk '/^## law: /, /^## robust/' "$m" | grep -q '^| unit | 1/√dₖ | 4/4 (300) | 4/4 (300) | 4/4 (300) | not run |$'; then
+    ok "law_grid.md: the claims' multipliers (1, 1/sqrt(dk), 1/dk, 1/8) picked from the grid per dk, outside it, not run"
+else
+    bad "law_grid.md's claims' multipliers" "$(awk '/^## law: /, /^## robust/' "$m" | grep '^| unit |')"
+fi
 # law_grid.svg: dk 16's lines (its colour, the first), unit init. Share learned at c = 1/4 .. 4: 0, 3/4, 1, 1, 1/4 (the
 # axis -0.03 .. 1.03 over 240 px: 169.8, 226.4, 226.4, 56.6 px above the first point); median steps (0 .. 1000 over 240
 # px) 500, 300, 500 at c = 1/2, 1, 2 (300 is 48 px below 500), none at 1/4 and 4. No line or legend for dk 1024 (no run).

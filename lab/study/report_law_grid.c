@@ -7,6 +7,7 @@
 #include "report_law_figure.h"
 #include "stats_outcomes.h"
 
+#include <assert.h>
 #include <math.h>
 
 static void write_grid_table(FILE *f, const LawGroup *g, int init)
@@ -28,6 +29,46 @@ static void write_grid_table(FILE *f, const LawGroup *g, int init)
             fprintf(f, "| %.0f | %s | %.3g | %d | %d/%d | %s | %s | %.3g | %.3f |\n", g->dks[d], cl, ldexp(1, g->ks[j]) / sqrt(g->dks[d]),
                     c->runs, c->learned, c->runs, med, succ, c->sigma0, c->entropy_end);
         }
+}
+
+/* The multipliers the articles' claims name (study scale names; s from model/scale_table.c):
+ * no scale, the rule, 1/dk and the constant 1/8. */
+static const char *const g_named_scales[] = {"1", "sqrt", "dk", "8"};
+
+/* The grid's cells at those multipliers: s = c/sqrt(dk) is a grid point where c = s sqrt(dk)
+ * is a power of 2 that ran (1/dk and 1/8 are at even log2 dk only; between two points at
+ * the others). Descriptive: the calibrated rate for every cell, no test. */
+static void write_named_table(FILE *f, const LawGroup *g)
+{
+    fprintf(f, "\n### The claims' multipliers in the grid\n\nThe cells above at the multipliers the articles' claims name: "
+               "learned of runs (the Kaplan–Meier median steps to learn; \"–\": not reached by half). \"Not a grid point\": c = "
+               "s·√dₖ is not a power of 2 there; \"outside the grid\": beyond its c. Descriptive: every cell at the one rate above, no test.\n\n| init | s |");
+    for (int d = 0; d < g->nd; d++) fprintf(f, " dₖ %.0f |", g->dks[d]);
+    fprintf(f, "\n|---|---|");
+    for (int d = 0; d < g->nd; d++) fprintf(f, "---|");
+    fprintf(f, "\n");
+    for (int i = 0; i < LAW_INITS; i++) {
+        if (!g->init_n[i]) continue;
+        for (size_t r = 0; r < sizeof g_named_scales / sizeof g_named_scales[0]; r++) {
+            double cc;
+            const ScaleRow *sr = scale_row_find(g_named_scales[r], &cc);
+            assert(sr);
+            fprintf(f, "| %s | %s |", g_law_inits[i], scale_label(g_named_scales[r], SCALE_MARKDOWN));
+            for (int d = 0; d < g->nd; d++) {
+                double k = log2(scale_row_s(sr, cc, (int)g->dks[d]) * sqrt(g->dks[d]));
+                int j = -1;
+                for (int q = 0; q < g->nk; q++)
+                    if (fabs(k - g->ks[q]) < 1e-9) j = q;
+                const LawCell *c = j >= 0 ? &g->cell[i][d][j] : NULL;
+                if (fabs(k - round(k)) > 1e-9) fprintf(f, " not a grid point |");
+                else if (g->nk == 0 || k < g->ks[0] || k > g->ks[g->nk - 1]) fprintf(f, " outside the grid |");
+                else if (!c || c->runs == 0) fprintf(f, " not run |");
+                else if (isnan(c->km_median)) fprintf(f, " %d/%d (–) |", c->learned, c->runs);
+                else fprintf(f, " %d/%d (%.0f) |", c->learned, c->runs, c->km_median);
+            }
+            fprintf(f, "\n");
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ law_grid.svg */
@@ -125,6 +166,7 @@ void write_law_grid(const char *dir, const LawGroup *gs, int ng)
         for (int i = 0; i < LAW_INITS; i++)
             if (g->init_n[i]) write_grid_table(f, g, i);
         law_write_twins(f, g);
+        write_named_table(f, g);
     }
     out_close(&o);
 }
